@@ -1,0 +1,1 @@
+//! The channel shim: an MPICH-ABI MPI library (work in progress, see issue 3).

@@ -1,0 +1,370 @@
+//! The network description users write: TOML with human units.
+//!
+//! This module only reads and checks the text; [`crate::topology`] turns a
+//! checked [`NetworkConfig`] into the explicit graph the simulator runs.
+//! Unknown keys are rejected and every error names the key's path.
+
+use crate::units;
+use serde::{Deserialize, Deserializer};
+use std::fmt;
+
+/// Why a configuration could not be read: one sentence for the user.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+macro_rules! human_unit {
+    ($(#[$doc:meta])* $name:ident, $parse:path, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name(pub u64);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl serde::de::Visitor<'_> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s).map($name).map_err(E::custom)
+                    }
+                    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
+                        u64::try_from(v)
+                            .map($name)
+                            .map_err(|_| E::custom(concat!("a negative number is not ", $what)))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+human_unit!(
+    /// A data rate in bits per second ("1Gbps"); 0 means unlimited.
+    RateBps, units::parse_rate_bps, "a data rate such as \"1Gbps\""
+);
+human_unit!(
+    /// A duration in nanoseconds ("500us").
+    DurationNs, units::parse_duration_ns, "a duration such as \"500us\""
+);
+human_unit!(
+    /// A size in bytes ("64KiB").
+    ByteSize, units::parse_bytes, "a size such as \"64KiB\""
+);
+
+/// The whole network file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// A short name shown in reports.
+    pub name: Option<String>,
+    /// Free text describing the network.
+    pub description: Option<String>,
+    /// Seed for everything random (loss, initial sequence numbers).
+    #[serde(default)]
+    pub seed: u64,
+    /// Parameters every link gets unless it overrides them.
+    #[serde(default)]
+    pub link_defaults: LinkSettings,
+    /// The transport every rank pair uses.
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// How two ranks on the same host talk (they bypass the network).
+    #[serde(default)]
+    pub intra_host: IntraHostConfig,
+    /// End hosts; ranks run on them.
+    #[serde(default, rename = "host")]
+    pub hosts: Vec<HostConfig>,
+    /// Layer-2 switches.
+    #[serde(default, rename = "switch")]
+    pub switches: Vec<SwitchConfig>,
+    /// Layer-3 routers.
+    #[serde(default, rename = "router")]
+    pub routers: Vec<RouterConfig>,
+    /// Full-duplex links between named nodes.
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkConfig>,
+    /// Which ports write pcap captures.
+    #[serde(default)]
+    pub capture: CaptureConfig,
+    /// How ranks are placed on hosts.
+    #[serde(default)]
+    pub ranks: RankPlacementConfig,
+}
+
+/// Link parameters; every field optional so they can be layered
+/// (built-in default < `[link_defaults]` < the link's own keys).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSettings {
+    /// Transmission rate of each direction.
+    pub rate: Option<RateBps>,
+    /// One-way propagation delay.
+    pub delay: Option<DurationNs>,
+    /// IP MTU in bytes (the Ethernet payload limit).
+    pub mtu: Option<u32>,
+    /// Output queue limit in packets (not counting the one on the wire).
+    pub queue_packets: Option<u32>,
+    /// Output queue limit in bytes; both limits apply.
+    pub queue_bytes: Option<ByteSize>,
+    /// Probability in [0, 1) that a frame is lost on this link.
+    pub loss: Option<f64>,
+}
+
+/// One link between nodes `a` and `b`, with optional overrides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Name of one end.
+    pub a: String,
+    /// Name of the other end.
+    pub b: String,
+    /// A name for reports and captures; default "a-b".
+    pub name: Option<String>,
+    /// Overrides `[link_defaults].rate`.
+    pub rate: Option<RateBps>,
+    /// Overrides `[link_defaults].delay`.
+    pub delay: Option<DurationNs>,
+    /// Overrides `[link_defaults].mtu`.
+    pub mtu: Option<u32>,
+    /// Overrides `[link_defaults].queue_packets`.
+    pub queue_packets: Option<u32>,
+    /// Overrides `[link_defaults].queue_bytes`.
+    pub queue_bytes: Option<ByteSize>,
+    /// Overrides `[link_defaults].loss`.
+    pub loss: Option<f64>,
+}
+
+impl LinkConfig {
+    /// This link's own settings as a layer.
+    pub fn settings(&self) -> LinkSettings {
+        LinkSettings {
+            rate: self.rate,
+            delay: self.delay,
+            mtu: self.mtu,
+            queue_packets: self.queue_packets,
+            queue_bytes: self.queue_bytes,
+            loss: self.loss,
+        }
+    }
+}
+
+/// TCP parameters shared by every connection.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Nagle's algorithm (MPI libraries switch it off with TCP_NODELAY).
+    pub nagle: bool,
+    /// Delayed-ACK timeout; "0" sends an ACK for every segment at once.
+    pub delayed_ack: DurationNs,
+    /// With delayed ACKs on, ACK at once after this many full segments.
+    pub delayed_ack_segments: u32,
+    /// Lower bound of the retransmission timeout.
+    pub rto_min: DurationNs,
+    /// Retransmission timeout before any RTT sample (also for SYN).
+    pub rto_initial: DurationNs,
+    /// Upper bound of the backed-off retransmission timeout.
+    pub rto_max: DurationNs,
+    /// Initial congestion window in segments.
+    pub initial_cwnd: u32,
+    /// Receive buffer, advertised as the window (with window scaling).
+    pub receive_window: ByteSize,
+    /// Maximum segment size; default the path MTU minus 40 bytes of headers.
+    pub mss: Option<u32>,
+    /// Data frames TCP may keep waiting in a host's NIC queue (all its
+    /// connections together) before it holds further segments back, like
+    /// Linux's TCP small queues; ACKs are never held back.
+    pub nic_queue_packets: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            nagle: false,
+            delayed_ack: DurationNs(40_000_000),
+            delayed_ack_segments: 2,
+            rto_min: DurationNs(200_000_000),
+            rto_initial: DurationNs(1_000_000_000),
+            rto_max: DurationNs(60_000_000_000),
+            initial_cwnd: 10,
+            receive_window: ByteSize(512 * 1024),
+            mss: None,
+            nic_queue_packets: 32,
+        }
+    }
+}
+
+/// Ranks sharing a host exchange messages through memory: a fixed latency
+/// plus size ÷ rate, never through a NIC.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IntraHostConfig {
+    /// Fixed latency per message.
+    pub latency: DurationNs,
+    /// Copy rate (0 = unlimited).
+    pub rate: RateBps,
+}
+
+impl Default for IntraHostConfig {
+    fn default() -> Self {
+        IntraHostConfig {
+            latency: DurationNs(1_000),
+            rate: RateBps(80_000_000_000),
+        }
+    }
+}
+
+/// An end host.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Unique node name.
+    pub name: String,
+    /// IPv4 address; default 10.0.0.(index+1) and upwards.
+    pub ip: Option<std::net::Ipv4Addr>,
+}
+
+/// How a switch decides where a frame goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwitchMode {
+    /// Forwarding tables computed from the graph before the run.
+    #[default]
+    Static,
+    /// Learn source MACs, flood unknown destinations (loop-free L2 only).
+    Learning,
+}
+
+/// A layer-2 switch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// Unique node name.
+    pub name: String,
+    /// Static tables (default) or MAC learning.
+    #[serde(default)]
+    pub mode: SwitchMode,
+}
+
+/// A layer-3 router.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterConfig {
+    /// Unique node name.
+    pub name: String,
+}
+
+/// Capture selection.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CaptureConfig {
+    /// Port name patterns ("host0", "switch0/*", "router*"); `*` matches any
+    /// run of characters. A node name selects all its ports. Empty with
+    /// `--capture` means every host NIC.
+    pub points: Vec<String>,
+    /// Bytes of each frame written to the file.
+    pub snaplen: u32,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        CaptureConfig {
+            points: Vec::new(),
+            snaplen: 65_535,
+        }
+    }
+}
+
+/// Placement policy names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// Consecutive ranks fill one host before the next.
+    #[default]
+    Block,
+    /// Rank r goes to host r mod hosts.
+    RoundRobin,
+}
+
+/// How ranks map to hosts.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankPlacementConfig {
+    /// Block (default) or round-robin over hosts in file order.
+    #[serde(default)]
+    pub placement: Placement,
+    /// Explicit host per rank; overrides `placement`.
+    pub hosts: Option<Vec<String>>,
+}
+
+impl NetworkConfig {
+    /// Parses TOML text; `origin` (usually the file path) starts every error.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<NetworkConfig, ConfigError> {
+        let de = toml::Deserializer::new(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.message().trim_end_matches('.').to_string();
+            let line = inner
+                .span()
+                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+                .unwrap_or_default();
+            if path == "." || path.is_empty() {
+                ConfigError(format!("{origin}{line}: {msg}; fix the file and try again"))
+            } else {
+                ConfigError(format!("{origin}{line}: at `{path}`: {msg}; fix the file and try again"))
+            }
+        })
+    }
+
+    /// Reads and parses a file.
+    pub fn from_file(path: &std::path::Path) -> Result<NetworkConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ConfigError(format!(
+                "cannot read network file {}: {e}; check the path given to --net",
+                path.display()
+            ))
+        })?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_is_rejected_with_its_path() {
+        let e = NetworkConfig::from_toml_str(
+            "[[host]]\nname='h0'\n[[link]]\na='h0'\nb='s0'\nrat='1Gbps'\n",
+            "x.toml",
+        )
+        .unwrap_err();
+        assert!(e.0.contains("link[0]"), "{e}");
+        assert!(e.0.contains("rat"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_names_the_key() {
+        let e = NetworkConfig::from_toml_str("[link_defaults]\ndelay='3 parsecs'\n", "x.toml")
+            .unwrap_err();
+        assert!(e.0.contains("link_defaults.delay"), "{e}");
+        assert!(e.0.contains("not a duration"), "{e}");
+    }
+
+    #[test]
+    fn human_units_parse() {
+        let c = NetworkConfig::from_toml_str(
+            "[link_defaults]\nrate='1Gbps'\ndelay='500us'\nqueue_bytes='64KiB'\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(c.link_defaults.rate, Some(RateBps(1_000_000_000)));
+        assert_eq!(c.link_defaults.delay, Some(DurationNs(500_000)));
+        assert_eq!(c.link_defaults.queue_bytes, Some(ByteSize(65_536)));
+    }
+}

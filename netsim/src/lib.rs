@@ -1,0 +1,38 @@
+//! # netsim — a deterministic, sans-IO packet-level network simulator
+//!
+//! netsim models hosts, L2 switches, L3 routers and full-duplex links with
+//! rates, propagation delays, MTUs, drop-tail queues and seeded random loss,
+//! and runs one TCP connection (handshake, MSS segmentation, cumulative and
+//! delayed ACKs, receive window, NewReno, fast retransmit, RTO) per ordered
+//! rank pair. It records per-node and per-link counters and can write pcap
+//! captures with real Ethernet/IPv4/TCP headers stamped with virtual time.
+//!
+//! The crate reads no clock, opens no file or socket and starts no thread:
+//! virtual time is an integer count of nanoseconds advanced only by
+//! [`Simulator::step`] / [`Simulator::advance_to`], messages enter through
+//! [`Simulator::inject`] and leave through [`Simulator::take_deliveries`],
+//! and capture bytes are handed to the caller to store. The same
+//! configuration and inputs give byte-identical results. The `mpinetsim`
+//! gateway drives it in (scaled) real time; [`workload`] drives it in pure
+//! virtual time.
+
+pub mod addr;
+pub mod capture;
+pub mod config;
+pub mod event;
+pub mod packet;
+pub mod rng;
+pub mod routing;
+pub mod sim;
+pub mod stats;
+pub mod tcp;
+pub mod time;
+pub mod topology;
+pub mod transmitter;
+pub mod units;
+pub mod workload;
+
+pub use config::{ConfigError, NetworkConfig};
+pub use sim::{Delivery, InjectError, Simulator};
+pub use time::Nanos;
+pub use topology::Network;

@@ -1,0 +1,142 @@
+//! The in-memory form of a frame: header fields as values, payload shared.
+//! Bytes on the wire are produced only where a capture point needs them.
+
+use crate::addr::MacAddr;
+use crate::topology::NodeId;
+use bytes::Bytes;
+use std::net::Ipv4Addr;
+
+/// Ethernet II header (14) + FCS (4).
+pub const ETHERNET_OVERHEAD: u64 = 18;
+/// Preamble + start delimiter (8) + inter-frame gap (12): wire time per frame.
+pub const ETHERNET_GAP: u64 = 20;
+/// Minimum Ethernet frame including FCS.
+pub const ETHERNET_MIN_FRAME: u64 = 64;
+/// IPv4 header without options.
+pub const IPV4_HEADER: u64 = 20;
+/// TCP header without options.
+pub const TCP_HEADER: u64 = 20;
+/// TCP options carried on SYN and SYN-ACK: MSS (4) + NOP (1) + window scale (3).
+pub const TCP_SYN_OPTIONS: u64 = 8;
+
+/// TCP control flags used by the simulator.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpFlags {
+    /// Synchronise sequence numbers.
+    pub syn: bool,
+    /// The ack field is valid.
+    pub ack: bool,
+    /// Push: the segment ends the data the sender has.
+    pub psh: bool,
+}
+
+/// Identifies the TCP connection (ordered rank pair) a segment belongs to.
+pub type ConnId = u32;
+
+/// A TCP/IPv4/Ethernet frame in flight.
+#[derive(Clone, Debug)]
+pub struct Packet {
+    /// Ethernet source (rewritten at every L3 hop).
+    pub src_mac: MacAddr,
+    /// Ethernet destination (the next L3 hop's interface).
+    pub dst_mac: MacAddr,
+    /// IPv4 source.
+    pub src_ip: Ipv4Addr,
+    /// IPv4 destination.
+    pub dst_ip: Ipv4Addr,
+    /// Destination host node (routing shortcut for `dst_ip`).
+    pub dst_host: NodeId,
+    /// IPv4 time to live.
+    pub ttl: u8,
+    /// IPv4 identification.
+    pub ip_id: u16,
+    /// Connection this segment belongs to.
+    pub conn: ConnId,
+    /// True when travelling from the data receiver back to the data sender.
+    pub reverse: bool,
+    /// TCP source port.
+    pub src_port: u16,
+    /// TCP destination port.
+    pub dst_port: u16,
+    /// TCP sequence number on the wire.
+    pub seq: u32,
+    /// TCP acknowledgement number on the wire.
+    pub ack: u32,
+    /// Stream offset of the first payload byte (sender's data stream).
+    pub seq_off: u64,
+    /// Stream offset acknowledged (next expected byte).
+    pub ack_off: u64,
+    /// Flags.
+    pub flags: TcpFlags,
+    /// Window field as sent (already scaled down).
+    pub window: u16,
+    /// Window-scale shift announced on SYN/SYN-ACK.
+    pub wscale: Option<u8>,
+    /// MSS announced on SYN/SYN-ACK.
+    pub mss: Option<u16>,
+    /// Application bytes.
+    pub payload: Bytes,
+}
+
+impl Packet {
+    /// Length of the TCP header including options.
+    pub fn tcp_header_len(&self) -> u64 {
+        TCP_HEADER + if self.flags.syn { TCP_SYN_OPTIONS } else { 0 }
+    }
+    /// IPv4 total length.
+    pub fn ip_len(&self) -> u64 {
+        IPV4_HEADER + self.tcp_header_len() + self.payload.len() as u64
+    }
+    /// Frame length including Ethernet header and FCS, padded to 64 bytes.
+    pub fn frame_len(&self) -> u64 {
+        (self.ip_len() + ETHERNET_OVERHEAD).max(ETHERNET_MIN_FRAME)
+    }
+    /// Bytes of wire time: frame plus preamble and inter-frame gap.
+    pub fn wire_len(&self) -> u64 {
+        self.frame_len() + ETHERNET_GAP
+    }
+}
+
+/// Wire bytes of a frame carrying `payload` bytes of TCP data with no options:
+/// the closed form the tests use.
+pub fn data_frame_wire_len(payload: u64) -> u64 {
+    (payload + TCP_HEADER + IPV4_HEADER + ETHERNET_OVERHEAD).max(ETHERNET_MIN_FRAME) + ETHERNET_GAP
+}
+
+/// Storage for packets in flight, so events carry a small index instead of
+/// the packet itself.
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Option<Packet>>,
+    free: Vec<u32>,
+}
+
+/// Index of a packet in a [`PacketArena`].
+pub type PacketId = u32;
+
+impl PacketArena {
+    /// Stores a packet, returning its id.
+    pub fn insert(&mut self, p: Packet) -> PacketId {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = Some(p);
+            i
+        } else {
+            self.slots.push(Some(p));
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+    /// The packet with this id.
+    pub fn get(&self, id: PacketId) -> &Packet {
+        self.slots[id as usize].as_ref().expect("live packet")
+    }
+    /// The packet with this id, mutably.
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        self.slots[id as usize].as_mut().expect("live packet")
+    }
+    /// Removes a packet (delivered or dropped).
+    pub fn remove(&mut self, id: PacketId) -> Packet {
+        let p = self.slots[id as usize].take().expect("live packet");
+        self.free.push(id);
+        p
+    }
+}

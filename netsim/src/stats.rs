@@ -1,0 +1,90 @@
+//! Counters per node, per link direction and per connection, written as
+//! JSON at the end of a run (in the spirit of a per-node summary table).
+
+use crate::tcp::ConnectionStats;
+use serde::Serialize;
+
+/// Counters of one node.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct NodeStats {
+    /// Node name.
+    pub name: String,
+    /// "host", "switch" or "router".
+    pub kind: String,
+    /// Frames this node originated.
+    pub packets_sent: u64,
+    /// Frame bytes this node originated.
+    pub bytes_sent: u64,
+    /// Frames that ended here.
+    pub packets_received: u64,
+    /// Frame bytes that ended here.
+    pub bytes_received: u64,
+    /// Frames passed on (switches, routers).
+    pub packets_forwarded: u64,
+    /// Frame bytes passed on.
+    pub bytes_forwarded: u64,
+    /// Application messages sent from ranks on this host.
+    pub messages_sent: u64,
+    /// Application messages delivered to ranks on this host.
+    pub messages_received: u64,
+    /// Frames dropped by a full output queue of this node.
+    pub drops_queue: u64,
+    /// Frames dropped because TTL reached zero or no route/port was known.
+    pub drops_unroutable: u64,
+    /// TCP retransmissions by senders on this host.
+    pub retransmissions: u64,
+}
+
+/// Counters of one direction of one link (named by its transmitting port).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LinkDirectionStats {
+    /// Link name.
+    pub link: String,
+    /// Transmitting port ("node/peer").
+    pub from_port: String,
+    /// Frames put on the wire.
+    pub packets: u64,
+    /// Frame bytes put on the wire (without preamble/gap).
+    pub bytes: u64,
+    /// Time the wire was busy, in ns.
+    pub busy_ns: u64,
+    /// Frames dropped at the tail of the queue.
+    pub drops_queue: u64,
+    /// Frames lost on the wire (random loss).
+    pub drops_loss: u64,
+    /// Peak frames waiting.
+    pub peak_queue_packets: u32,
+    /// Peak frame bytes waiting.
+    pub peak_queue_bytes: u64,
+}
+
+/// Counters of one TCP connection.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ConnectionReport {
+    /// Sending rank.
+    pub src_rank: u32,
+    /// Receiving rank.
+    pub dst_rank: u32,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: ConnectionStats,
+}
+
+/// Everything a run counted.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SimStats {
+    /// Virtual time of the last event run, ns.
+    pub simulated_ns: u64,
+    /// Events executed.
+    pub events: u64,
+    /// Messages injected.
+    pub messages_injected: u64,
+    /// Messages delivered.
+    pub messages_delivered: u64,
+    /// Per node.
+    pub nodes: Vec<NodeStats>,
+    /// Per link direction.
+    pub links: Vec<LinkDirectionStats>,
+    /// Per connection that carried data.
+    pub connections: Vec<ConnectionReport>,
+}

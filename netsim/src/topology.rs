@@ -1,0 +1,351 @@
+//! The explicit network graph the simulator runs: nodes with numbered ports,
+//! and full-duplex links joining two ports, every parameter resolved.
+//!
+//! Built from a [`NetworkConfig`] (the model) here; topology generators that
+//! expand a few lines of TOML into such a graph are separate helpers.
+
+use crate::addr::{default_host_ip, MacAddr};
+use crate::config::{ConfigError, NetworkConfig, Placement, SwitchMode};
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+
+/// Index of a node in [`Network::nodes`].
+pub type NodeId = u32;
+/// Index of a port in [`Network::ports`] (global over all nodes).
+pub type PortId = u32;
+/// Index of a link in [`Network::links`].
+pub type LinkId = u32;
+
+/// What a node does with frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NodeKind {
+    /// An end host: ranks run here; never forwards.
+    Host,
+    /// A layer-2 switch: forwards by destination MAC, leaves IP untouched.
+    Switch(SwitchMode),
+    /// A layer-3 router: forwards by destination IP, decrements TTL,
+    /// rewrites MACs.
+    Router,
+}
+
+impl NodeKind {
+    /// True for nodes that terminate or route IP (hosts and routers).
+    pub fn is_l3(self) -> bool {
+        !matches!(self, NodeKind::Switch(_))
+    }
+}
+
+/// A node of the graph.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Unique name from the config.
+    pub name: String,
+    /// Host, switch or router.
+    pub kind: NodeKind,
+    /// Its ports, in the order links were declared.
+    pub ports: Vec<PortId>,
+    /// IPv4 address (hosts only).
+    pub ip: Option<Ipv4Addr>,
+}
+
+/// One end of a link on a node: a NIC, a switch port or a router interface.
+#[derive(Debug, Clone)]
+pub struct Port {
+    /// The node that owns the port.
+    pub node: NodeId,
+    /// The port's MAC address.
+    pub mac: MacAddr,
+    /// The link it is attached to.
+    pub link: LinkId,
+    /// The port at the other end of the link.
+    pub peer: PortId,
+    /// "node/peer-node", used in captures and stats.
+    pub name: String,
+}
+
+/// Resolved parameters of one link (the same for both directions).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LinkParams {
+    /// Bits per second; 0 = unlimited.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay_ns: u64,
+    /// IP MTU in bytes.
+    pub mtu: u32,
+    /// Queue limit in packets (excluding the frame being transmitted).
+    pub queue_packets: u32,
+    /// Queue limit in bytes of frames.
+    pub queue_bytes: u64,
+    /// Per-frame loss probability.
+    pub loss: f64,
+}
+
+/// Built-in link defaults: 1 Gbps, no delay, 1500 MTU, 1000-packet queue.
+pub const DEFAULT_LINK: LinkParams = LinkParams {
+    rate_bps: 1_000_000_000,
+    delay_ns: 0,
+    mtu: 1500,
+    queue_packets: 1000,
+    queue_bytes: u64::MAX,
+    loss: 0.0,
+};
+
+/// A full-duplex link between two ports.
+#[derive(Debug, Clone)]
+pub struct Link {
+    /// "a-b" unless named in the config.
+    pub name: String,
+    /// The two ends.
+    pub ends: [PortId; 2],
+    /// Rate, delay, MTU, queue, loss.
+    pub params: LinkParams,
+}
+
+/// The whole explicit graph.
+#[derive(Debug, Clone)]
+pub struct Network {
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// All ports of all nodes.
+    pub ports: Vec<Port>,
+    /// All links.
+    pub links: Vec<Link>,
+    /// Host nodes in declaration order (a host's index here is its host index).
+    pub hosts: Vec<NodeId>,
+}
+
+fn err(origin: &str, msg: String) -> ConfigError {
+    ConfigError(format!("{origin}: {msg}"))
+}
+
+impl Network {
+    /// Builds the graph from a config, checking names, endpoints and values.
+    /// `origin` names the file in error messages.
+    pub fn from_config(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
+        let mut net = Network {
+            nodes: Vec::new(),
+            ports: Vec::new(),
+            links: Vec::new(),
+            hosts: Vec::new(),
+        };
+        let mut by_name: HashMap<String, NodeId> = HashMap::new();
+        let mut add = |net: &mut Network, name: &str, kind: NodeKind, ip: Option<Ipv4Addr>, what: &str| {
+            if name.is_empty() {
+                return Err(err(origin, format!("a {what} has an empty name; give every node a unique name")));
+            }
+            if by_name.contains_key(name) {
+                return Err(err(origin, format!("the node name '{name}' is used twice; node names must be unique")));
+            }
+            let id = net.nodes.len() as NodeId;
+            by_name.insert(name.to_string(), id);
+            net.nodes.push(Node { name: name.to_string(), kind, ports: Vec::new(), ip });
+            Ok(id)
+        };
+        for (i, h) in cfg.hosts.iter().enumerate() {
+            let ip = h.ip.unwrap_or_else(|| default_host_ip(i as u32));
+            let id = add(&mut net, &h.name, NodeKind::Host, Some(ip), "host")?;
+            net.hosts.push(id);
+        }
+        for s in &cfg.switches {
+            add(&mut net, &s.name, NodeKind::Switch(s.mode), None, "switch")?;
+        }
+        for r in &cfg.routers {
+            add(&mut net, &r.name, NodeKind::Router, None, "router")?;
+        }
+        let mut ips = HashMap::new();
+        for &h in &net.hosts {
+            let n = &net.nodes[h as usize];
+            if let Some(prev) = ips.insert(n.ip.unwrap(), n.name.clone()) {
+                return Err(err(origin, format!("hosts '{prev}' and '{}' have the same IP address {}; give each host its own", n.name, n.ip.unwrap())));
+            }
+        }
+        let defaults = layer(DEFAULT_LINK, &cfg.link_defaults, origin, "link_defaults")?;
+        for (i, lc) in cfg.links.iter().enumerate() {
+            let params = layer(defaults, &lc.settings(), origin, &format!("link[{i}]"))?;
+            let a = *by_name.get(&lc.a).ok_or_else(|| {
+                err(origin, format!("link[{i}] names node '{}' in `a`, but no host, switch or router has that name", lc.a))
+            })?;
+            let b = *by_name.get(&lc.b).ok_or_else(|| {
+                err(origin, format!("link[{i}] names node '{}' in `b`, but no host, switch or router has that name", lc.b))
+            })?;
+            if a == b {
+                return Err(err(origin, format!("link[{i}] joins '{}' to itself; a link needs two different nodes", lc.a)));
+            }
+            let name = lc.name.clone().unwrap_or_else(|| format!("{}-{}", lc.a, lc.b));
+            net.add_link(a, b, name, params);
+        }
+        for (id, n) in net.nodes.iter().enumerate() {
+            if n.ports.is_empty() && (net.nodes.len() > 1) {
+                return Err(err(origin, format!("node '{}' has no link; connect it with a [[link]] or remove it", n.name)));
+            }
+            let _ = id;
+        }
+        if net.hosts.is_empty() {
+            return Err(err(origin, "the network has no [[host]]; ranks need at least one host".into()));
+        }
+        Ok(net)
+    }
+
+    /// Adds a link between two nodes, creating one port on each.
+    pub fn add_link(&mut self, a: NodeId, b: NodeId, name: String, params: LinkParams) -> LinkId {
+        let link = self.links.len() as LinkId;
+        let pa = self.ports.len() as PortId;
+        let pb = pa + 1;
+        for (node, peer_node, me, peer) in [(a, b, pa, pb), (b, a, pb, pa)] {
+            let local_index = self.nodes[node as usize].ports.len() as u32;
+            let pname = format!("{}/{}", self.nodes[node as usize].name, self.nodes[peer_node as usize].name);
+            // Two parallel links to the same peer get distinct port names.
+            let dup = self.nodes[node as usize]
+                .ports
+                .iter()
+                .filter(|&&p| self.ports[p as usize].name.starts_with(&pname))
+                .count();
+            let pname = if dup == 0 { pname } else { format!("{pname}#{dup}") };
+            self.ports.push(Port { node, mac: MacAddr::for_port(node, local_index), link, peer, name: pname });
+            self.nodes[node as usize].ports.push(me);
+        }
+        self.links.push(Link { name, ends: [pa, pb], params });
+        link
+    }
+
+    /// The node a port belongs to.
+    pub fn node_of(&self, port: PortId) -> &Node {
+        &self.nodes[self.ports[port as usize].node as usize]
+    }
+
+    /// Looks a node up by name.
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId)
+    }
+
+    /// Places `n_ranks` ranks on hosts according to the config; returns the
+    /// host node of every rank.
+    pub fn place_ranks(&self, cfg: &NetworkConfig, n_ranks: usize, origin: &str) -> Result<Vec<NodeId>, ConfigError> {
+        if n_ranks == 0 {
+            return Err(ConfigError("the job has no ranks; give at least one (-n 1 or more)".into()));
+        }
+        if let Some(list) = &cfg.ranks.hosts {
+            if list.len() < n_ranks {
+                return Err(err(origin, format!(
+                    "`ranks.hosts` places {} ranks but the job has {n_ranks}; list a host for every rank",
+                    list.len()
+                )));
+            }
+            return list[..n_ranks]
+                .iter()
+                .map(|h| match self.node_by_name(h) {
+                    Some(id) if self.nodes[id as usize].kind == NodeKind::Host => Ok(id),
+                    _ => Err(err(origin, format!("`ranks.hosts` names '{h}', which is not a [[host]]; use a host's name"))),
+                })
+                .collect();
+        }
+        let h = self.hosts.len();
+        Ok(match cfg.ranks.placement {
+            Placement::Block => {
+                let per = n_ranks.div_ceil(h);
+                (0..n_ranks).map(|r| self.hosts[r / per]).collect()
+            }
+            Placement::RoundRobin => (0..n_ranks).map(|r| self.hosts[r % h]).collect(),
+        })
+    }
+}
+
+fn layer(base: LinkParams, s: &crate::config::LinkSettings, origin: &str, at: &str) -> Result<LinkParams, ConfigError> {
+    let mut p = base;
+    if let Some(r) = s.rate {
+        p.rate_bps = r.0;
+    }
+    if let Some(d) = s.delay {
+        p.delay_ns = d.0;
+    }
+    if let Some(m) = s.mtu {
+        if !(576..=65_000).contains(&m) {
+            return Err(err(origin, format!("`{at}.mtu` is {m}; an IPv4 MTU must be between 576 and 65000 bytes")));
+        }
+        p.mtu = m;
+    }
+    if let Some(q) = s.queue_packets {
+        if q == 0 {
+            return Err(err(origin, format!("`{at}.queue_packets` is 0; a queue must hold at least one packet")));
+        }
+        p.queue_packets = q;
+    }
+    if let Some(q) = s.queue_bytes {
+        if q.0 < 1600 {
+            return Err(err(origin, format!("`{at}.queue_bytes` is {} B; it must hold at least one full frame (1600 B)", q.0)));
+        }
+        p.queue_bytes = q.0;
+    }
+    if let Some(l) = s.loss {
+        if !(0.0..1.0).contains(&l) {
+            return Err(err(origin, format!("`{at}.loss` is {l}; a loss probability must be at least 0 and below 1")));
+        }
+        p.loss = l;
+    }
+    Ok(p)
+}
+
+/// Matches a capture/selection pattern where `*` stands for any run of
+/// characters (including none).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p = pattern.as_bytes();
+    let t = text.as_bytes();
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] != b'*' && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("router*", "router3/switch0"));
+        assert!(glob_match("host0", "host0"));
+        assert!(!glob_match("host1", "host10"));
+        assert!(glob_match("*/host1", "switch0/host1"));
+        assert!(glob_match("*", ""));
+    }
+
+    #[test]
+    fn unknown_endpoint_is_one_sentence() {
+        let cfg = NetworkConfig::from_toml_str("[[host]]\nname='h0'\n[[link]]\na='h0'\nb='nowhere'\n", "n.toml").unwrap();
+        let e = Network::from_config(&cfg, "n.toml").unwrap_err();
+        assert!(e.0.contains("'nowhere'"), "{e}");
+    }
+
+    #[test]
+    fn block_and_round_robin_placement() {
+        let cfg = NetworkConfig::from_toml_str(
+            "[[host]]\nname='a'\n[[host]]\nname='b'\n[[switch]]\nname='s'\n[[link]]\na='a'\nb='s'\n[[link]]\na='b'\nb='s'\n",
+            "n",
+        )
+        .unwrap();
+        let net = Network::from_config(&cfg, "n").unwrap();
+        assert_eq!(net.place_ranks(&cfg, 4, "n").unwrap(), vec![0, 0, 1, 1]);
+        let mut rr = cfg.clone();
+        rr.ranks.placement = Placement::RoundRobin;
+        assert_eq!(net.place_ranks(&rr, 4, "n").unwrap(), vec![0, 1, 0, 1]);
+    }
+}
