@@ -1,31 +1,44 @@
 //! Capture points: pcap files (nanosecond timestamps = virtual time) of the
 //! frames crossing a port, with real Ethernet II / IPv4 / TCP headers and
 //! valid checksums. Bytes accumulate in memory; the caller drains them to
-//! storage with [`CapturePoint::take_bytes`], so the simulator stays free of I/O.
+//! a writer of its choosing with [`CapturePoint::drain_to`], so the simulator
+//! stays free of I/O.
 
 use crate::packet::Packet;
 use crate::time::Nanos;
-use etherparse::{Ethernet2Header, EtherType, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
-use pcap_file::pcap::{PcapHeader, PcapPacket};
+use bytes::Bytes;
+use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use pcap_file::pcap::PcapHeader;
 use pcap_file::{DataLink, TsResolution};
-use std::borrow::Cow;
-use std::time::Duration;
+use std::io::{IoSlice, Write};
+
+/// One captured frame waiting to be written: its 16-byte pcap record header
+/// and the frame bytes (shared with the packet, truncated to the snaplen).
+struct PendingRecord {
+    header: [u8; 16],
+    frame: Bytes,
+}
 
 /// One capture point: a port whose traffic in both directions is recorded.
+///
+/// Records are kept as shared slices of the encoded frames (no copy) until
+/// the caller drains them into a writer of its choosing.
 pub struct CapturePoint {
     /// Port name ("host0/switch0").
     pub port_name: String,
     /// Suggested file name ("host0.pcap" or "switch0-host1.pcap").
     pub file_name: String,
-    buffer: Vec<u8>,
+    file_header: Option<Vec<u8>>,
+    pending: Vec<PendingRecord>,
+    pending_bytes: usize,
     snaplen: u32,
-    scratch: Vec<u8>,
     /// Frames recorded.
     pub frames: u64,
 }
 
 impl CapturePoint {
-    /// A capture point writing a pcap header with the given snaplen.
+    /// A capture point whose file starts with a pcap header (nanosecond
+    /// timestamps, Ethernet, little-endian) carrying the given snaplen.
     pub fn new(port_name: String, file_name: String, snaplen: u32) -> CapturePoint {
         let header = PcapHeader {
             version_major: 2,
@@ -37,33 +50,95 @@ impl CapturePoint {
             ts_resolution: TsResolution::NanoSecond,
             endianness: pcap_file::Endianness::Little,
         };
-        let mut buffer = Vec::new();
-        header.write_to(&mut buffer).expect("writing to memory cannot fail");
-        CapturePoint { port_name, file_name, buffer, snaplen, scratch: Vec::with_capacity(2048), frames: 0 }
+        let mut file_header = Vec::new();
+        header
+            .write_to(&mut file_header)
+            .expect("writing to memory cannot fail");
+        let pending_bytes = file_header.len();
+        CapturePoint {
+            port_name,
+            file_name,
+            file_header: Some(file_header),
+            pending: Vec::new(),
+            pending_bytes,
+            snaplen,
+            frames: 0,
+        }
     }
 
-    /// Records `pkt` as seen on this port at virtual time `at`.
-    pub fn record(&mut self, at: Nanos, pkt: &Packet) {
-        self.scratch.clear();
-        encode_frame(pkt, &mut self.scratch);
-        let orig_len = self.scratch.len() as u32;
-        let keep = (self.snaplen as usize).min(self.scratch.len());
-        let packet = PcapPacket {
-            timestamp: Duration::from_nanos(at.0),
-            orig_len,
-            data: Cow::Borrowed(&self.scratch[..keep]),
-        };
-        packet
-            .write_to::<_, byteorder_slice::LittleEndian>(&mut self.buffer, TsResolution::NanoSecond, self.snaplen)
-            .expect("writing to memory cannot fail");
+    /// Records `pkt` as seen on this port at virtual time `at`, encoding it
+    /// once and caching the frame in the packet for later capture points.
+    pub fn record(&mut self, at: Nanos, pkt: &mut Packet) {
+        if pkt.encoded.is_none() {
+            let mut frame = Vec::with_capacity(14 + pkt.ip_len() as usize);
+            encode_frame(pkt, &mut frame);
+            pkt.encoded = Some(Bytes::from(frame));
+        }
+        let frame = pkt.encoded.as_ref().expect("just encoded");
+        let keep = (self.snaplen as usize).min(frame.len());
+        // pcap record header: seconds, nanoseconds, captured length,
+        // original length, each a little-endian u32.
+        let mut header = [0u8; 16];
+        header[0..4].copy_from_slice(&((at.0 / 1_000_000_000) as u32).to_le_bytes());
+        header[4..8].copy_from_slice(&((at.0 % 1_000_000_000) as u32).to_le_bytes());
+        header[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
+        header[12..16].copy_from_slice(&(frame.len() as u32).to_le_bytes());
+        self.pending_bytes += 16 + keep;
+        self.pending.push(PendingRecord {
+            header,
+            frame: frame.slice(..keep),
+        });
         self.frames += 1;
     }
 
-    /// Hands over the bytes written since the last call (the first call
-    /// includes the file header).
-    pub fn take_bytes(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.buffer)
+    /// Bytes recorded and not yet drained.
+    pub fn pending_len(&self) -> usize {
+        self.pending_bytes
     }
+
+    /// Writes everything recorded since the last drain to `out` with
+    /// vectored writes (the frames are not copied on the way), then forgets it.
+    pub fn drain_to(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        if let Some(h) = self.file_header.take() {
+            out.write_all(&h)?;
+        }
+        for chunk in self.pending.chunks(512) {
+            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(chunk.len() * 2);
+            for r in chunk {
+                slices.push(IoSlice::new(&r.header));
+                slices.push(IoSlice::new(&r.frame));
+            }
+            write_all_vectored(out, &mut slices)?;
+        }
+        self.pending.clear();
+        self.pending_bytes = 0;
+        Ok(())
+    }
+
+    /// Everything recorded since the last drain, as one byte vector.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.pending_bytes);
+        self.drain_to(&mut v)
+            .expect("writing to memory cannot fail");
+        v
+    }
+}
+
+fn write_all_vectored(out: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    while !slices.is_empty() {
+        match out.write_vectored(slices) {
+            Ok(0) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::WriteZero,
+                    "capture sink refused bytes",
+                ))
+            }
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Serialises a packet as an Ethernet II frame (without FCS) into `out`.
@@ -84,8 +159,14 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
         .expect("8 bytes of options fit");
     }
     let tcp_len = tcp.header_len() + pkt.payload.len();
-    let mut ip = Ipv4Header::new(tcp_len as u16, pkt.ttl, IpNumber::TCP, pkt.src_ip.octets(), pkt.dst_ip.octets())
-        .expect("payload fits an IPv4 packet");
+    let mut ip = Ipv4Header::new(
+        tcp_len as u16,
+        pkt.ttl,
+        IpNumber::TCP,
+        pkt.src_ip.octets(),
+        pkt.dst_ip.octets(),
+    )
+    .expect("payload fits an IPv4 packet");
     ip.identification = pkt.ip_id;
     ip.dont_fragment = true;
     ip.header_checksum = ip.calc_header_checksum();

@@ -311,12 +311,19 @@ impl NetworkConfig {
             let msg = inner.message().trim_end_matches('.').to_string();
             let line = inner
                 .span()
-                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+                .map(|s| {
+                    format!(
+                        " (line {})",
+                        text[..s.start.min(text.len())].lines().count().max(1)
+                    )
+                })
                 .unwrap_or_default();
             if path == "." || path.is_empty() {
                 ConfigError(format!("{origin}{line}: {msg}; fix the file and try again"))
             } else {
-                ConfigError(format!("{origin}{line}: at `{path}`: {msg}; fix the file and try again"))
+                ConfigError(format!(
+                    "{origin}{line}: at `{path}`: {msg}; fix the file and try again"
+                ))
             }
         })
     }

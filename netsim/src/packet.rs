@@ -76,6 +76,10 @@ pub struct Packet {
     pub mss: Option<u16>,
     /// Application bytes.
     pub payload: Bytes,
+    /// The frame as bytes, built by the first capture point that sees the
+    /// packet and reused by the next ones; cleared when a router rewrites
+    /// headers.
+    pub encoded: Option<Bytes>,
 }
 
 impl Packet {

@@ -80,9 +80,13 @@ impl RouteTable {
                     }
                     match net.nodes[far_node as usize].kind {
                         NodeKind::Switch(_) => {
-                            if let std::collections::hash_map::Entry::Vacant(e) = depth.entry(far_node) {
+                            if let std::collections::hash_map::Entry::Vacant(e) =
+                                depth.entry(far_node)
+                            {
                                 e.insert(d + 1);
-                                l2[far_node as usize].entry(port.mac).or_insert(net.ports[sp as usize].peer);
+                                l2[far_node as usize]
+                                    .entry(port.mac)
+                                    .or_insert(net.ports[sp as usize].peer);
                                 queue.push_back(far_node);
                             }
                         }
@@ -129,7 +133,11 @@ impl RouteTable {
                         }
                     }
                 }
-                l3[node][hi] = best.map(|(hops, port, _, mac)| Route { port, next_hop_mac: mac, hops });
+                l3[node][hi] = best.map(|(hops, port, _, mac)| Route {
+                    port,
+                    next_hop_mac: mac,
+                    hops,
+                });
             }
         }
         RouteTable { l3, l2, host_index }

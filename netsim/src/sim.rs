@@ -45,7 +45,9 @@ pub enum InjectError {
         ranks: u32,
     },
     /// No route joins the two ranks' hosts.
-    #[error("no route from rank {src}'s host to rank {dst}'s host; connect them in the network file")]
+    #[error(
+        "no route from rank {src}'s host to rank {dst}'s host; connect them in the network file"
+    )]
     Unreachable {
         /// Source rank.
         src: u32,
@@ -114,21 +116,27 @@ pub struct Simulator {
 
 /// Initial TTL of packets leaving a host.
 pub const INITIAL_TTL: u8 = 64;
-/// TCP port a rank listens on: 5000 + rank.
-pub const LISTEN_PORT_BASE: u16 = 5000;
-/// TCP port a rank connects from: 20000 + rank.
-pub const CONNECT_PORT_BASE: u16 = 20000;
+/// TCP port a rank listens on: 35000 + rank (a range no Wireshark dissector claims).
+pub const LISTEN_PORT_BASE: u16 = 35_000;
+/// TCP port a rank connects from: 50000 + rank (likewise unclaimed).
+pub const CONNECT_PORT_BASE: u16 = 50_000;
+/// Most ranks one simulation can address with these port ranges.
+pub const MAX_RANKS: usize = 7_000;
 
 impl Simulator {
     /// Builds a simulator for `n_ranks` ranks from a parsed config. With
     /// `capture` true, the configured capture points record frames.
-    pub fn from_config(cfg: &NetworkConfig, origin: &str, n_ranks: usize, capture: bool) -> Result<Simulator, ConfigError> {
+    pub fn from_config(
+        cfg: &NetworkConfig,
+        origin: &str,
+        n_ranks: usize,
+        capture: bool,
+    ) -> Result<Simulator, ConfigError> {
         let net = Network::from_config(cfg, origin)?;
         let rank_hosts = net.place_ranks(cfg, n_ranks, origin)?;
-        if n_ranks > (LISTEN_PORT_BASE as usize..CONNECT_PORT_BASE as usize).len() {
+        if n_ranks > MAX_RANKS {
             return Err(ConfigError(format!(
-                "{n_ranks} ranks exceed the {} this simulator can address; run fewer ranks",
-                CONNECT_PORT_BASE - LISTEN_PORT_BASE
+                "{n_ranks} ranks exceed the {MAX_RANKS} this simulator can address; run fewer ranks"
             )));
         }
         let min_mtu = net.links.iter().map(|l| l.params.mtu).min().unwrap_or(1500);
@@ -156,7 +164,11 @@ impl Simulator {
         sim.intra_rate_bps = cfg.intra_host.rate.0;
         if capture {
             let pats: Vec<String> = if cfg.capture.points.is_empty() {
-                sim.net.hosts.iter().map(|&h| sim.net.nodes[h as usize].name.clone()).collect()
+                sim.net
+                    .hosts
+                    .iter()
+                    .map(|&h| sim.net.nodes[h as usize].name.clone())
+                    .collect()
             } else {
                 cfg.capture.points.clone()
             };
@@ -166,7 +178,12 @@ impl Simulator {
     }
 
     /// Builds a simulator from an explicit graph and rank placement.
-    pub fn new(net: Network, rank_hosts: Vec<NodeId>, tcp_params: TcpParams, seed: u64) -> Simulator {
+    pub fn new(
+        net: Network,
+        rank_hosts: Vec<NodeId>,
+        tcp_params: TcpParams,
+        seed: u64,
+    ) -> Simulator {
         let routes = RouteTable::compute(&net);
         let tx = net
             .ports
@@ -237,7 +254,10 @@ impl Simulator {
     pub fn enable_captures(&mut self, patterns: &[String], snaplen: u32) {
         for (pid, port) in self.net.ports.iter().enumerate() {
             let node = &self.net.nodes[port.node as usize];
-            if !patterns.iter().any(|p| glob_match(p, &port.name) || glob_match(p, &node.name)) {
+            if !patterns
+                .iter()
+                .any(|p| glob_match(p, &port.name) || glob_match(p, &node.name))
+            {
                 continue;
             }
             if self.capture_of_port[pid].is_some() {
@@ -249,7 +269,8 @@ impl Simulator {
                 format!("{}.pcap", port.name.replace(['/', '#'], "-"))
             };
             self.capture_of_port[pid] = Some(self.captures.len() as u32);
-            self.captures.push(CapturePoint::new(port.name.clone(), file_name, snaplen));
+            self.captures
+                .push(CapturePoint::new(port.name.clone(), file_name, snaplen));
         }
     }
 
@@ -295,7 +316,13 @@ impl Simulator {
 
     /// Hands a message from rank `src` to rank `dst` at virtual time `at`
     /// (clamped to now). Delivery is reported by `take_deliveries`.
-    pub fn inject(&mut self, src: u32, dst: u32, bytes: Bytes, at: Nanos) -> Result<MessageId, InjectError> {
+    pub fn inject(
+        &mut self,
+        src: u32,
+        dst: u32,
+        bytes: Bytes,
+        at: Nanos,
+    ) -> Result<MessageId, InjectError> {
         let ranks = self.rank_hosts.len() as u32;
         for rank in [src, dst] {
             if rank >= ranks {
@@ -306,13 +333,20 @@ impl Simulator {
             return Err(InjectError::Empty);
         }
         let (hs, hd) = (self.rank_hosts[src as usize], self.rank_hosts[dst as usize]);
-        if hs != hd && (self.routes.route(hs, hd).is_none() || self.routes.route(hd, hs).is_none()) {
+        if hs != hd && (self.routes.route(hs, hd).is_none() || self.routes.route(hd, hs).is_none())
+        {
             return Err(InjectError::Unreachable { src, dst });
         }
         let id = self.next_msg_id;
         self.next_msg_id += 1;
         let at = at.max(self.now);
-        let rec = MessageRecord { id, src, dst, injected_at: at, end_off: 0 };
+        let rec = MessageRecord {
+            id,
+            src,
+            dst,
+            injected_at: at,
+            end_off: 0,
+        };
         self.pending.insert(id, (rec, bytes));
         self.queue.push(at, Event::Inject(id));
         self.messages_injected += 1;
@@ -363,7 +397,8 @@ impl Simulator {
         self.node_stats[hs as usize].messages_sent += 1;
         if hs == hd {
             let len = self.pending[&id].1.len() as u64;
-            let mut t = self.now + self.intra_latency + serialization_time(len, self.intra_rate_bps);
+            let mut t =
+                self.now + self.intra_latency + serialization_time(len, self.intra_rate_bps);
             let last = self.intra_last.entry((src, dst)).or_insert(Nanos::ZERO);
             t = t.max(*last);
             *last = t;
@@ -373,7 +408,9 @@ impl Simulator {
         let (rec, bytes) = self.pending.remove(&id).unwrap();
         let c = self.connection(src, dst);
         let mut actions = std::mem::take(&mut self.actions);
-        self.conns[c as usize].tcp.app_send(self.now, rec, bytes, &mut actions);
+        self.conns[c as usize]
+            .tcp
+            .app_send(self.now, rec, bytes, &mut actions);
         self.apply(c, &mut actions);
         self.actions = actions;
         self.poll_conn(c);
@@ -409,7 +446,9 @@ impl Simulator {
         let room = t.room().min(self.nic_queue_packets.saturating_sub(t.len()))
             + usize::from(t.busy.is_none() && t.is_empty());
         let mut actions = std::mem::take(&mut self.actions);
-        let blocked = self.conns[c as usize].tcp.poll_transmit(self.now, room, &mut actions);
+        let blocked = self.conns[c as usize]
+            .tcp
+            .poll_transmit(self.now, room, &mut actions);
         self.apply(c, &mut actions);
         self.actions = actions;
         let e = &mut self.conns[c as usize];
@@ -429,7 +468,11 @@ impl Simulator {
                     } else {
                         (e.src_host, e.dst_host, e.fwd)
                     };
-                    let (sp, dp) = if seg.reverse { (e.dst_port, e.src_port) } else { (e.src_port, e.dst_port) };
+                    let (sp, dp) = if seg.reverse {
+                        (e.dst_port, e.src_port)
+                    } else {
+                        (e.src_port, e.dst_port)
+                    };
                     if seg.retransmission {
                         self.node_stats[from as usize].retransmissions += 1;
                     }
@@ -459,6 +502,7 @@ impl Simulator {
                         wscale: seg.wscale,
                         mss: seg.mss,
                         payload: seg.payload,
+                        encoded: None,
                     };
                     let frame = pkt.frame_len();
                     let ns = &mut self.node_stats[from as usize];
@@ -506,10 +550,10 @@ impl Simulator {
     }
 
     fn start_tx(&mut self, port: PortId, pkt: PacketId) {
-        let p = self.packets.get(pkt);
         if let Some(ci) = self.capture_of_port[port as usize] {
-            self.captures[ci as usize].record(self.now, p);
+            self.captures[ci as usize].record(self.now, self.packets.get_mut(pkt));
         }
+        let p = self.packets.get(pkt);
         let params = self.net.links[self.net.ports[port as usize].link as usize].params;
         let wire = serialization_time(p.wire_len(), params.rate_bps);
         let ls = &mut self.link_stats[port as usize];
@@ -521,7 +565,10 @@ impl Simulator {
     }
 
     fn on_tx_done(&mut self, port: PortId) {
-        let pkt = self.tx[port as usize].busy.take().expect("transmitter was busy");
+        let pkt = self.tx[port as usize]
+            .busy
+            .take()
+            .expect("transmitter was busy");
         let pinfo = &self.net.ports[port as usize];
         let params = self.net.links[pinfo.link as usize].params;
         let lost = params.loss > 0.0 && self.rng.next_f64() < params.loss;
@@ -529,14 +576,21 @@ impl Simulator {
             self.link_stats[port as usize].drops_loss += 1;
             self.packets.remove(pkt);
         } else {
-            self.queue.push(self.now + Nanos(params.delay_ns), Event::Arrive(pinfo.peer, pkt));
+            self.queue.push(
+                self.now + Nanos(params.delay_ns),
+                Event::Arrive(pinfo.peer, pkt),
+            );
         }
         if let Some(next) = self.tx[port as usize].dequeue() {
             self.start_tx(port, next);
         }
         if !self.waiting_on_port[port as usize].is_empty() {
-            while self.tx[port as usize].room() > 0 && self.tx[port as usize].len() < self.nic_queue_packets {
-                let Some(c) = self.waiting_on_port[port as usize].pop_front() else { break };
+            while self.tx[port as usize].room() > 0
+                && self.tx[port as usize].len() < self.nic_queue_packets
+            {
+                let Some(c) = self.waiting_on_port[port as usize].pop_front() else {
+                    break;
+                };
                 self.conns[c as usize].waiting = false;
                 self.poll_conn(c);
             }
@@ -545,7 +599,7 @@ impl Simulator {
 
     fn on_arrive(&mut self, port: PortId, pkt: PacketId) {
         if let Some(ci) = self.capture_of_port[port as usize] {
-            self.captures[ci as usize].record(self.now, self.packets.get(pkt));
+            self.captures[ci as usize].record(self.now, self.packets.get_mut(pkt));
         }
         let node = self.net.ports[port as usize].node;
         match self.net.nodes[node as usize].kind {
@@ -573,9 +627,13 @@ impl Simulator {
         let c = p.conn;
         let mut actions = std::mem::take(&mut self.actions);
         if p.reverse {
-            self.conns[c as usize].tcp.on_sender_segment(self.now, &p, &mut actions);
+            self.conns[c as usize]
+                .tcp
+                .on_sender_segment(self.now, &p, &mut actions);
         } else {
-            self.conns[c as usize].tcp.on_receiver_segment(self.now, &p, &mut actions);
+            self.conns[c as usize]
+                .tcp
+                .on_receiver_segment(self.now, &p, &mut actions);
         }
         self.apply(c, &mut actions);
         self.actions = actions;
@@ -637,6 +695,7 @@ impl Simulator {
         let src_mac = self.net.ports[route.port as usize].mac;
         let p = self.packets.get_mut(pkt);
         p.ttl -= 1;
+        p.encoded = None;
         p.src_mac = src_mac;
         p.dst_mac = route.next_hop_mac;
         self.forward(node, route.port, pkt);
@@ -654,7 +713,11 @@ impl Simulator {
             connections: self
                 .conns
                 .iter()
-                .map(|e| ConnectionReport { src_rank: e.src_rank, dst_rank: e.dst_rank, stats: e.tcp.stats.clone() })
+                .map(|e| ConnectionReport {
+                    src_rank: e.src_rank,
+                    dst_rank: e.dst_rank,
+                    stats: e.tcp.stats.clone(),
+                })
                 .collect(),
         }
     }

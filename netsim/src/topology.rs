@@ -130,18 +130,30 @@ impl Network {
             hosts: Vec::new(),
         };
         let mut by_name: HashMap<String, NodeId> = HashMap::new();
-        let mut add = |net: &mut Network, name: &str, kind: NodeKind, ip: Option<Ipv4Addr>, what: &str| {
-            if name.is_empty() {
-                return Err(err(origin, format!("a {what} has an empty name; give every node a unique name")));
-            }
-            if by_name.contains_key(name) {
-                return Err(err(origin, format!("the node name '{name}' is used twice; node names must be unique")));
-            }
-            let id = net.nodes.len() as NodeId;
-            by_name.insert(name.to_string(), id);
-            net.nodes.push(Node { name: name.to_string(), kind, ports: Vec::new(), ip });
-            Ok(id)
-        };
+        let mut add =
+            |net: &mut Network, name: &str, kind: NodeKind, ip: Option<Ipv4Addr>, what: &str| {
+                if name.is_empty() {
+                    return Err(err(
+                        origin,
+                        format!("a {what} has an empty name; give every node a unique name"),
+                    ));
+                }
+                if by_name.contains_key(name) {
+                    return Err(err(
+                        origin,
+                        format!("the node name '{name}' is used twice; node names must be unique"),
+                    ));
+                }
+                let id = net.nodes.len() as NodeId;
+                by_name.insert(name.to_string(), id);
+                net.nodes.push(Node {
+                    name: name.to_string(),
+                    kind,
+                    ports: Vec::new(),
+                    ip,
+                });
+                Ok(id)
+            };
         for (i, h) in cfg.hosts.iter().enumerate() {
             let ip = h.ip.unwrap_or_else(|| default_host_ip(i as u32));
             let id = add(&mut net, &h.name, NodeKind::Host, Some(ip), "host")?;
@@ -170,19 +182,37 @@ impl Network {
                 err(origin, format!("link[{i}] names node '{}' in `b`, but no host, switch or router has that name", lc.b))
             })?;
             if a == b {
-                return Err(err(origin, format!("link[{i}] joins '{}' to itself; a link needs two different nodes", lc.a)));
+                return Err(err(
+                    origin,
+                    format!(
+                        "link[{i}] joins '{}' to itself; a link needs two different nodes",
+                        lc.a
+                    ),
+                ));
             }
-            let name = lc.name.clone().unwrap_or_else(|| format!("{}-{}", lc.a, lc.b));
+            let name = lc
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{}-{}", lc.a, lc.b));
             net.add_link(a, b, name, params);
         }
         for (id, n) in net.nodes.iter().enumerate() {
             if n.ports.is_empty() && (net.nodes.len() > 1) {
-                return Err(err(origin, format!("node '{}' has no link; connect it with a [[link]] or remove it", n.name)));
+                return Err(err(
+                    origin,
+                    format!(
+                        "node '{}' has no link; connect it with a [[link]] or remove it",
+                        n.name
+                    ),
+                ));
             }
             let _ = id;
         }
         if net.hosts.is_empty() {
-            return Err(err(origin, "the network has no [[host]]; ranks need at least one host".into()));
+            return Err(err(
+                origin,
+                "the network has no [[host]]; ranks need at least one host".into(),
+            ));
         }
         Ok(net)
     }
@@ -194,18 +224,35 @@ impl Network {
         let pb = pa + 1;
         for (node, peer_node, me, peer) in [(a, b, pa, pb), (b, a, pb, pa)] {
             let local_index = self.nodes[node as usize].ports.len() as u32;
-            let pname = format!("{}/{}", self.nodes[node as usize].name, self.nodes[peer_node as usize].name);
+            let pname = format!(
+                "{}/{}",
+                self.nodes[node as usize].name, self.nodes[peer_node as usize].name
+            );
             // Two parallel links to the same peer get distinct port names.
             let dup = self.nodes[node as usize]
                 .ports
                 .iter()
                 .filter(|&&p| self.ports[p as usize].name.starts_with(&pname))
                 .count();
-            let pname = if dup == 0 { pname } else { format!("{pname}#{dup}") };
-            self.ports.push(Port { node, mac: MacAddr::for_port(node, local_index), link, peer, name: pname });
+            let pname = if dup == 0 {
+                pname
+            } else {
+                format!("{pname}#{dup}")
+            };
+            self.ports.push(Port {
+                node,
+                mac: MacAddr::for_port(node, local_index),
+                link,
+                peer,
+                name: pname,
+            });
             self.nodes[node as usize].ports.push(me);
         }
-        self.links.push(Link { name, ends: [pa, pb], params });
+        self.links.push(Link {
+            name,
+            ends: [pa, pb],
+            params,
+        });
         link
     }
 
@@ -216,14 +263,24 @@ impl Network {
 
     /// Looks a node up by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId)
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| i as NodeId)
     }
 
     /// Places `n_ranks` ranks on hosts according to the config; returns the
     /// host node of every rank.
-    pub fn place_ranks(&self, cfg: &NetworkConfig, n_ranks: usize, origin: &str) -> Result<Vec<NodeId>, ConfigError> {
+    pub fn place_ranks(
+        &self,
+        cfg: &NetworkConfig,
+        n_ranks: usize,
+        origin: &str,
+    ) -> Result<Vec<NodeId>, ConfigError> {
         if n_ranks == 0 {
-            return Err(ConfigError("the job has no ranks; give at least one (-n 1 or more)".into()));
+            return Err(ConfigError(
+                "the job has no ranks; give at least one (-n 1 or more)".into(),
+            ));
         }
         if let Some(list) = &cfg.ranks.hosts {
             if list.len() < n_ranks {
@@ -236,7 +293,12 @@ impl Network {
                 .iter()
                 .map(|h| match self.node_by_name(h) {
                     Some(id) if self.nodes[id as usize].kind == NodeKind::Host => Ok(id),
-                    _ => Err(err(origin, format!("`ranks.hosts` names '{h}', which is not a [[host]]; use a host's name"))),
+                    _ => Err(err(
+                        origin,
+                        format!(
+                            "`ranks.hosts` names '{h}', which is not a [[host]]; use a host's name"
+                        ),
+                    )),
                 })
                 .collect();
         }
@@ -251,7 +313,12 @@ impl Network {
     }
 }
 
-fn layer(base: LinkParams, s: &crate::config::LinkSettings, origin: &str, at: &str) -> Result<LinkParams, ConfigError> {
+fn layer(
+    base: LinkParams,
+    s: &crate::config::LinkSettings,
+    origin: &str,
+    at: &str,
+) -> Result<LinkParams, ConfigError> {
     let mut p = base;
     if let Some(r) = s.rate {
         p.rate_bps = r.0;
@@ -261,25 +328,40 @@ fn layer(base: LinkParams, s: &crate::config::LinkSettings, origin: &str, at: &s
     }
     if let Some(m) = s.mtu {
         if !(576..=65_000).contains(&m) {
-            return Err(err(origin, format!("`{at}.mtu` is {m}; an IPv4 MTU must be between 576 and 65000 bytes")));
+            return Err(err(
+                origin,
+                format!("`{at}.mtu` is {m}; an IPv4 MTU must be between 576 and 65000 bytes"),
+            ));
         }
         p.mtu = m;
     }
     if let Some(q) = s.queue_packets {
         if q == 0 {
-            return Err(err(origin, format!("`{at}.queue_packets` is 0; a queue must hold at least one packet")));
+            return Err(err(
+                origin,
+                format!("`{at}.queue_packets` is 0; a queue must hold at least one packet"),
+            ));
         }
         p.queue_packets = q;
     }
     if let Some(q) = s.queue_bytes {
         if q.0 < 1600 {
-            return Err(err(origin, format!("`{at}.queue_bytes` is {} B; it must hold at least one full frame (1600 B)", q.0)));
+            return Err(err(
+                origin,
+                format!(
+                    "`{at}.queue_bytes` is {} B; it must hold at least one full frame (1600 B)",
+                    q.0
+                ),
+            ));
         }
         p.queue_bytes = q.0;
     }
     if let Some(l) = s.loss {
         if !(0.0..1.0).contains(&l) {
-            return Err(err(origin, format!("`{at}.loss` is {l}; a loss probability must be at least 0 and below 1")));
+            return Err(err(
+                origin,
+                format!("`{at}.loss` is {l}; a loss probability must be at least 0 and below 1"),
+            ));
         }
         p.loss = l;
     }
@@ -330,7 +412,11 @@ mod tests {
 
     #[test]
     fn unknown_endpoint_is_one_sentence() {
-        let cfg = NetworkConfig::from_toml_str("[[host]]\nname='h0'\n[[link]]\na='h0'\nb='nowhere'\n", "n.toml").unwrap();
+        let cfg = NetworkConfig::from_toml_str(
+            "[[host]]\nname='h0'\n[[link]]\na='h0'\nb='nowhere'\n",
+            "n.toml",
+        )
+        .unwrap();
         let e = Network::from_config(&cfg, "n.toml").unwrap_err();
         assert!(e.0.contains("'nowhere'"), "{e}");
     }

@@ -143,7 +143,11 @@ impl Driver {
             Pattern::AllToAll | Pattern::Ring => {
                 let done = |me: &Self| match me.w.pattern {
                     Pattern::Ring => me.received[dst][(dst + me.n - 1) % me.n],
-                    _ => (0..me.n).filter(|&j| j != dst).map(|j| me.received[dst][j]).min().unwrap_or(0),
+                    _ => (0..me.n)
+                        .filter(|&j| j != dst)
+                        .map(|j| me.received[dst][j])
+                        .min()
+                        .unwrap_or(0),
                 };
                 while done(self) > self.round[dst] {
                     self.round[dst] += 1;
@@ -165,9 +169,26 @@ impl Driver {
 /// Runs `w` on `sim` until every message is delivered and the network is
 /// quiet. Errors name what is wrong with the request.
 pub fn run(sim: &mut Simulator, w: &Workload) -> Result<WorkloadOutcome, String> {
+    run_with(sim, w, FLUSH_EVERY_EVENTS, |_| Ok(()))
+}
+
+/// Events between two calls of the `flush` hook of [`run_with`].
+pub const FLUSH_EVERY_EVENTS: u64 = 1 << 16;
+
+/// Like [`run`], calling `flush` every `every` events and at the end, so the
+/// caller can move capture bytes to storage and keep memory bounded.
+pub fn run_with(
+    sim: &mut Simulator,
+    w: &Workload,
+    every: u64,
+    mut flush: impl FnMut(&mut Simulator) -> Result<(), String>,
+) -> Result<WorkloadOutcome, String> {
     let n = sim.rank_hosts().len();
     if n < 2 {
-        return Err(format!("the {:?} workload needs at least 2 ranks; the job has {n}", w.pattern));
+        return Err(format!(
+            "the {:?} workload needs at least 2 ranks; the job has {n}",
+            w.pattern
+        ));
     }
     if w.size == 0 {
         return Err("--size must be at least 1 byte".into());
@@ -186,7 +207,13 @@ pub fn run(sim: &mut Simulator, w: &Workload) -> Result<WorkloadOutcome, String>
     let mut out = WorkloadOutcome::default();
     let mut batch = Vec::new();
     let mut last = Nanos::ZERO;
+    let mut since_flush = 0u64;
     while sim.step().is_some() {
+        since_flush += 1;
+        if since_flush >= every {
+            since_flush = 0;
+            flush(sim)?;
+        }
         sim.take_deliveries(&mut batch);
         for d in batch.drain(..) {
             out.messages += 1;
@@ -198,6 +225,7 @@ pub fn run(sim: &mut Simulator, w: &Workload) -> Result<WorkloadOutcome, String>
             drv.on_delivery(sim, &d);
         }
     }
+    flush(sim)?;
     out.runtime_ns = last.0;
     out.events = sim.events_run();
     Ok(out)

@@ -43,13 +43,17 @@ fn one_way_time_of_a_single_segment_is_the_sum_of_hops() {
     let mut sim = two_hosts("");
     // First message: handshake (SYN, SYN-ACK), then the final ACK and the data
     // leave back to back, so the data waits one ACK serialisation at h0.
-    sim.inject(0, 1, Bytes::from(vec![7u8; 32]), Nanos::ZERO).unwrap();
+    sim.inject(0, 1, Bytes::from(vec![7u8; 32]), Nanos::ZERO)
+        .unwrap();
     let d = run_until_quiet(&mut sim);
     let syn_one_way = 2 * hop(SYN_WIRE);
     let ack_ser = serialization_time(ACK_WIRE, GBPS).0;
     let data_one_way = 2 * hop(data_frame_wire_len(32));
     assert_eq!(d.len(), 1);
-    assert_eq!(d[0].delivered_at, Nanos(2 * syn_one_way + ack_ser + data_one_way));
+    assert_eq!(
+        d[0].delivered_at,
+        Nanos(2 * syn_one_way + ack_ser + data_one_way)
+    );
 
     // Second message on the idle, established connection: exactly
     // sum over the two hops of (110 B * 8 / 1 Gbps + 0.5 ms) = 1_001_760 ns.
@@ -64,7 +68,13 @@ fn one_way_time_of_a_single_segment_is_the_sum_of_hops() {
 #[test]
 fn ten_thousand_pingpongs_take_ten_thousand_round_trips_plus_handshakes() {
     let mut sim = two_hosts("");
-    let w = Workload { pattern: Pattern::PingPong, size: 32, iters: 10_000, seed: 1, verify: true };
+    let w = Workload {
+        pattern: Pattern::PingPong,
+        size: 32,
+        iters: 10_000,
+        seed: 1,
+        verify: true,
+    };
     let out = workload::run(&mut sim, &w).unwrap();
     assert_eq!(out.messages, 20_000);
     assert_eq!(out.corrupted, 0);
@@ -82,10 +92,20 @@ fn ten_thousand_pingpongs_take_ten_thousand_round_trips_plus_handshakes() {
 
 #[test]
 fn all_to_all_of_16_mib_is_within_ten_percent_of_the_downlink_bound() {
-    let cfg = NetworkConfig::from_file(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/reference.toml"))).unwrap();
+    let cfg = NetworkConfig::from_file(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/reference.toml"
+    )))
+    .unwrap();
     let mut sim = Simulator::from_config(&cfg, "reference.toml", 4, false).unwrap();
     let size = 16 * 1024 * 1024usize;
-    let w = Workload { pattern: Pattern::AllToAll, size, iters: 1, seed: 1, verify: true };
+    let w = Workload {
+        pattern: Pattern::AllToAll,
+        size,
+        iters: 1,
+        seed: 1,
+        verify: true,
+    };
     let out = workload::run(&mut sim, &w).unwrap();
     assert_eq!(out.messages, 12);
     assert_eq!(out.corrupted, 0);
@@ -95,11 +115,22 @@ fn all_to_all_of_16_mib_is_within_ten_percent_of_the_downlink_bound() {
     let mss = 1460u64;
     let full = size as u64 / mss;
     let rest = size as u64 % mss;
-    let wire_per_msg = full * data_frame_wire_len(mss) + if rest > 0 { data_frame_wire_len(rest) } else { 0 };
+    let wire_per_msg = full * data_frame_wire_len(mss)
+        + if rest > 0 {
+            data_frame_wire_len(rest)
+        } else {
+            0
+        };
     let bound = serialization_time(3 * wire_per_msg, GBPS).0;
     let runtime = out.runtime_ns;
-    eprintln!("all-to-all runtime {runtime} ns, bound {bound} ns, ratio {:.4}", runtime as f64 / bound as f64);
-    assert!(runtime >= bound, "runtime {runtime} ns below the downlink bound {bound} ns");
+    eprintln!(
+        "all-to-all runtime {runtime} ns, bound {bound} ns, ratio {:.4}",
+        runtime as f64 / bound as f64
+    );
+    assert!(
+        runtime >= bound,
+        "runtime {runtime} ns below the downlink bound {bound} ns"
+    );
     assert!(
         (runtime as f64) <= bound as f64 * 1.10,
         "runtime {runtime} ns more than 10% above the downlink bound {bound} ns"
@@ -113,10 +144,19 @@ fn one_percent_loss_still_delivers_every_byte_and_counts_retransmissions() {
          [[link]]\na='h0'\nb='s'\n[[link]]\na='h1'\nb='s'\n[[link]]\na='h2'\nb='s'\n";
     let cfg = NetworkConfig::from_toml_str(toml, "lossy").unwrap();
     let mut sim = Simulator::from_config(&cfg, "lossy", 3, false).unwrap();
-    let w = Workload { pattern: Pattern::AllToAll, size: 1_000_000, iters: 3, seed: 1, verify: true };
+    let w = Workload {
+        pattern: Pattern::AllToAll,
+        size: 1_000_000,
+        iters: 3,
+        seed: 1,
+        verify: true,
+    };
     let out = workload::run(&mut sim, &w).unwrap();
     assert_eq!(out.messages, 3 * 6);
-    assert_eq!(out.corrupted, 0, "reassembled content differs from what was sent");
+    assert_eq!(
+        out.corrupted, 0,
+        "reassembled content differs from what was sent"
+    );
     assert_eq!(out.bytes, 18 * 1_000_000);
     let st = sim.stats();
     let frames: u64 = st.links.iter().map(|l| l.packets).sum();
@@ -125,7 +165,10 @@ fn one_percent_loss_still_delivers_every_byte_and_counts_retransmissions() {
     // Lost frames ~ Binomial(frames, 0.01): within 5 standard deviations.
     let mean = frames as f64 * 0.01;
     let sd = (frames as f64 * 0.01 * 0.99).sqrt();
-    assert!((lost as f64 - mean).abs() < 5.0 * sd, "lost {lost} of {frames}");
+    assert!(
+        (lost as f64 - mean).abs() < 5.0 * sd,
+        "lost {lost} of {frames}"
+    );
     assert!(retrans > 0 && lost > 0);
     let host_retrans: u64 = st.nodes.iter().map(|n| n.retransmissions).sum();
     assert_eq!(host_retrans, retrans);
@@ -137,8 +180,12 @@ fn messages_larger_than_the_window_and_many_small_ones_keep_order() {
     let mut sent = Vec::new();
     for i in 0..200u32 {
         let len = 1 + (i as usize * 7919) % 40_000;
-        let b: Bytes = (0..len).map(|k| (k as u32 ^ i) as u8).collect::<Vec<_>>().into();
-        sim.inject(0, 1, b.clone(), Nanos(i as u64 * 1_000)).unwrap();
+        let b: Bytes = (0..len)
+            .map(|k| (k as u32 ^ i) as u8)
+            .collect::<Vec<_>>()
+            .into();
+        sim.inject(0, 1, b.clone(), Nanos(i as u64 * 1_000))
+            .unwrap();
         sent.push(b);
     }
     let got = run_until_quiet(&mut sim);
@@ -151,6 +198,8 @@ fn messages_larger_than_the_window_and_many_small_ones_keep_order() {
 #[test]
 fn bad_injections_are_refused() {
     let mut sim = two_hosts("");
-    assert!(sim.inject(0, 5, Bytes::from_static(b"x"), Nanos::ZERO).is_err());
+    assert!(sim
+        .inject(0, 5, Bytes::from_static(b"x"), Nanos::ZERO)
+        .is_err());
     assert!(sim.inject(0, 1, Bytes::new(), Nanos::ZERO).is_err());
 }

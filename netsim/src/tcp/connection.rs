@@ -202,7 +202,13 @@ impl TcpConnection {
     }
 
     /// The application hands over a message. Opens the connection on first use.
-    pub fn app_send(&mut self, now: Nanos, mut record: MessageRecord, bytes: Bytes, out: &mut Vec<TcpAction>) {
+    pub fn app_send(
+        &mut self,
+        now: Nanos,
+        mut record: MessageRecord,
+        bytes: Bytes,
+        out: &mut Vec<TcpAction>,
+    ) {
         self.stream_end_off += bytes.len() as u64;
         record.end_off = self.stream_end_off;
         self.records.push_back(record);
@@ -213,14 +219,19 @@ impl TcpConnection {
             self.s_state = SenderState::SynSent;
             self.syn_sent_at = Some(now);
             out.push(TcpAction::Send(self.syn()));
-            self.rto_timer.arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+            self.rto_timer
+                .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
         }
     }
 
     fn syn(&self) -> Segment {
         Segment {
             reverse: false,
-            flags: TcpFlags { syn: true, ack: false, psh: false },
+            flags: TcpFlags {
+                syn: true,
+                ack: false,
+                psh: false,
+            },
             seq: self.iss,
             ack: 0,
             seq_off: 0,
@@ -236,7 +247,11 @@ impl TcpConnection {
     fn syn_ack(&self) -> Segment {
         Segment {
             reverse: true,
-            flags: TcpFlags { syn: true, ack: true, psh: false },
+            flags: TcpFlags {
+                syn: true,
+                ack: true,
+                psh: false,
+            },
             seq: self.r_iss,
             ack: self.iss.wrapping_add(1),
             seq_off: 0,
@@ -249,8 +264,12 @@ impl TcpConnection {
         }
     }
 
+    /// The advertised window. The application consumes in-order data at
+    /// once and out-of-order data is held within the window, so the window
+    /// stays the full buffer; a constant window also keeps duplicate ACKs
+    /// recognisable as such (RFC 5681 requires an unchanged window).
     fn receiver_window(&self) -> u64 {
-        self.params.receive_window.saturating_sub(self.ooo_bytes)
+        self.params.receive_window
     }
 
     fn pure_ack(&mut self) -> Segment {
@@ -261,7 +280,11 @@ impl TcpConnection {
         self.stats.acks_sent += 1;
         Segment {
             reverse: true,
-            flags: TcpFlags { syn: false, ack: true, psh: false },
+            flags: TcpFlags {
+                syn: false,
+                ack: true,
+                psh: false,
+            },
             seq: self.r_iss.wrapping_add(1),
             ack: self.iss.wrapping_add(1).wrapping_add(self.rcv_nxt as u32),
             seq_off: 0,
@@ -275,7 +298,12 @@ impl TcpConnection {
     }
 
     /// A segment arrived at the receiving host (SYN, data, handshake ACK).
-    pub fn on_receiver_segment(&mut self, now: Nanos, seg: &crate::packet::Packet, out: &mut Vec<TcpAction>) {
+    pub fn on_receiver_segment(
+        &mut self,
+        now: Nanos,
+        seg: &crate::packet::Packet,
+        out: &mut Vec<TcpAction>,
+    ) {
         if seg.flags.syn {
             if self.r_state != ReceiverState::Established {
                 self.r_state = ReceiverState::SynReceived;
@@ -334,7 +362,8 @@ impl TcpConnection {
             let a = self.pure_ack();
             out.push(TcpAction::Send(a));
         } else {
-            self.delack_timer.arm(now + self.params.delayed_ack, TimerKind::DelayedAck, out);
+            self.delack_timer
+                .arm(now + self.params.delayed_ack, TimerKind::DelayedAck, out);
         }
     }
 
@@ -351,6 +380,9 @@ impl TcpConnection {
             let whole = if self.assembly.is_empty() && take == need {
                 Some(part)
             } else {
+                if self.assembly.is_empty() {
+                    self.assembly.reserve(need); // the whole message, once
+                }
                 self.assembly.extend_from_slice(&part);
                 (take == need).then(|| std::mem::take(&mut self.assembly).freeze())
             };
@@ -366,7 +398,10 @@ impl TcpConnection {
 
     fn deliver_empty(&mut self, out: &mut Vec<TcpAction>) {
         while let Some(rec) = self.records.front() {
-            if rec.end_off == self.assembled_off && self.assembly.is_empty() && rec.end_off <= self.rcv_nxt {
+            if rec.end_off == self.assembled_off
+                && self.assembly.is_empty()
+                && rec.end_off <= self.rcv_nxt
+            {
                 let rec = self.records.pop_front().unwrap();
                 self.stats.messages_delivered += 1;
                 out.push(TcpAction::Deliver(rec, Bytes::new()));
@@ -377,7 +412,12 @@ impl TcpConnection {
     }
 
     /// A segment arrived back at the sending host (SYN-ACK or ACK).
-    pub fn on_sender_segment(&mut self, now: Nanos, seg: &crate::packet::Packet, out: &mut Vec<TcpAction>) {
+    pub fn on_sender_segment(
+        &mut self,
+        now: Nanos,
+        seg: &crate::packet::Packet,
+        out: &mut Vec<TcpAction>,
+    ) {
         if seg.flags.syn {
             if self.s_state == SenderState::SynSent {
                 self.s_state = SenderState::Established;
@@ -393,7 +433,11 @@ impl TcpConnection {
                 self.rto_timer.cancel();
                 out.push(TcpAction::Send(Segment {
                     reverse: false,
-                    flags: TcpFlags { syn: false, ack: true, psh: false },
+                    flags: TcpFlags {
+                        syn: false,
+                        ack: true,
+                        psh: false,
+                    },
                     seq: self.iss.wrapping_add(1),
                     ack: self.r_iss.wrapping_add(1),
                     seq_off: 0,
@@ -440,7 +484,8 @@ impl TcpConnection {
             }
             self.dupacks = 0;
             if self.snd_una < self.snd_max {
-                self.rto_timer.arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+                self.rto_timer
+                    .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
             } else {
                 self.rto_timer.cancel();
             }
@@ -450,9 +495,13 @@ impl TcpConnection {
             && window == self.peer_window
         {
             self.dupacks += 1;
-            if self.dupacks == 3 && !self.cc.in_recovery && self.snd_una >= self.cc.recover.min(self.snd_una) {
+            if self.dupacks == 3
+                && !self.cc.in_recovery
+                && self.snd_una >= self.cc.recover.min(self.snd_una)
+            {
                 self.stats.fast_retransmits += 1;
-                self.cc.on_triple_dupack(self.snd_max - self.snd_una, self.snd_max);
+                self.cc
+                    .on_triple_dupack(self.snd_max - self.snd_una, self.snd_max);
                 self.retransmit_front(now, out);
             } else if self.dupacks > 3 && self.cc.in_recovery {
                 self.cc.on_extra_dupack();
@@ -539,7 +588,8 @@ impl TcpConnection {
             self.rtt_probe = None; // Karn: no sample across a retransmission
         }
         out.push(TcpAction::Send(self.data_segment(self.snd_una, len, true)));
-        self.rto_timer.arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+        self.rto_timer
+            .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
     }
 
     /// Emits as many data segments as the windows, Nagle and `room` (free
@@ -579,11 +629,16 @@ impl TcpConnection {
                     self.rtt_probe = Some((from + len, now));
                 }
             }
-            out.push(TcpAction::Send(self.data_segment(from, len as usize, retrans)));
+            out.push(TcpAction::Send(self.data_segment(
+                from,
+                len as usize,
+                retrans,
+            )));
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
             if self.rto_timer.deadline.is_none() {
-                self.rto_timer.arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+                self.rto_timer
+                    .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
             }
         }
         false
@@ -609,10 +664,12 @@ impl TcpConnection {
                         self.syn_retransmitted = true;
                         self.stats.retransmissions += 1;
                         out.push(TcpAction::Send(self.syn()));
-                        self.rto_timer.arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+                        self.rto_timer
+                            .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
                     }
                     SenderState::Established if self.snd_una < self.snd_max => {
-                        self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max);
+                        self.cc
+                            .on_timeout(self.snd_max - self.snd_una, self.snd_max);
                         self.dupacks = 0;
                         self.rtt_probe = None;
                         self.snd_nxt = self.snd_una;

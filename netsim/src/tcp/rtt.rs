@@ -74,7 +74,11 @@ mod tests {
 
     #[test]
     fn rto_follows_rfc6298_and_backs_off() {
-        let mut e = RttEstimator::new(Nanos::from_secs(1), Nanos::from_millis(200), Nanos::from_secs(60));
+        let mut e = RttEstimator::new(
+            Nanos::from_secs(1),
+            Nanos::from_millis(200),
+            Nanos::from_secs(60),
+        );
         assert_eq!(e.rto(), Nanos::from_secs(1));
         e.sample(Nanos::from_millis(100));
         // srtt 100 ms, rttvar 50 ms: 100 + 4*50 = 300 ms.

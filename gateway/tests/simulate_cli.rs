@@ -1,0 +1,334 @@
+//! `mpinetsim simulate` end to end: the command, its report, and its pcaps
+//! checked by tshark (Wireshark's decoder) as an independent reference.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mpinetsim")
+}
+
+fn config(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../configs")
+        .join(name)
+}
+
+fn simulate(args: &[&str]) -> std::process::Output {
+    Command::new(bin())
+        .arg("simulate")
+        .args(args)
+        .output()
+        .expect("run mpinetsim")
+}
+
+fn tshark_available() -> bool {
+    let ok = Command::new("tshark")
+        .arg("-v")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark); capture decoding not checked");
+    }
+    ok
+}
+
+fn tshark(file: &Path, extra: &[&str]) -> String {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(file)
+        .args(extra)
+        .output()
+        .expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark failed on {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn lines(s: &str) -> usize {
+    s.lines().filter(|l| !l.trim().is_empty()).count()
+}
+
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn pingpong_report_and_clean_captures() {
+    let dir = tempfile::tempdir().unwrap();
+    let caps = dir.path().join("caps");
+    let rep = dir.path().join("report.json");
+    let out = simulate(&[
+        "--net",
+        config("reference.toml").to_str().unwrap(),
+        "--workload",
+        "pingpong",
+        "--size",
+        "32",
+        "--iters",
+        "200",
+        "--capture",
+        caps.to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("events per s"), "{stdout}");
+    let r = report(&rep);
+    assert_eq!(r["outcome"]["messages"], 400);
+    // Frames on host0's link, as counted by the simulator: both directions.
+    let links = r["stats"]["links"].as_array().unwrap();
+    let count = |port: &str| {
+        links.iter().find(|l| l["from_port"] == port).unwrap()["packets"]
+            .as_u64()
+            .unwrap()
+    };
+    let host0_frames = count("host0/switch0") + count("switch0/host0");
+    if !tshark_available() {
+        return;
+    }
+    let all = tshark(&caps.join("host0.pcap"), &[]);
+    assert_eq!(
+        lines(&all) as u64,
+        host0_frames,
+        "tshark sees every frame the simulator sent"
+    );
+    for f in std::fs::read_dir(&caps).unwrap() {
+        let f = f.unwrap().path();
+        let bad = tshark(
+            &f,
+            &[
+                "-Y",
+                "_ws.malformed || tcp.analysis.flags || _ws.expert.severity >= warning",
+            ],
+        );
+        assert_eq!(lines(&bad), 0, "{} has warnings:\n{bad}", f.display());
+        let protos = tshark(&f, &["-T", "fields", "-e", "frame.protocols"]);
+        assert!(
+            protos
+                .lines()
+                .all(|l| l == "eth:ethertype:ip:tcp" || l == "eth:ethertype:ip:tcp:data"),
+            "{protos}"
+        );
+    }
+    // The payload is the message bytes: byte i of a message = hash(i).
+    let payloads = tshark(
+        &caps.join("host1.pcap"),
+        &["-Y", "tcp.len == 32", "-T", "fields", "-e", "tcp.payload"],
+    );
+    let first = payloads.lines().next().unwrap().replace(':', "");
+    let expected: String = netsim::workload::pattern_bytes(32)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(first, expected);
+    // Timestamps are virtual time: the first 32-byte frame leaves host0 after
+    // the handshake (SYN + SYN-ACK, 2 x 2 hops) and the final ACK's 672 ns.
+    let t = tshark(
+        &caps.join("host0.pcap"),
+        &[
+            "-Y",
+            "tcp.len == 32",
+            "-T",
+            "fields",
+            "-e",
+            "frame.time_relative",
+        ],
+    );
+    // SYN wire bytes: 14 + 20 + 28 (TCP with options) + 4 FCS + 20 gap = 86.
+    let syn_hop = 500_000 + (86 * 8);
+    let expect_ns = 4 * syn_hop + 672;
+    let got_ns = (t.lines().next().unwrap().trim().parse::<f64>().unwrap() * 1e9).round() as i64;
+    assert_eq!(got_ns, expect_ns);
+}
+
+#[test]
+fn same_seed_gives_byte_identical_captures_and_routers_decrement_ttl() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sub: &str, seed: &str| {
+        let caps = dir.path().join(sub);
+        let out = simulate(&[
+            "--net",
+            config("slow-rank0.toml").to_str().unwrap(),
+            "--workload",
+            "random",
+            "-n",
+            "6",
+            "--size",
+            "20KiB",
+            "--iters",
+            "30",
+            "--seed",
+            seed,
+            "--capture",
+            caps.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        caps
+    };
+    let a = run("a", "5");
+    let b = run("b", "5");
+    let c = run("c", "6");
+    let mut names: Vec<_> = std::fs::read_dir(&a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 10, "4 hosts + 2 router ports + 4 switch ports");
+    let mut differs = false;
+    for n in &names {
+        let fa = std::fs::read(a.join(n)).unwrap();
+        assert_eq!(
+            fa,
+            std::fs::read(b.join(n)).unwrap(),
+            "{n:?} differs between identical runs"
+        );
+        differs |= fa != std::fs::read(c.join(n)).unwrap();
+    }
+    assert!(differs, "another seed must give another run");
+    if !tshark_available() {
+        return;
+    }
+    // Every packet crossing router0 shows TTL 64 on the host side and 63 on
+    // the switch side (one hop), for both directions.
+    let fields = [
+        "-T", "fields", "-e", "ip.src", "-e", "ip.id", "-e", "ip.ttl",
+    ];
+    let host_side = tshark(&a.join("router0-host0.pcap"), &fields);
+    let switch_side = tshark(&a.join("router0-switch0.pcap"), &fields);
+    let parse = |s: &str| -> std::collections::HashMap<(String, String), u8> {
+        s.lines()
+            .map(|l| {
+                let v: Vec<&str> = l.split('\t').collect();
+                ((v[0].to_string(), v[1].to_string()), v[2].parse().unwrap())
+            })
+            .collect()
+    };
+    let (h, s) = (parse(&host_side), parse(&switch_side));
+    assert_eq!(h.len(), s.len());
+    assert!(!h.is_empty());
+    for (k, ttl_h) in &h {
+        let ttl_s = s[k];
+        if k.0 == "10.0.0.1" {
+            assert_eq!((*ttl_h, ttl_s), (64, 63), "{k:?} leaving host0");
+        } else {
+            assert_eq!((ttl_s, *ttl_h), (64, 63), "{k:?} toward host0");
+        }
+    }
+}
+
+#[test]
+fn bad_input_gets_one_sentence_and_exit_code_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[host]]\nname='h0'\n[[link]]\na='h0'\nb='s0'\nspeed='1Gbps'\n",
+    )
+    .unwrap();
+    for (args, needle) in [
+        (vec!["--net", bad.to_str().unwrap()], "link[0]"),
+        (
+            vec!["--net", "/nonexistent.toml"],
+            "cannot read network file",
+        ),
+        (
+            vec![
+                "--net",
+                config("reference.toml").to_str().unwrap(),
+                "--workload",
+                "chaos",
+            ],
+            "unknown workload",
+        ),
+        (
+            vec![
+                "--net",
+                config("reference.toml").to_str().unwrap(),
+                "--size",
+                "12 bananas",
+            ],
+            "--size",
+        ),
+        (
+            vec![
+                "--net",
+                config("reference.toml").to_str().unwrap(),
+                "-n",
+                "1",
+            ],
+            "at least 2 ranks",
+        ),
+    ] {
+        let out = simulate(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line, got: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}
+
+#[test]
+fn lossless_bulk_transfer_has_no_tcp_analysis_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let caps = dir.path().join("caps");
+    let out = simulate(&[
+        "--net",
+        config("reference.toml").to_str().unwrap(),
+        "--workload",
+        "alltoall",
+        "--size",
+        "3MiB",
+        "--iters",
+        "2",
+        "--verify",
+        "--capture",
+        caps.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("retransmissions:  0   drops: 0"));
+    if !tshark_available() {
+        return;
+    }
+    for name in ["host0.pcap", "switch0-host3.pcap"] {
+        let f = caps.join(name);
+        let bad = tshark(
+            &f,
+            &[
+                "-Y",
+                "_ws.malformed || tcp.analysis.flags || _ws.expert.severity >= warning",
+            ],
+        );
+        assert_eq!(
+            lines(&bad),
+            0,
+            "{name}:\n{}",
+            bad.lines().take(5).collect::<Vec<_>>().join("\n")
+        );
+        // Segments are at most one MSS (1460 B) and frames at most 1514 B.
+        let max = tshark(&f, &["-T", "fields", "-e", "frame.len"])
+            .lines()
+            .map(|l| l.parse::<u32>().unwrap())
+            .max();
+        assert_eq!(max, Some(1514));
+    }
+}
