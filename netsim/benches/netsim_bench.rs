@@ -71,7 +71,15 @@ fn main() {
         "{:<28} {:>9} {:>12} {:>10} {:>14} {:>12}",
         "case", "captures", "events", "wall_s", "events_per_s", "pcap_MiB"
     );
-    for case in &cases {
+    // `-- pingpong` or `-- alltoall` runs one case only.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    for case in cases
+        .iter()
+        .filter(|c| only.is_empty() || only.iter().any(|o| c.name.starts_with(o.as_str())))
+    {
         let mut best = [f64::MAX; 2];
         for (i, capture) in [false, true].into_iter().enumerate() {
             for _ in 0..reps {

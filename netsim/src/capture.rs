@@ -12,11 +12,17 @@ use pcap_file::pcap::PcapHeader;
 use pcap_file::{DataLink, TsResolution};
 use std::io::{IoSlice, Write};
 
-/// One captured frame waiting to be written: its 16-byte pcap record header
-/// and the frame bytes (shared with the packet, truncated to the snaplen).
-struct PendingRecord {
-    header: [u8; 16],
-    frame: Bytes,
+/// Frames up to this many captured bytes are copied into the point's own
+/// buffer; larger ones are kept as shared slices (copying a small frame is
+/// cheaper than reference counting it).
+const INLINE_FRAME_MAX: usize = 256;
+
+/// One piece of output waiting to be written, in order.
+enum Pending {
+    /// `inline[start..end]`: record headers and small frames, copied.
+    Inline { start: usize, end: usize },
+    /// A large frame shared with the packet, truncated to the snaplen.
+    Shared(Bytes),
 }
 
 /// One capture point: a port whose traffic in both directions is recorded.
@@ -28,8 +34,8 @@ pub struct CapturePoint {
     pub port_name: String,
     /// Suggested file name ("host0.pcap" or "switch0-host1.pcap").
     pub file_name: String,
-    file_header: Option<Vec<u8>>,
-    pending: Vec<PendingRecord>,
+    inline: Vec<u8>,
+    pending: Vec<Pending>,
     pending_bytes: usize,
     snaplen: u32,
     /// Frames recorded.
@@ -50,17 +56,19 @@ impl CapturePoint {
             ts_resolution: TsResolution::NanoSecond,
             endianness: pcap_file::Endianness::Little,
         };
-        let mut file_header = Vec::new();
+        let mut inline = Vec::with_capacity(64 * 1024);
         header
-            .write_to(&mut file_header)
+            .write_to(&mut inline)
             .expect("writing to memory cannot fail");
-        let pending_bytes = file_header.len();
         CapturePoint {
             port_name,
             file_name,
-            file_header: Some(file_header),
-            pending: Vec::new(),
-            pending_bytes,
+            pending: vec![Pending::Inline {
+                start: 0,
+                end: inline.len(),
+            }],
+            pending_bytes: inline.len(),
+            inline,
             snaplen,
             frames: 0,
         }
@@ -84,10 +92,19 @@ impl CapturePoint {
         header[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
         header[12..16].copy_from_slice(&(frame.len() as u32).to_le_bytes());
         self.pending_bytes += 16 + keep;
-        self.pending.push(PendingRecord {
-            header,
-            frame: frame.slice(..keep),
-        });
+        let start = self.inline.len();
+        self.inline.extend_from_slice(&header);
+        if keep <= INLINE_FRAME_MAX {
+            self.inline.extend_from_slice(&frame[..keep]);
+        }
+        let end = self.inline.len();
+        match self.pending.last_mut() {
+            Some(Pending::Inline { end: e, .. }) if *e == start => *e = end,
+            _ => self.pending.push(Pending::Inline { start, end }),
+        }
+        if keep > INLINE_FRAME_MAX {
+            self.pending.push(Pending::Shared(frame.slice(..keep)));
+        }
         self.frames += 1;
     }
 
@@ -99,18 +116,18 @@ impl CapturePoint {
     /// Writes everything recorded since the last drain to `out` with
     /// vectored writes (the frames are not copied on the way), then forgets it.
     pub fn drain_to(&mut self, out: &mut impl Write) -> std::io::Result<()> {
-        if let Some(h) = self.file_header.take() {
-            out.write_all(&h)?;
-        }
-        for chunk in self.pending.chunks(512) {
-            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(chunk.len() * 2);
-            for r in chunk {
-                slices.push(IoSlice::new(&r.header));
-                slices.push(IoSlice::new(&r.frame));
-            }
+        for chunk in self.pending.chunks(1024) {
+            let mut slices: Vec<IoSlice<'_>> = chunk
+                .iter()
+                .map(|p| match p {
+                    Pending::Inline { start, end } => IoSlice::new(&self.inline[*start..*end]),
+                    Pending::Shared(b) => IoSlice::new(b),
+                })
+                .collect();
             write_all_vectored(out, &mut slices)?;
         }
         self.pending.clear();
+        self.inline.clear();
         self.pending_bytes = 0;
         Ok(())
     }

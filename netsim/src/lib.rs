@@ -20,6 +20,7 @@ pub mod addr;
 pub mod capture;
 pub mod config;
 pub mod event;
+pub mod fasthash;
 pub mod packet;
 pub mod rng;
 pub mod routing;

@@ -8,8 +8,9 @@
 //!   switch-only path toward it (breadth-first, ports in id order).
 
 use crate::addr::MacAddr;
+use crate::fasthash::FastMap;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Where an L3 node sends a packet for one destination host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,15 +38,15 @@ pub struct RouteTable {
     /// `l3[node][host_index]`: route from an L3 node toward a host.
     l3: Vec<Vec<Option<Route>>>,
     /// `l2[node]`: MAC → output port, for static switches.
-    l2: Vec<HashMap<MacAddr, PortId>>,
-    host_index: HashMap<NodeId, usize>,
+    l2: Vec<FastMap<MacAddr, PortId>>,
+    host_index: FastMap<NodeId, usize>,
 }
 
 impl RouteTable {
     /// Computes every table of `net`.
     pub fn compute(net: &Network) -> RouteTable {
         let n = net.nodes.len();
-        let mut l2: Vec<HashMap<MacAddr, PortId>> = vec![HashMap::new(); n];
+        let mut l2: Vec<FastMap<MacAddr, PortId>> = vec![FastMap::default(); n];
         let mut adj: Vec<Vec<Adjacency>> = vec![Vec::new(); n];
         // L2 breadth-first search from every L3 interface.
         for (pid, port) in net.ports.iter().enumerate() {
@@ -65,7 +66,7 @@ impl RouteTable {
                 continue;
             }
             // Switch domain: BFS; `toward` = port of each switch leading back to `pid`.
-            let mut depth: HashMap<NodeId, u32> = HashMap::new();
+            let mut depth: FastMap<NodeId, u32> = FastMap::default();
             let mut queue = VecDeque::new();
             depth.insert(first, 1);
             l2[first as usize].entry(port.mac).or_insert(port.peer);
@@ -108,7 +109,7 @@ impl RouteTable {
             a.sort_by_key(|x| (x.out_port, x.neighbour, x.links));
         }
         // L3 Dijkstra toward every host.
-        let host_index: HashMap<NodeId, usize> =
+        let host_index: FastMap<NodeId, usize> =
             net.hosts.iter().enumerate().map(|(i, &h)| (h, i)).collect();
         let mut l3 = vec![vec![None; net.hosts.len()]; n];
         for (hi, &dst) in net.hosts.iter().enumerate() {

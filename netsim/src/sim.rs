@@ -5,6 +5,7 @@ use crate::addr::MacAddr;
 use crate::capture::CapturePoint;
 use crate::config::{ConfigError, NetworkConfig, SwitchMode};
 use crate::event::EventQueue;
+use crate::fasthash::FastMap;
 use crate::packet::{ConnId, Packet, PacketArena, PacketId};
 use crate::rng::SimRng;
 use crate::routing::{Route, RouteTable};
@@ -14,7 +15,7 @@ use crate::time::{serialization_time, Nanos};
 use crate::topology::{glob_match, Network, NodeId, NodeKind, PortId};
 use crate::transmitter::Transmitter;
 use bytes::Bytes;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A message that reached its destination rank.
 #[derive(Clone, Debug)]
@@ -90,11 +91,11 @@ pub struct Simulator {
     events_run: u64,
     packets: PacketArena,
     tx: Vec<Transmitter>,
-    learned: Vec<HashMap<MacAddr, PortId>>,
+    learned: Vec<FastMap<MacAddr, PortId>>,
     conns: Vec<ConnEntry>,
-    conn_index: HashMap<(u32, u32), ConnId>,
+    conn_index: FastMap<(u32, u32), ConnId>,
     rank_hosts: Vec<NodeId>,
-    pending: HashMap<MessageId, (MessageRecord, Bytes)>,
+    pending: FastMap<MessageId, (MessageRecord, Bytes)>,
     deliveries: Vec<Delivery>,
     node_stats: Vec<NodeStats>,
     link_stats: Vec<LinkDirectionStats>,
@@ -105,7 +106,7 @@ pub struct Simulator {
     nic_queue_packets: usize,
     intra_latency: Nanos,
     intra_rate_bps: u64,
-    intra_last: HashMap<(u32, u32), Nanos>,
+    intra_last: FastMap<(u32, u32), Nanos>,
     next_msg_id: MessageId,
     ip_ids: Vec<u16>,
     waiting_on_port: Vec<VecDeque<ConnId>>,
@@ -217,7 +218,7 @@ impl Simulator {
             })
             .collect();
         Simulator {
-            learned: vec![HashMap::new(); net.nodes.len()],
+            learned: vec![FastMap::default(); net.nodes.len()],
             capture_of_port: vec![None; net.ports.len()],
             waiting_on_port: vec![VecDeque::new(); net.ports.len()],
             ip_ids: vec![0; net.nodes.len()],
@@ -228,9 +229,9 @@ impl Simulator {
             packets: PacketArena::default(),
             tx,
             conns: Vec::new(),
-            conn_index: HashMap::new(),
+            conn_index: FastMap::default(),
             rank_hosts,
-            pending: HashMap::new(),
+            pending: FastMap::default(),
             deliveries: Vec::new(),
             node_stats,
             link_stats,
@@ -240,7 +241,7 @@ impl Simulator {
             nic_queue_packets: 32,
             intra_latency: Nanos(1_000),
             intra_rate_bps: 0,
-            intra_last: HashMap::new(),
+            intra_last: FastMap::default(),
             next_msg_id: 0,
             actions: Vec::new(),
             messages_injected: 0,
