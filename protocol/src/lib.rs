@@ -1,0 +1,377 @@
+//! The wire protocol between the channel shim (inside every MPI rank) and the
+//! mpinetsim gateway. Both sides use this crate, so neither re-declares it.
+//!
+//! A connection carries frames: a little-endian `u32` body length, then the
+//! body — one kind byte and the kind's fields, all little-endian. The first
+//! frame from the shim is [`Frame::Hello`]; the gateway answers
+//! [`Frame::Welcome`]. Then the shim sends [`Frame::Send`]s and finally
+//! [`Frame::Finalize`] (or [`Frame::Abort`]); the gateway sends
+//! [`Frame::Deliver`]s, [`Frame::FinalizeAck`] and, when the job ends
+//! abnormally, [`Frame::Abort`].
+//!
+//! Decoding never panics: a frame that is too large, truncated, of unknown
+//! kind or with trailing bytes is an [`DecodeError`].
+
+/// Protocol version; Hello and Welcome must carry the same.
+pub const VERSION: u16 = 1;
+
+/// Largest frame body accepted (256 MiB + headers): larger MPI messages are
+/// refused by the shim before they are sent.
+pub const MAX_FRAME_BODY: usize = (256 << 20) + 64;
+
+/// Length of the frame-length prefix.
+pub const LENGTH_PREFIX: usize = 4;
+
+/// Environment variable: path of the gateway's Unix socket.
+pub const ENV_SOCKET: &str = "MPINETSIM_SOCKET";
+/// Environment variable: this process's rank.
+pub const ENV_RANK: &str = "MPINETSIM_RANK";
+/// Environment variable: number of ranks.
+pub const ENV_SIZE: &str = "MPINETSIM_SIZE";
+/// Environment variable: job id (a number the gateway chose).
+pub const ENV_JOB: &str = "MPINETSIM_JOB";
+
+/// Counters a rank reports at MPI_Finalize, for the job report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RankCounters {
+    /// MPI calls made.
+    pub calls: u64,
+    /// Messages sent (point-to-point and inside collectives).
+    pub messages_sent: u64,
+    /// Payload bytes sent.
+    pub bytes_sent: u64,
+    /// Messages received.
+    pub messages_received: u64,
+    /// Messages that found a posted receive (arrived after it was posted).
+    pub expected: u64,
+    /// Messages that arrived before a matching receive was posted.
+    pub unexpected: u64,
+    /// Queue entries examined without matching.
+    pub unsuccessful_matches: u64,
+    /// Scaled time spent computing between MPI calls, ns.
+    pub compute_ns: u64,
+    /// Scaled time spent blocked inside MPI calls, ns.
+    pub blocked_ns: u64,
+    /// Wall time slept to stretch computation by the time factor, ns.
+    pub slept_ns: u64,
+    /// SRT at MPI_Finalize, ns.
+    pub finalize_srt_ns: u64,
+}
+
+impl RankCounters {
+    const FIELDS: usize = 11;
+    fn to_array(&self) -> [u64; Self::FIELDS] {
+        [
+            self.calls,
+            self.messages_sent,
+            self.bytes_sent,
+            self.messages_received,
+            self.expected,
+            self.unexpected,
+            self.unsuccessful_matches,
+            self.compute_ns,
+            self.blocked_ns,
+            self.slept_ns,
+            self.finalize_srt_ns,
+        ]
+    }
+    fn from_array(a: [u64; Self::FIELDS]) -> RankCounters {
+        RankCounters {
+            calls: a[0],
+            messages_sent: a[1],
+            bytes_sent: a[2],
+            messages_received: a[3],
+            expected: a[4],
+            unexpected: a[5],
+            unsuccessful_matches: a[6],
+            compute_ns: a[7],
+            blocked_ns: a[8],
+            slept_ns: a[9],
+            finalize_srt_ns: a[10],
+        }
+    }
+}
+
+/// One protocol frame.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Frame {
+    /// Shim → gateway, first frame: who is connecting.
+    Hello {
+        /// Must equal [`VERSION`].
+        version: u16,
+        /// The rank.
+        rank: u32,
+        /// Ranks in the job as the shim sees it.
+        size: u32,
+        /// Process id.
+        pid: u32,
+        /// Job id from the environment.
+        job: u64,
+    },
+    /// Gateway → shim: accepted; the job's time parameters.
+    Welcome {
+        /// Must equal [`VERSION`].
+        version: u16,
+        /// Time factor: wall time = factor × scaled real time.
+        factor: f64,
+        /// CLOCK_MONOTONIC time of the job's epoch, ns.
+        epoch_ns: u64,
+        /// Messages above this many payload bytes use rendezvous.
+        eager_limit: u64,
+    },
+    /// Shim → gateway: a message for rank `dst`, sent at scaled time `srt_ns`.
+    Send {
+        /// Destination rank.
+        dst: u32,
+        /// Scaled real time of the sending call, ns.
+        srt_ns: u64,
+        /// The message (the shim's envelope and payload; opaque here).
+        bytes: Vec<u8>,
+    },
+    /// Gateway → shim: a message from `src` that arrived at virtual time `vtime_ns`.
+    Deliver {
+        /// Source rank.
+        src: u32,
+        /// Virtual arrival time, ns.
+        vtime_ns: u64,
+        /// The message as sent.
+        bytes: Vec<u8>,
+    },
+    /// Shim → gateway: MPI_Finalize with the rank's counters.
+    Finalize(RankCounters),
+    /// Gateway → shim: finalize recorded; the rank may exit.
+    FinalizeAck,
+    /// Either direction: the job is aborted with this code and reason.
+    Abort {
+        /// Exit code requested.
+        code: i32,
+        /// One line of explanation.
+        text: String,
+    },
+}
+
+/// Why bytes could not be decoded into a frame.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Length prefix above [`MAX_FRAME_BODY`].
+    #[error("frame of {0} bytes exceeds the {MAX_FRAME_BODY}-byte limit")]
+    TooLarge(usize),
+    /// Zero-length body.
+    #[error("empty frame")]
+    Empty,
+    /// Unknown kind byte.
+    #[error("unknown frame kind {0}")]
+    UnknownKind(u8),
+    /// Body shorter than its fields.
+    #[error("frame kind {0} is truncated")]
+    Truncated(u8),
+    /// Body longer than its fields.
+    #[error("frame kind {0} has {1} trailing bytes")]
+    Trailing(u8, usize),
+    /// Abort text not UTF-8.
+    #[error("abort text is not UTF-8")]
+    BadText,
+}
+
+const K_HELLO: u8 = 1;
+const K_WELCOME: u8 = 2;
+const K_SEND: u8 = 3;
+const K_DELIVER: u8 = 4;
+const K_FINALIZE: u8 = 5;
+const K_FINALIZE_ACK: u8 = 6;
+const K_ABORT: u8 = 7;
+
+impl Frame {
+    /// Appends the frame, length prefix included, to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&[0; 4]);
+        match self {
+            Frame::Hello { version, rank, size, pid, job } => {
+                out.push(K_HELLO);
+                out.extend_from_slice(&version.to_le_bytes());
+                out.extend_from_slice(&rank.to_le_bytes());
+                out.extend_from_slice(&size.to_le_bytes());
+                out.extend_from_slice(&pid.to_le_bytes());
+                out.extend_from_slice(&job.to_le_bytes());
+            }
+            Frame::Welcome { version, factor, epoch_ns, eager_limit } => {
+                out.push(K_WELCOME);
+                out.extend_from_slice(&version.to_le_bytes());
+                out.extend_from_slice(&factor.to_le_bytes());
+                out.extend_from_slice(&epoch_ns.to_le_bytes());
+                out.extend_from_slice(&eager_limit.to_le_bytes());
+            }
+            Frame::Send { dst, srt_ns, bytes } => {
+                out.push(K_SEND);
+                out.extend_from_slice(&dst.to_le_bytes());
+                out.extend_from_slice(&srt_ns.to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            Frame::Deliver { src, vtime_ns, bytes } => {
+                out.push(K_DELIVER);
+                out.extend_from_slice(&src.to_le_bytes());
+                out.extend_from_slice(&vtime_ns.to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            Frame::Finalize(c) => {
+                out.push(K_FINALIZE);
+                for v in c.to_array() {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Frame::FinalizeAck => out.push(K_FINALIZE_ACK),
+            Frame::Abort { code, text } => {
+                out.push(K_ABORT);
+                out.extend_from_slice(&code.to_le_bytes());
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
+        let len = (out.len() - start - LENGTH_PREFIX) as u32;
+        out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+    }
+
+    /// The frame as a new byte vector.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        self.encode(&mut v);
+        v
+    }
+
+    /// Tries to take one frame from the front of `buf`. Returns the frame
+    /// and the bytes it used, `Ok(None)` when more bytes are needed.
+    pub fn decode(buf: &[u8]) -> Result<Option<(Frame, usize)>, DecodeError> {
+        if buf.len() < LENGTH_PREFIX {
+            return Ok(None);
+        }
+        let len = u32::from_le_bytes(buf[..4].try_into().unwrap()) as usize;
+        if len > MAX_FRAME_BODY {
+            return Err(DecodeError::TooLarge(len));
+        }
+        if len == 0 {
+            return Err(DecodeError::Empty);
+        }
+        if buf.len() < LENGTH_PREFIX + len {
+            return Ok(None);
+        }
+        let body = &buf[LENGTH_PREFIX..LENGTH_PREFIX + len];
+        let frame = Self::decode_body(body)?;
+        Ok(Some((frame, LENGTH_PREFIX + len)))
+    }
+
+    /// Decodes one frame body (without the length prefix).
+    pub fn decode_body(body: &[u8]) -> Result<Frame, DecodeError> {
+        let kind = body[0];
+        let mut r = Reader { buf: &body[1..], kind };
+        let frame = match kind {
+            K_HELLO => Frame::Hello {
+                version: r.u16()?,
+                rank: r.u32()?,
+                size: r.u32()?,
+                pid: r.u32()?,
+                job: r.u64()?,
+            },
+            K_WELCOME => Frame::Welcome {
+                version: r.u16()?,
+                factor: f64::from_bits(r.u64()?),
+                epoch_ns: r.u64()?,
+                eager_limit: r.u64()?,
+            },
+            K_SEND => Frame::Send { dst: r.u32()?, srt_ns: r.u64()?, bytes: r.rest() },
+            K_DELIVER => Frame::Deliver { src: r.u32()?, vtime_ns: r.u64()?, bytes: r.rest() },
+            K_FINALIZE => {
+                let mut a = [0u64; RankCounters::FIELDS];
+                for v in &mut a {
+                    *v = r.u64()?;
+                }
+                Frame::Finalize(RankCounters::from_array(a))
+            }
+            K_FINALIZE_ACK => Frame::FinalizeAck,
+            K_ABORT => {
+                let code = r.u32()? as i32;
+                let text = String::from_utf8(r.rest()).map_err(|_| DecodeError::BadText)?;
+                Frame::Abort { code, text }
+            }
+            k => return Err(DecodeError::UnknownKind(k)),
+        };
+        if !r.buf.is_empty() {
+            return Err(DecodeError::Trailing(kind, r.buf.len()));
+        }
+        Ok(frame)
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    kind: u8,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        if self.buf.len() < N {
+            return Err(DecodeError::Truncated(self.kind));
+        }
+        let (a, b) = self.buf.split_at(N);
+        self.buf = b;
+        Ok(a.try_into().unwrap())
+    }
+    fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_le_bytes(self.take()?))
+    }
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+    fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.take()?))
+    }
+    fn rest(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf).to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips() {
+        let frames = vec![
+            Frame::Hello { version: VERSION, rank: 3, size: 4, pid: 1234, job: 99 },
+            Frame::Welcome { version: VERSION, factor: 2.5, epoch_ns: 77, eager_limit: 65536 },
+            Frame::Send { dst: 1, srt_ns: 5, bytes: vec![1, 2, 3] },
+            Frame::Deliver { src: 0, vtime_ns: 6, bytes: vec![] },
+            Frame::Finalize(RankCounters { calls: 1, unexpected: 7, finalize_srt_ns: 9, ..Default::default() }),
+            Frame::FinalizeAck,
+            Frame::Abort { code: 7, text: "rank 2 called MPI_Abort".into() },
+        ];
+        let mut buf = Vec::new();
+        for f in &frames {
+            f.encode(&mut buf);
+        }
+        let mut off = 0;
+        for f in &frames {
+            let (g, used) = Frame::decode(&buf[off..]).unwrap().unwrap();
+            assert_eq!(&g, f);
+            off += used;
+        }
+        assert_eq!(off, buf.len());
+        // A partial frame asks for more.
+        assert_eq!(Frame::decode(&buf[..3]).unwrap(), None);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert_eq!(Frame::decode(&[0, 0, 0, 0]), Err(DecodeError::Empty));
+        assert_eq!(Frame::decode(&[1, 0, 0, 0, 99]), Err(DecodeError::UnknownKind(99)));
+        assert_eq!(Frame::decode(&[2, 0, 0, 0, K_HELLO, 1]), Err(DecodeError::Truncated(K_HELLO)));
+        assert_eq!(Frame::decode(&[2, 0, 0, 0, K_FINALIZE_ACK, 1]), Err(DecodeError::Trailing(K_FINALIZE_ACK, 1)));
+        assert!(matches!(Frame::decode(&[0xff, 0xff, 0xff, 0xff]), Err(DecodeError::TooLarge(_))));
+        // Every 1- and 2-byte body decodes to Ok or Err, never panics.
+        for a in 0..=255u8 {
+            for b in [0u8, 1, 255] {
+                let _ = Frame::decode(&[2, 0, 0, 0, a, b]);
+            }
+            let _ = Frame::decode(&[1, 0, 0, 0, a]);
+        }
+    }
+}
