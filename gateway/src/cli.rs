@@ -18,6 +18,38 @@ pub struct Cli {
 pub enum Command {
     /// Run a synthetic workload in pure virtual time (no MPI processes).
     Simulate(SimulateArgs),
+    /// Run an unmodified MPI program on the simulated network in scaled real time.
+    Run(RunArgs),
+}
+
+/// Arguments of `mpinetsim run`.
+#[derive(clap::Args, Debug, Clone)]
+#[command(trailing_var_arg = true)]
+pub struct RunArgs {
+    /// Number of ranks.
+    #[arg(short = 'n', long = "np")]
+    pub ranks: u32,
+    /// Network description (TOML), e.g. configs/reference.toml.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Time factor: wall time = factor × emulated time (≥ 1).
+    #[arg(long, default_value_t = 1.0)]
+    pub time_factor: f64,
+    /// Write pcaps of the configured capture points into this folder.
+    #[arg(long)]
+    pub capture: Option<PathBuf>,
+    /// Write the job report as JSON to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Messages above this size use the rendezvous protocol.
+    #[arg(long, default_value = "64KiB")]
+    pub eager_limit: String,
+    /// Prefix every line the ranks print with "[rank] ".
+    #[arg(long)]
+    pub prefix: bool,
+    /// The program and its arguments (after --).
+    #[arg(required = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
 }
 
 /// Arguments of `mpinetsim simulate`.

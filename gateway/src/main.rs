@@ -2,6 +2,13 @@
 
 mod capture_files;
 mod cli;
+mod clock;
+mod conn;
+mod lateness;
+mod launcher;
+mod realtime;
+mod report;
+mod run;
 mod simulate;
 
 use clap::Parser;
@@ -9,10 +16,14 @@ use clap::Parser;
 fn main() {
     let args = cli::Cli::parse();
     let result = match args.command {
-        cli::Command::Simulate(a) => simulate::run(&a),
+        cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
+        cli::Command::Run(a) => run::run(&a),
     };
-    if let Err(e) = result {
-        eprintln!("mpinetsim: {e}");
-        std::process::exit(2);
+    match result {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("mpinetsim: {e}");
+            std::process::exit(2);
+        }
     }
 }

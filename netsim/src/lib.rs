@@ -34,6 +34,6 @@ pub mod units;
 pub mod workload;
 
 pub use config::{ConfigError, NetworkConfig};
-pub use sim::{Delivery, InjectError, Simulator};
+pub use sim::{Delivery, EventClass, InjectError, Simulator};
 pub use time::Nanos;
 pub use topology::Network;

@@ -60,6 +60,22 @@ pub enum InjectError {
     Empty,
 }
 
+/// What kind of event ran: the gateway reports which kind ran latest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventClass {
+    /// A message entered its connection.
+    Inject,
+    /// A frame finished serialising onto a link.
+    TransmitDone,
+    /// A frame arrived at a port.
+    Arrival,
+    /// A TCP timer (retransmission or delayed ACK).
+    TcpTimer,
+    /// A message between ranks of one host arrived.
+    LocalDelivery,
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Event {
     Inject(MessageId),
@@ -369,7 +385,19 @@ impl Simulator {
 
     /// Runs the next event; returns its time, or None when nothing is pending.
     pub fn step(&mut self) -> Option<Nanos> {
+        self.step_classified().map(|(t, _)| t)
+    }
+
+    /// Runs the next event; returns its time and kind.
+    pub fn step_classified(&mut self) -> Option<(Nanos, EventClass)> {
         let (t, ev) = self.queue.pop()?;
+        let class = match ev {
+            Event::Inject(_) => EventClass::Inject,
+            Event::TxDone(_) => EventClass::TransmitDone,
+            Event::Arrive(..) => EventClass::Arrival,
+            Event::Timer(..) => EventClass::TcpTimer,
+            Event::LocalDeliver(_) => EventClass::LocalDelivery,
+        };
         self.now = t;
         self.events_run += 1;
         match ev {
@@ -388,7 +416,7 @@ impl Simulator {
                 self.deliver(rec, bytes);
             }
         }
-        Some(t)
+        Some((t, class))
     }
 
     fn on_inject(&mut self, id: MessageId) {

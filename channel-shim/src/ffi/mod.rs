@@ -32,9 +32,40 @@ macro_rules! mpi_fn {
     };
 }
 
+pub mod init;
+
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor.
-pub fn enter(_name: &'static str) {}
+pub fn enter(_name: &'static str) {
+    crate::runtime::pacer(|p| p.enter());
+}
 
 /// Called at the exit of every MPI function.
-pub fn exit() {}
+pub fn exit() {
+    crate::runtime::pacer(|p| p.exit());
+}
+
+/// Writes `value` through a C out-pointer if it is not null.
+///
+/// # Safety
+/// `ptr` must be null or valid for writing a `T`.
+pub unsafe fn write_out<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        ptr.write(value);
+    }
+}
+
+/// Copies `text` into a C buffer of `cap` bytes, NUL-terminated, and returns
+/// the length written (without the NUL).
+///
+/// # Safety
+/// `buf` must be valid for writing `cap` bytes.
+pub unsafe fn write_c_string(buf: *mut std::os::raw::c_char, cap: usize, text: &str) -> usize {
+    if buf.is_null() || cap == 0 {
+        return 0;
+    }
+    let n = text.len().min(cap - 1);
+    std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, n);
+    *buf.add(n) = 0;
+    n
+}

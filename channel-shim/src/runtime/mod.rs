@@ -1,10 +1,24 @@
 //! The process-wide runtime: the connection to the gateway, scaled real
 //! time, and the time-factor sleep accounting around MPI calls.
 
+mod clock;
+mod connection;
+mod pacer;
+mod state;
+
+pub use clock::monotonic_ns;
+pub use connection::GatewayTransport;
+pub use pacer::Pacer;
+pub use state::{
+    abort_job, finalize, init, is_finalized, is_initialized, now_srt_ns, pacer, with_transport,
+    JobInfo,
+};
+
 /// Ends the job because of an error the program cannot recover from:
 /// prints `mpinetsim: <message>` (one line) to stderr, tells the gateway
 /// (when connected) and exits with status 1.
 pub fn fatal(message: &str) -> ! {
     eprintln!("mpinetsim: {message}");
+    state::notify_gateway_of_abort(1, message);
     std::process::exit(1)
 }

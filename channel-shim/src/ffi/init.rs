@@ -1,0 +1,139 @@
+//! Environment management: init, finalize, abort, ranks, time, versions.
+
+use crate::ffi::{write_c_string, write_out};
+use crate::runtime;
+use mpinetsim_protocol::RankCounters;
+use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+
+// Values from Debian's mpi.h (MPICH 4.0.2).
+const MPI_SUCCESS: c_int = 0;
+const MPI_ERR_COMM: c_int = 5;
+const MPI_COMM_WORLD: c_int = 0x4400_0000;
+const MPI_COMM_SELF: c_int = 0x4400_0001;
+const MPI_THREAD_MULTIPLE: c_int = 3;
+const MPI_MAX_PROCESSOR_NAME: usize = 128;
+const MPI_MAX_LIBRARY_VERSION_STRING: usize = 8192;
+
+static RANK: AtomicU32 = AtomicU32::new(0);
+static SIZE: AtomicU32 = AtomicU32::new(1);
+static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
+
+fn do_init(required: c_int) -> c_int {
+    match runtime::init() {
+        Ok(info) => {
+            RANK.store(info.rank, Ordering::SeqCst);
+            SIZE.store(info.size, Ordering::SeqCst);
+            THREAD_LEVEL.store(required.clamp(0, MPI_THREAD_MULTIPLE), Ordering::SeqCst);
+            MPI_SUCCESS
+        }
+        Err(e) => runtime::fatal(&e),
+    }
+}
+
+mpi_fn! { fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) {
+    do_init(0)
+} }
+
+mpi_fn! { fn MPI_Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int) {
+    let r = do_init(required);
+    write_out(provided, THREAD_LEVEL.load(Ordering::SeqCst));
+    r
+} }
+
+mpi_fn! { fn MPI_Query_thread(provided: *mut c_int) {
+    write_out(provided, THREAD_LEVEL.load(Ordering::SeqCst));
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Is_thread_main(flag: *mut c_int) {
+    write_out(flag, 1);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Initialized(flag: *mut c_int) {
+    write_out(flag, runtime::is_initialized() as c_int);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Finalized(flag: *mut c_int) {
+    write_out(flag, runtime::is_finalized() as c_int);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Finalize() {
+    match runtime::finalize(RankCounters::default()) {
+        Ok(()) => MPI_SUCCESS,
+        Err(e) => runtime::fatal(&e),
+    }
+} }
+
+mpi_fn! { fn MPI_Abort(_comm: c_int, errorcode: c_int) {
+    let rank = RANK.load(Ordering::SeqCst);
+    runtime::abort_job(errorcode, &format!("rank {rank} called MPI_Abort with error code {errorcode}"))
+} }
+
+mpi_fn! { fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) {
+    match comm {
+        MPI_COMM_WORLD => { write_out(rank, RANK.load(Ordering::SeqCst) as c_int); MPI_SUCCESS }
+        MPI_COMM_SELF => { write_out(rank, 0); MPI_SUCCESS }
+        _ => MPI_ERR_COMM,
+    }
+} }
+
+mpi_fn! { fn MPI_Comm_size(comm: c_int, size: *mut c_int) {
+    match comm {
+        MPI_COMM_WORLD => { write_out(size, SIZE.load(Ordering::SeqCst) as c_int); MPI_SUCCESS }
+        MPI_COMM_SELF => { write_out(size, 1); MPI_SUCCESS }
+        _ => MPI_ERR_COMM,
+    }
+} }
+
+mpi_fn! { fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) {
+    let host = nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_else(|| "localhost".into());
+    let text = format!("rank{}@{host}", RANK.load(Ordering::SeqCst));
+    let n = write_c_string(name, MPI_MAX_PROCESSOR_NAME, &text);
+    write_out(resultlen, n as c_int);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) {
+    write_out(version, 3);
+    write_out(subversion, 1);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Get_library_version(text: *mut c_char, resultlen: *mut c_int) {
+    let s = format!("mpinetsim channel shim {} (MPICH ABI; MPI 3.1)", env!("CARGO_PKG_VERSION"));
+    let n = write_c_string(text, MPI_MAX_LIBRARY_VERSION_STRING, &s);
+    write_out(resultlen, n as c_int);
+    MPI_SUCCESS
+} }
+
+/// MPI_Wtime: scaled real time in seconds, so the program's own timings read
+/// as the emulated machine's.
+#[no_mangle]
+pub extern "C" fn PMPI_Wtime() -> f64 {
+    crate::ffi::enter("MPI_Wtime");
+    let t = runtime::now_srt_ns() as f64 / 1e9;
+    crate::ffi::exit();
+    t
+}
+
+/// MPI_Wtime (profiling name is PMPI_Wtime).
+#[no_mangle]
+pub extern "C" fn MPI_Wtime() -> f64 {
+    PMPI_Wtime()
+}
+
+/// MPI_Wtick: resolution of MPI_Wtime (1 ns of scaled time).
+#[no_mangle]
+pub extern "C" fn PMPI_Wtick() -> f64 {
+    1e-9
+}
+
+/// MPI_Wtick.
+#[no_mangle]
+pub extern "C" fn MPI_Wtick() -> f64 {
+    PMPI_Wtick()
+}

@@ -1,0 +1,225 @@
+//! The rank's connection to the gateway, as the engine's [`Transport`].
+
+use super::clock::monotonic_ns;
+use mpinetsim_protocol::{Frame, RankCounters, MAX_FRAME_BODY, VERSION};
+use nix::sys::socket::{recv, MsgFlags};
+use shim_engine::transport::{Incoming, Transport};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+
+/// Connection to the gateway plus the job's time parameters.
+pub struct GatewayTransport {
+    stream: UnixStream,
+    rank: u32,
+    size: u32,
+    factor: f64,
+    epoch_ns: u64,
+    eager_limit: u64,
+    inbuf: Vec<u8>,
+    ready: VecDeque<Incoming>,
+    out: Vec<u8>,
+}
+
+impl GatewayTransport {
+    /// Connects, says Hello and waits for Welcome.
+    pub fn connect(
+        socket: &str,
+        rank: u32,
+        size: u32,
+        job: u64,
+    ) -> Result<GatewayTransport, String> {
+        let mut stream = UnixStream::connect(socket)
+            .map_err(|e| format!("cannot reach the mpinetsim gateway at {socket}: {e}"))?;
+        let hello = Frame::Hello {
+            version: VERSION,
+            rank,
+            size,
+            pid: std::process::id(),
+            job,
+        };
+        stream
+            .write_all(&hello.to_bytes())
+            .map_err(|e| format!("cannot talk to the gateway: {e}"))?;
+        let mut t = GatewayTransport {
+            stream,
+            rank,
+            size,
+            factor: 1.0,
+            epoch_ns: 0,
+            eager_limit: 64 * 1024,
+            inbuf: Vec::new(),
+            ready: VecDeque::new(),
+            out: Vec::new(),
+        };
+        match t.read_frame(true) {
+            Some(Frame::Welcome {
+                version,
+                factor,
+                epoch_ns,
+                eager_limit,
+            }) if version == VERSION => {
+                t.factor = factor;
+                t.epoch_ns = epoch_ns;
+                t.eager_limit = eager_limit;
+                Ok(t)
+            }
+            other => Err(format!("the gateway answered {other:?} instead of Welcome")),
+        }
+    }
+
+    /// Time factor of the job.
+    pub fn factor(&self) -> f64 {
+        self.factor
+    }
+
+    /// Scaled real time now, ns.
+    pub fn srt_ns(&self) -> u64 {
+        (monotonic_ns().saturating_sub(self.epoch_ns) as f64 / self.factor) as u64
+    }
+
+    fn write_frame(&mut self, f: &Frame) {
+        self.out.clear();
+        f.encode(&mut self.out);
+        if let Err(e) = self.stream.write_all(&self.out) {
+            super::fatal(&format!(
+                "lost the connection to the mpinetsim gateway while sending ({e})"
+            ));
+        }
+    }
+
+    /// Reads until one frame is complete; without `block`, returns None
+    /// when the socket has nothing more right now.
+    fn read_frame(&mut self, block: bool) -> Option<Frame> {
+        loop {
+            match Frame::decode(&self.inbuf) {
+                Ok(Some((f, used))) => {
+                    self.inbuf.drain(..used);
+                    return Some(f);
+                }
+                Ok(None) => {}
+                Err(e) => super::fatal(&format!("the gateway sent a malformed frame ({e})")),
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            let n = if block {
+                match self.stream.read(&mut chunk) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => super::fatal(&format!(
+                        "lost the connection to the mpinetsim gateway ({e})"
+                    )),
+                }
+            } else {
+                match recv(self.stream.as_raw_fd(), &mut chunk, MsgFlags::MSG_DONTWAIT) {
+                    Ok(0) => 0,
+                    Ok(n) => n,
+                    Err(nix::errno::Errno::EAGAIN) => return None,
+                    Err(nix::errno::Errno::EINTR) => continue,
+                    Err(e) => super::fatal(&format!(
+                        "lost the connection to the mpinetsim gateway ({e})"
+                    )),
+                }
+            };
+            if n == 0 {
+                super::fatal("the mpinetsim gateway closed the connection (the job was ended)");
+            }
+            self.inbuf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// Handles a frame that is not a delivery.
+    fn control(&mut self, f: Frame) {
+        match f {
+            Frame::Abort { code, text } => {
+                eprintln!("mpinetsim: {text}");
+                std::process::exit(if code == 0 { 1 } else { code });
+            }
+            other => super::fatal(&format!("the gateway sent an unexpected frame {other:?}")),
+        }
+    }
+
+    /// Reads one frame if there is one (waiting for it with `block`);
+    /// returns false when nothing was available.
+    fn pump(&mut self, block: bool) -> bool {
+        match self.read_frame(block) {
+            Some(Frame::Deliver {
+                src,
+                vtime_ns,
+                bytes,
+            }) => {
+                self.ready.push_back(Incoming {
+                    src,
+                    vtime_ns,
+                    bytes,
+                });
+                true
+            }
+            Some(other) => {
+                self.control(other);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sends Finalize and waits for its acknowledgement (deliveries that
+    /// still arrive are dropped: nobody will receive them).
+    pub fn finalize(&mut self, counters: RankCounters) {
+        self.write_frame(&Frame::Finalize(counters));
+        loop {
+            match self.read_frame(true) {
+                Some(Frame::FinalizeAck) => return,
+                Some(Frame::Deliver { .. }) | None => {}
+                Some(other) => self.control(other),
+            }
+        }
+    }
+
+    /// Tells the gateway the job is aborted (best effort).
+    pub fn send_abort(&mut self, code: i32, text: &str) {
+        let f = Frame::Abort {
+            code,
+            text: text.to_string(),
+        };
+        let _ = self.stream.write_all(&f.to_bytes());
+    }
+}
+
+impl Transport for GatewayTransport {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn size(&self) -> u32 {
+        self.size
+    }
+    fn send(&mut self, dst: u32, bytes: Vec<u8>) {
+        if bytes.len() + 16 > MAX_FRAME_BODY {
+            super::fatal(&format!(
+                "a message of {} bytes exceeds the {} bytes one message may carry",
+                bytes.len(),
+                MAX_FRAME_BODY - 64
+            ));
+        }
+        let srt_ns = self.srt_ns();
+        self.write_frame(&Frame::Send { dst, srt_ns, bytes });
+    }
+    fn try_recv(&mut self) -> Option<Incoming> {
+        if self.ready.is_empty() {
+            while self.pump(false) {}
+        }
+        self.ready.pop_front()
+    }
+    fn recv_blocking(&mut self) -> Incoming {
+        while self.ready.is_empty() {
+            self.pump(true);
+        }
+        self.ready.pop_front().unwrap()
+    }
+    fn now_srt_ns(&self) -> u64 {
+        self.srt_ns()
+    }
+    fn eager_limit(&self) -> u64 {
+        self.eager_limit
+    }
+}

@@ -1,0 +1,132 @@
+//! Process-wide state of the shim: whether MPI is initialised or finalised,
+//! the gateway connection, the job's clock parameters and the pacer.
+
+use super::clock::monotonic_ns;
+use super::connection::GatewayTransport;
+use super::pacer::Pacer;
+use mpinetsim_protocol::{RankCounters, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// Who this process is in the job.
+#[derive(Clone, Copy, Debug)]
+pub struct JobInfo {
+    /// World rank.
+    pub rank: u32,
+    /// World size.
+    pub size: u32,
+}
+
+static INITIALIZED: AtomicBool = AtomicBool::new(false);
+static FINALIZED: AtomicBool = AtomicBool::new(false);
+static EPOCH_NS: AtomicU64 = AtomicU64::new(0);
+static FACTOR_BITS: AtomicU64 = AtomicU64::new(0x3ff0_0000_0000_0000); // 1.0
+static TRANSPORT: Mutex<Option<GatewayTransport>> = Mutex::new(None);
+static PACER: Mutex<Option<Pacer>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn env_u64(name: &str) -> Result<u64, String> {
+    let v = std::env::var(name).map_err(|_| {
+        format!("{name} is not set: this program uses mpinetsim's MPI library but was not started by `mpinetsim run`; start it as `mpinetsim run -n N --net FILE -- program`")
+    })?;
+    v.parse().map_err(|_| format!("{name}={v} is not a number"))
+}
+
+/// Connects to the gateway named by the job's environment (MPI_Init).
+pub fn init() -> Result<JobInfo, String> {
+    if INITIALIZED.load(Ordering::SeqCst) {
+        return Err("MPI_Init was called twice; call it once per process".into());
+    }
+    let socket = std::env::var(ENV_SOCKET).map_err(|_| {
+        format!("{ENV_SOCKET} is not set: this program uses mpinetsim's MPI library but was not started by `mpinetsim run`; start it as `mpinetsim run -n N --net FILE -- program`")
+    })?;
+    let rank = env_u64(ENV_RANK)? as u32;
+    let size = env_u64(ENV_SIZE)? as u32;
+    let job = env_u64(ENV_JOB)?;
+    let t = GatewayTransport::connect(&socket, rank, size, job)?;
+    FACTOR_BITS.store(t.factor().to_bits(), Ordering::SeqCst);
+    EPOCH_NS.store(epoch_of(&t), Ordering::SeqCst);
+    // Sleeps must be precise: drop the default 50 µs timer slack.
+    let _ = nix::sys::prctl::set_timerslack(1);
+    *lock(&PACER) = Some(Pacer::new(t.factor()));
+    *lock(&TRANSPORT) = Some(t);
+    INITIALIZED.store(true, Ordering::SeqCst);
+    Ok(JobInfo { rank, size })
+}
+
+fn epoch_of(t: &GatewayTransport) -> u64 {
+    // srt = (now - epoch) / factor  ⇒  epoch = now - srt × factor.
+    let now = monotonic_ns();
+    now.saturating_sub((t.srt_ns() as f64 * t.factor()) as u64)
+}
+
+/// True between a successful MPI_Init and the end of the process.
+pub fn is_initialized() -> bool {
+    INITIALIZED.load(Ordering::SeqCst)
+}
+
+/// True once MPI_Finalize has completed.
+pub fn is_finalized() -> bool {
+    FINALIZED.load(Ordering::SeqCst)
+}
+
+/// Scaled real time now, ns (0 before MPI_Init).
+pub fn now_srt_ns() -> u64 {
+    let epoch = EPOCH_NS.load(Ordering::Relaxed);
+    if epoch == 0 {
+        return 0;
+    }
+    let factor = f64::from_bits(FACTOR_BITS.load(Ordering::Relaxed));
+    (monotonic_ns().saturating_sub(epoch) as f64 / factor) as u64
+}
+
+/// Runs `f` with the gateway connection (None before init / after finalize).
+pub fn with_transport<R>(f: impl FnOnce(Option<&mut GatewayTransport>) -> R) -> R {
+    let mut g = lock(&TRANSPORT);
+    f(g.as_mut())
+}
+
+/// Runs `f` with the pacer, if MPI is initialised.
+pub fn pacer<R>(f: impl FnOnce(&mut Pacer) -> R) -> Option<R> {
+    lock(&PACER).as_mut().map(f)
+}
+
+/// MPI_Finalize: reports `counters` (the pacer's fields are filled in here)
+/// and closes the connection.
+pub fn finalize(mut counters: RankCounters) -> Result<(), String> {
+    if !is_initialized() || is_finalized() {
+        return Err("MPI_Finalize was called without a matching MPI_Init, or twice".into());
+    }
+    if let Some(p) = lock(&PACER).as_ref() {
+        counters.calls = p.calls;
+        counters.compute_ns = p.compute_ns;
+        counters.blocked_ns = p.blocked_ns;
+        counters.slept_ns = p.slept_ns;
+    }
+    counters.finalize_srt_ns = now_srt_ns();
+    let t = lock(&TRANSPORT).take();
+    if let Some(mut t) = t {
+        t.finalize(counters);
+    }
+    FINALIZED.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+/// MPI_Abort: tells the gateway and exits with `code`.
+pub fn abort_job(code: i32, text: &str) -> ! {
+    eprintln!("mpinetsim: {text}");
+    notify_gateway_of_abort(code, text);
+    std::process::exit(if code == 0 { 1 } else { code & 0xff })
+}
+
+/// Sends an Abort frame if connected (never blocks on a held lock).
+pub(super) fn notify_gateway_of_abort(code: i32, text: &str) {
+    if let Ok(mut g) = TRANSPORT.try_lock() {
+        if let Some(t) = g.as_mut() {
+            t.send_abort(code, text);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! One rank's connection to the gateway: non-blocking socket, bounded input
+//! and output buffers, and the frames read from it.
+
+use mpinetsim_protocol::{DecodeError, Frame, RankCounters};
+use std::io::{self, Read, Write};
+
+/// Where a connection is in the protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnState {
+    /// Accepted; the first frame must be Hello.
+    AwaitHello,
+    /// Welcomed; sending and receiving messages.
+    Active,
+    /// MPI_Finalize done.
+    Finalized,
+    /// Socket closed.
+    Closed,
+}
+
+/// Most bytes read from one connection in one turn (fairness between ranks).
+const READ_TURN_BYTES: usize = 1 << 20;
+
+/// A rank's connection.
+pub struct RankConnection {
+    /// The socket (non-blocking).
+    pub stream: mio::net::UnixStream,
+    /// Rank, once Hello named it.
+    pub rank: Option<u32>,
+    /// Protocol state.
+    pub state: ConnState,
+    /// SRT at which Hello arrived, ns.
+    pub hello_srt_ns: u64,
+    /// Process id from Hello.
+    pub pid: u32,
+    /// Counters sent with Finalize.
+    pub counters: Option<RankCounters>,
+    /// Readable data may be waiting (edge-triggered readiness not yet consumed).
+    pub wants_read: bool,
+    inbuf: Vec<u8>,
+    in_start: usize,
+    outbuf: Vec<u8>,
+    out_start: usize,
+}
+
+impl RankConnection {
+    /// Wraps an accepted socket.
+    pub fn new(stream: mio::net::UnixStream) -> RankConnection {
+        RankConnection {
+            stream,
+            rank: None,
+            state: ConnState::AwaitHello,
+            hello_srt_ns: 0,
+            pid: 0,
+            counters: None,
+            wants_read: true,
+            inbuf: Vec::with_capacity(64 * 1024),
+            in_start: 0,
+            outbuf: Vec::new(),
+            out_start: 0,
+        }
+    }
+
+    /// Reads what the socket has (up to one turn's worth). Returns true at
+    /// end of stream.
+    pub fn read_available(&mut self) -> io::Result<bool> {
+        if self.in_start > 0 && self.in_start == self.inbuf.len() {
+            self.inbuf.clear();
+            self.in_start = 0;
+        }
+        let mut total = 0;
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            if total >= READ_TURN_BYTES {
+                return Ok(false); // more may wait: keep wants_read
+            }
+            match self.stream.read(&mut chunk) {
+                Ok(0) => {
+                    self.wants_read = false;
+                    return Ok(true);
+                }
+                Ok(n) => {
+                    self.inbuf.extend_from_slice(&chunk[..n]);
+                    total += n;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.wants_read = false;
+                    return Ok(false);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Takes the next complete frame from the input buffer.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, DecodeError> {
+        match Frame::decode(&self.inbuf[self.in_start..])? {
+            Some((f, used)) => {
+                self.in_start += used;
+                Ok(Some(f))
+            }
+            None => {
+                if self.in_start > 0 {
+                    self.inbuf.drain(..self.in_start);
+                    self.in_start = 0;
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Queues a frame for writing.
+    pub fn queue(&mut self, f: &Frame) {
+        f.encode(&mut self.outbuf);
+    }
+
+    /// Bytes queued and not yet written.
+    pub fn pending_out(&self) -> usize {
+        self.outbuf.len() - self.out_start
+    }
+
+    /// Writes as much as the socket takes now.
+    pub fn flush(&mut self) -> io::Result<()> {
+        while self.out_start < self.outbuf.len() {
+            match self.stream.write(&self.outbuf[self.out_start..]) {
+                Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "socket closed")),
+                Ok(n) => self.out_start += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if self.out_start == self.outbuf.len() {
+            self.outbuf.clear();
+            self.out_start = 0;
+        } else if self.out_start > (1 << 20) {
+            self.outbuf.drain(..self.out_start);
+            self.out_start = 0;
+        }
+        Ok(())
+    }
+}

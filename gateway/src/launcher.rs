@@ -1,0 +1,250 @@
+//! Starting the ranks: the shim's library folder, each rank's environment,
+//! output forwarding, and watching and stopping the processes.
+
+use mpinetsim_protocol::{ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Environment variable naming the shim library to use instead of the one
+/// built next to the `mpinetsim` binary.
+pub const ENV_SHIM_LIB: &str = "MPINETSIM_SHIM_LIB";
+
+/// File names Debian's MPICH C programs ask the loader for.
+pub const SHIM_NAMES: [&str; 2] = ["libmpich.so.12", "libmpi.so.12"];
+
+/// Finds the channel shim library: `$MPINETSIM_SHIM_LIB`, or
+/// `libchannel_shim.so` beside the running `mpinetsim`.
+pub fn locate_shim() -> Result<PathBuf, String> {
+    if let Ok(p) = std::env::var(ENV_SHIM_LIB) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!(
+                "{ENV_SHIM_LIB} names {}, which is not a file; point it at libchannel_shim.so",
+                p.display()
+            ))
+        };
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the mpinetsim binary's folder: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    for cand in [
+        dir.join("libchannel_shim.so"),
+        dir.join("../libchannel_shim.so"),
+    ] {
+        if cand.is_file() {
+            return Ok(cand);
+        }
+    }
+    Err(format!(
+        "the channel shim library libchannel_shim.so was not found next to {}; build it with `cargo build --release` (whole workspace) or set {ENV_SHIM_LIB}",
+        exe.display()
+    ))
+}
+
+/// Creates `dir` holding the shim under the names MPICH programs load.
+pub fn install_shim(shim: &Path, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let target = shim
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve {}: {e}", shim.display()))?;
+    for name in SHIM_NAMES {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link)
+            .map_err(|e| format!("cannot create {}: {e}", link.display()))?;
+    }
+    Ok(())
+}
+
+/// Resolves the program as a shell would: a path if it has a slash, else a
+/// search of PATH. The error is one sentence.
+pub fn resolve_program(program: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exec = |p: &Path| {
+        p.is_file()
+            && p.metadata()
+                .map(|m| m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+    };
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return if is_exec(&p) {
+            Ok(p)
+        } else if p.exists() {
+            Err(format!(
+                "the program {program} is not executable; check the path after --"
+            ))
+        } else {
+            Err(format!(
+                "the program {program} was not found; check the path after --"
+            ))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| is_exec(p))
+        .ok_or_else(|| {
+            format!("the program {program} was not found on PATH; give its path after --")
+        })
+}
+
+/// A launched rank.
+pub struct RankProcess {
+    /// Its rank.
+    pub rank: u32,
+    /// The process.
+    pub child: Child,
+    /// Exit status once known.
+    pub status: Option<ExitStatus>,
+    forwarders: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// Everything a rank needs to find the gateway.
+pub struct LaunchSpec<'a> {
+    /// Program path.
+    pub program: &'a Path,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// Folder with libmpich.so.12.
+    pub lib_dir: &'a Path,
+    /// Gateway socket.
+    pub socket: &'a Path,
+    /// Ranks.
+    pub size: u32,
+    /// Job id.
+    pub job_id: u64,
+    /// Prefix every output line with "[rank] ".
+    pub prefix: bool,
+}
+
+/// Starts all ranks.
+pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
+    let mut ld = spec.lib_dir.as_os_str().to_owned();
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        if !old.is_empty() {
+            ld.push(":");
+            ld.push(old);
+        }
+    }
+    let mut procs = Vec::new();
+    for rank in 0..spec.size {
+        let mut cmd = Command::new(spec.program);
+        cmd.args(spec.args)
+            .env("LD_LIBRARY_PATH", &ld)
+            .env(ENV_SOCKET, spec.socket)
+            .env(ENV_RANK, rank.to_string())
+            .env(ENV_SIZE, spec.size.to_string())
+            .env(ENV_JOB, spec.job_id.to_string())
+            .stdin(Stdio::null());
+        if spec.prefix {
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        }
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                let mut procs = procs;
+                stop_all(&mut procs);
+                return Err(format!(
+                    "cannot start rank {rank} ({}): {e}",
+                    spec.program.display()
+                ));
+            }
+        };
+        let mut forwarders = Vec::new();
+        if spec.prefix {
+            if let Some(out) = child.stdout.take() {
+                forwarders.push(forward(out, rank, false));
+            }
+            if let Some(err) = child.stderr.take() {
+                forwarders.push(forward(err, rank, true));
+            }
+        }
+        procs.push(RankProcess {
+            rank,
+            child,
+            status: None,
+            forwarders,
+        });
+    }
+    Ok(procs)
+}
+
+fn forward(
+    stream: impl std::io::Read + Send + 'static,
+    rank: u32,
+    to_stderr: bool,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let reader = BufReader::new(stream);
+        for line in reader.split(b'\n').map_while(Result::ok) {
+            let mut out: Box<dyn Write> = if to_stderr {
+                Box::new(std::io::stderr())
+            } else {
+                Box::new(std::io::stdout())
+            };
+            let _ = out.write_all(format!("[{rank}] ").as_bytes());
+            let _ = out.write_all(&line);
+            let _ = out.write_all(b"\n");
+            let _ = out.flush();
+        }
+    })
+}
+
+/// Describes how a process ended, in words.
+pub fn describe(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        let name = nix::sys::signal::Signal::try_from(sig)
+            .map(|s| s.as_str().to_string())
+            .unwrap_or(format!("signal {sig}"));
+        format!("was killed by {name}")
+    } else {
+        format!("exited with status {}", status.code().unwrap_or(-1))
+    }
+}
+
+/// Collects exit statuses of processes that ended; returns newly ended ones.
+pub fn reap(procs: &mut [RankProcess]) -> Vec<(u32, ExitStatus)> {
+    let mut ended = Vec::new();
+    for p in procs.iter_mut().filter(|p| p.status.is_none()) {
+        if let Ok(Some(st)) = p.child.try_wait() {
+            p.status = Some(st);
+            ended.push((p.rank, st));
+        }
+    }
+    ended
+}
+
+/// Stops every rank still running: SIGTERM, then SIGKILL after 1 s.
+pub fn stop_all(procs: &mut [RankProcess]) {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    for p in procs.iter().filter(|p| p.status.is_none()) {
+        let _ = kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM);
+    }
+    let start = Instant::now();
+    while procs.iter().any(|p| p.status.is_none()) && start.elapsed() < Duration::from_secs(1) {
+        reap(procs);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for p in procs.iter_mut().filter(|p| p.status.is_none()) {
+        let _ = p.child.kill();
+        if let Ok(st) = p.child.wait() {
+            p.status = Some(st);
+        }
+    }
+}
+
+/// Waits for the output forwarders to drain.
+pub fn join_forwarders(procs: &mut [RankProcess]) {
+    for p in procs.iter_mut() {
+        for h in p.forwarders.drain(..) {
+            let _ = h.join();
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! The real-time loop: one thread, epoll (mio) and a timerfd. Every
+//! simulation event runs at its wall deadline `epoch + v × factor`; messages
+//! from ranks enter the simulator at the SRT stamp their shim put on them;
+//! deliveries are written to ranks when their virtual arrival time comes.
+
+use crate::capture_files::CaptureFiles;
+use crate::clock::{monotonic_ns, TimeMap};
+use crate::conn::{ConnState, RankConnection};
+use crate::lateness::LatenessRecorder;
+use mio::net::UnixListener;
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use mpinetsim_protocol::{Frame, VERSION};
+use netsim::{Nanos, Simulator};
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+use std::collections::VecDeque;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+const LISTENER: Token = Token(0);
+const TIMER: Token = Token(1);
+const FIRST_CONN: usize = 2;
+
+/// Output buffered for one rank beyond which the gateway stops reading new
+/// messages from every rank until it drains (backpressure, bounded memory).
+pub const OUTPUT_LIMIT_BYTES: usize = 64 << 20;
+
+/// How the job ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// Every rank called MPI_Finalize and disconnected.
+    Completed,
+    /// A rank died or disconnected before MPI_Finalize.
+    RankFailed {
+        /// The rank.
+        rank: u32,
+        /// One sentence: how it ended.
+        reason: String,
+    },
+    /// A rank called MPI_Abort.
+    Aborted {
+        /// The rank.
+        rank: u32,
+        /// Its error code.
+        code: i32,
+        /// Its message.
+        text: String,
+    },
+    /// A rank broke the protocol.
+    ProtocolError {
+        /// The rank (or None before Hello).
+        rank: Option<u32>,
+        /// What was wrong.
+        message: String,
+    },
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+/// Job parameters of the gateway.
+#[derive(Clone, Debug)]
+pub struct GatewaySettings {
+    /// Ranks expected.
+    pub ranks: u32,
+    /// Time factor.
+    pub factor: f64,
+    /// Rendezvous threshold announced to ranks.
+    pub eager_limit: u64,
+    /// Unix socket path to listen on.
+    pub socket: PathBuf,
+    /// Job id ranks must present.
+    pub job_id: u64,
+}
+
+/// The gateway's live state, also readable by the supervisor callback.
+pub struct Gateway {
+    /// The simulator.
+    pub sim: Simulator,
+    /// Time map of the job.
+    pub time: TimeMap,
+    /// Lateness of events.
+    pub lateness: LatenessRecorder,
+    /// Connections by token index − FIRST_CONN.
+    pub conns: Vec<Option<RankConnection>>,
+    settings: GatewaySettings,
+    poll: Poll,
+    listener: UnixListener,
+    timer: TimerFd,
+    captures: Option<CaptureFiles>,
+    undelivered: Vec<VecDeque<Frame>>,
+    rank_conn: Vec<Option<usize>>,
+    interrupted: Arc<AtomicBool>,
+    /// Messages received from ranks.
+    pub messages_in: u64,
+    /// Messages delivered to ranks.
+    pub messages_out: u64,
+    /// Wall time when a rank's connection closed before MPI_Finalize.
+    lost: Vec<(u32, u64)>,
+    events_since_flush: u64,
+}
+
+impl Gateway {
+    /// Listens on the socket and prepares the loop. `epoch_ns` is SRT zero.
+    pub fn new(
+        settings: GatewaySettings,
+        sim: Simulator,
+        captures: Option<CaptureFiles>,
+        epoch_ns: u64,
+        interrupted: Arc<AtomicBool>,
+    ) -> Result<Gateway, String> {
+        let poll = Poll::new().map_err(|e| format!("cannot create an epoll instance: {e}"))?;
+        let _ = std::fs::remove_file(&settings.socket);
+        let mut listener = UnixListener::bind(&settings.socket)
+            .map_err(|e| format!("cannot listen on {}: {e}", settings.socket.display()))?;
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)
+            .map_err(|e| format!("cannot watch the listening socket: {e}"))?;
+        let timer = TimerFd::new(
+            ClockId::CLOCK_MONOTONIC,
+            TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+        )
+        .map_err(|e| format!("cannot create a timerfd: {e}"))?;
+        poll.registry()
+            .register(&mut SourceFd(&timer.as_fd_raw()), TIMER, Interest::READABLE)
+            .map_err(|e| format!("cannot watch the timerfd: {e}"))?;
+        let n = settings.ranks as usize;
+        Ok(Gateway {
+            time: TimeMap {
+                epoch_ns,
+                factor: settings.factor,
+            },
+            sim,
+            lateness: LatenessRecorder::default(),
+            conns: Vec::new(),
+            poll,
+            listener,
+            timer,
+            captures,
+            undelivered: vec![VecDeque::new(); n],
+            rank_conn: vec![None; n],
+            interrupted,
+            messages_in: 0,
+            messages_out: 0,
+            lost: Vec::new(),
+            events_since_flush: 0,
+            settings,
+        })
+    }
+
+    /// Capture files being written.
+    pub fn captures(&self) -> Option<&CaptureFiles> {
+        self.captures.as_ref()
+    }
+
+    /// Writes pending capture bytes to the files.
+    pub fn flush_captures(&mut self) -> Result<(), String> {
+        match self.captures.as_mut() {
+            Some(c) => c.flush(&mut self.sim),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs the job until it ends. `supervise` is called at least every
+    /// 20 ms and may end the job (e.g. when a rank process died).
+    pub fn run(&mut self, mut supervise: impl FnMut(&Gateway) -> Option<JobOutcome>) -> JobOutcome {
+        let mut events = Events::with_capacity(256);
+        loop {
+            if self.interrupted.load(Ordering::Relaxed) {
+                return JobOutcome::Interrupted;
+            }
+            self.run_due_events();
+            if let Err(o) = self.flush_all() {
+                return o;
+            }
+            if let Some(o) = supervise(self) {
+                return o;
+            }
+            if let Some(o) = self.check_lost() {
+                return o;
+            }
+            if self.all_done() {
+                self.finish_simulation();
+                return JobOutcome::Completed;
+            }
+            self.arm_timer();
+            match self.poll.poll(&mut events, Some(Duration::from_millis(20))) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return JobOutcome::ProtocolError {
+                        rank: None,
+                        message: format!("epoll failed: {e}"),
+                    };
+                }
+            }
+            for ev in events.iter() {
+                match ev.token() {
+                    LISTENER => self.accept_all(),
+                    TIMER => {
+                        let _ = self.timer.wait(); // non-blocking read of the expiration count
+                    }
+                    Token(t) => {
+                        if let Some(Some(c)) = self.conns.get_mut(t - FIRST_CONN) {
+                            if ev.is_readable() || ev.is_read_closed() {
+                                c.wants_read = true;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Err(o) = self.read_all() {
+                return o;
+            }
+        }
+    }
+
+    fn accept_all(&mut self) {
+        loop {
+            match self.listener.accept() {
+                Ok((mut stream, _)) => {
+                    let idx = self.conns.len();
+                    if self
+                        .poll
+                        .registry()
+                        .register(
+                            &mut stream,
+                            Token(FIRST_CONN + idx),
+                            Interest::READABLE | Interest::WRITABLE,
+                        )
+                        .is_ok()
+                    {
+                        self.conns.push(Some(RankConnection::new(stream)));
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn backpressured(&self) -> bool {
+        self.conns
+            .iter()
+            .flatten()
+            .any(|c| c.pending_out() > OUTPUT_LIMIT_BYTES)
+    }
+
+    fn read_all(&mut self) -> Result<(), JobOutcome> {
+        if self.backpressured() {
+            return Ok(());
+        }
+        for idx in 0..self.conns.len() {
+            let Some(c) = self.conns[idx].as_mut() else {
+                continue;
+            };
+            if !c.wants_read || c.state == ConnState::Closed {
+                continue;
+            }
+            let eof = match c.read_available() {
+                Ok(eof) => eof,
+                Err(_) => true,
+            };
+            loop {
+                let c = self.conns[idx].as_mut().unwrap();
+                let frame = match c.next_frame() {
+                    Ok(Some(f)) => f,
+                    Ok(None) => break,
+                    Err(e) => {
+                        return Err(JobOutcome::ProtocolError {
+                            rank: c.rank,
+                            message: format!("sent a malformed frame ({e})"),
+                        })
+                    }
+                };
+                self.handle_frame(idx, frame)?;
+            }
+            if eof {
+                let c = self.conns[idx].as_mut().unwrap();
+                let was = c.state;
+                c.state = ConnState::Closed;
+                let _ = self.poll.registry().deregister(&mut c.stream);
+                if was != ConnState::Finalized {
+                    if let Some(r) = c.rank {
+                        self.lost.push((r, monotonic_ns()));
+                    } else if was == ConnState::AwaitHello {
+                        self.conns[idx] = None; // a probe or a stray client
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn protocol_error(&self, idx: usize, message: String) -> JobOutcome {
+        let rank = self.conns[idx].as_ref().and_then(|c| c.rank);
+        JobOutcome::ProtocolError { rank, message }
+    }
+
+    fn handle_frame(&mut self, idx: usize, frame: Frame) -> Result<(), JobOutcome> {
+        let state = self.conns[idx].as_ref().unwrap().state;
+        let n = self.settings.ranks;
+        match (state, frame) {
+            (
+                ConnState::AwaitHello,
+                Frame::Hello {
+                    version,
+                    rank,
+                    size,
+                    pid,
+                    job,
+                },
+            ) => {
+                if version != VERSION {
+                    return Err(self.protocol_error(idx, format!(
+                        "speaks protocol version {version} but this gateway speaks {VERSION}; use the shim built with this mpinetsim"
+                    )));
+                }
+                if job != self.settings.job_id {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!(
+                            "belongs to job {job}, not to this job ({})",
+                            self.settings.job_id
+                        ),
+                    ));
+                }
+                if size != n {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!(
+                            "rank {rank} says the job has {size} ranks but the gateway runs {n}"
+                        ),
+                    ));
+                }
+                if rank >= n {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {rank} does not exist in a job of {n} ranks"),
+                    ));
+                }
+                if self.rank_conn[rank as usize].is_some() {
+                    return Err(self.protocol_error(idx, format!("rank {rank} connected twice")));
+                }
+                self.rank_conn[rank as usize] = Some(idx);
+                let srt = self.time.srt(monotonic_ns());
+                let c = self.conns[idx].as_mut().unwrap();
+                c.rank = Some(rank);
+                c.pid = pid;
+                c.state = ConnState::Active;
+                c.hello_srt_ns = srt;
+                c.queue(&Frame::Welcome {
+                    version: VERSION,
+                    factor: self.settings.factor,
+                    epoch_ns: self.time.epoch_ns,
+                    eager_limit: self.settings.eager_limit,
+                });
+                while let Some(f) = self.undelivered[rank as usize].pop_front() {
+                    c.queue(&f);
+                }
+                Ok(())
+            }
+            (ConnState::Active, Frame::Send { dst, srt_ns, bytes }) => {
+                let src = self.conns[idx].as_ref().unwrap().rank.unwrap();
+                if dst >= n {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {src} sent a message to rank {dst}, which does not exist"),
+                    ));
+                }
+                self.messages_in += 1;
+                let at = Nanos(srt_ns).max(self.sim.now());
+                if let Err(e) = self.sim.inject(src, dst, bytes.into(), at) {
+                    return Err(self.protocol_error(idx, format!("rank {src}: {e}")));
+                }
+                Ok(())
+            }
+            (ConnState::Active, Frame::Finalize(counters)) => {
+                let c = self.conns[idx].as_mut().unwrap();
+                c.counters = Some(counters);
+                c.state = ConnState::Finalized;
+                c.queue(&Frame::FinalizeAck);
+                Ok(())
+            }
+            (ConnState::Active | ConnState::AwaitHello, Frame::Abort { code, text }) => {
+                let rank = self.conns[idx].as_ref().unwrap().rank.unwrap_or(u32::MAX);
+                Err(JobOutcome::Aborted { rank, code, text })
+            }
+            (state, frame) => {
+                let what = match frame {
+                    Frame::Hello { .. } => "Hello",
+                    Frame::Welcome { .. } => "Welcome",
+                    Frame::Send { .. } => "Send",
+                    Frame::Deliver { .. } => "Deliver",
+                    Frame::Finalize(_) => "Finalize",
+                    Frame::FinalizeAck => "FinalizeAck",
+                    Frame::Abort { .. } => "Abort",
+                };
+                Err(self.protocol_error(
+                    idx,
+                    format!("sent a {what} frame out of order (connection state {state:?})"),
+                ))
+            }
+        }
+    }
+
+    /// Runs every event whose wall deadline has passed, recording lateness,
+    /// and queues the resulting deliveries.
+    fn run_due_events(&mut self) {
+        let mut deliveries = Vec::new();
+        loop {
+            let now = monotonic_ns();
+            let srt_now = self.time.srt(now);
+            let Some(t) = self.sim.next_event_time() else {
+                break;
+            };
+            if t.0 > srt_now {
+                break;
+            }
+            let deadline = self.time.deadline(t.0);
+            let (t, class) = self.sim.step_classified().expect("an event is pending");
+            let late = (now.saturating_sub(deadline) as f64 / self.time.factor) as u64;
+            self.lateness.record(late, class, t.0);
+            self.sim.take_deliveries(&mut deliveries);
+            for d in deliveries.drain(..) {
+                self.messages_out += 1;
+                let f = Frame::Deliver {
+                    src: d.src,
+                    vtime_ns: d.delivered_at.0,
+                    bytes: d.bytes.to_vec(),
+                };
+                match self.rank_conn[d.dst as usize] {
+                    Some(ci) => {
+                        if let Some(c) = self.conns[ci].as_mut() {
+                            if matches!(c.state, ConnState::Active | ConnState::Finalized) {
+                                c.queue(&f);
+                            }
+                        }
+                    }
+                    None => self.undelivered[d.dst as usize].push_back(f),
+                }
+            }
+            self.events_since_flush += 1;
+            if self.events_since_flush >= 1 << 16 {
+                self.events_since_flush = 0;
+                let _ = self.flush_captures();
+            }
+        }
+    }
+
+    fn flush_all(&mut self) -> Result<(), JobOutcome> {
+        for c in self.conns.iter_mut().flatten() {
+            if c.pending_out() > 0 && c.state != ConnState::Closed {
+                let _ = c.flush(); // a peer that went away is noticed by its read side
+            }
+        }
+        Ok(())
+    }
+
+    fn arm_timer(&mut self) {
+        match self.sim.next_event_time() {
+            Some(t) => {
+                let d = self.time.deadline(t.0);
+                let ts = TimeSpec::new((d / 1_000_000_000) as i64, (d % 1_000_000_000) as i64);
+                let _ = self.timer.set(
+                    Expiration::OneShot(ts),
+                    TimerSetTimeFlags::TFD_TIMER_ABSTIME,
+                );
+            }
+            None => {
+                let _ = self.timer.unset();
+            }
+        }
+    }
+
+    /// Ranks whose connection closed before Finalize end the job once the
+    /// supervisor has had half a second to report a better reason.
+    fn check_lost(&self) -> Option<JobOutcome> {
+        let now = monotonic_ns();
+        self.lost
+            .iter()
+            .find(|(_, at)| now - at > 500_000_000)
+            .map(|&(rank, _)| JobOutcome::RankFailed {
+                rank,
+                reason: "closed its connection to the gateway before MPI_Finalize".into(),
+            })
+    }
+
+    fn all_done(&self) -> bool {
+        let n = self.settings.ranks as usize;
+        let mut finished = 0;
+        for ci in self.rank_conn.iter().flatten() {
+            if let Some(c) = &self.conns[*ci] {
+                if c.state == ConnState::Closed && c.counters.is_some() {
+                    finished += 1;
+                }
+            }
+        }
+        finished == n
+    }
+
+    /// After every rank has finished, runs the remaining events (ACKs,
+    /// timers) at once: nobody waits for them any more.
+    fn finish_simulation(&mut self) {
+        while self.sim.step().is_some() {}
+        let mut d = Vec::new();
+        self.sim.take_deliveries(&mut d);
+    }
+
+    /// Ranks that connected, with their connection.
+    pub fn rank_connections(&self) -> impl Iterator<Item = (u32, &RankConnection)> {
+        self.rank_conn.iter().enumerate().filter_map(|(r, ci)| {
+            ci.and_then(|ci| self.conns[ci].as_ref())
+                .map(|c| (r as u32, c))
+        })
+    }
+}
+
+trait RawFdOf {
+    fn as_fd_raw(&self) -> std::os::fd::RawFd;
+}
+impl RawFdOf for TimerFd {
+    fn as_fd_raw(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsFd;
+        self.as_fd().as_raw_fd()
+    }
+}

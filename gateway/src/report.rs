@@ -1,0 +1,145 @@
+//! The job report: written as JSON and summarised on stderr.
+
+use crate::lateness::LatenessSummary;
+use mpinetsim_protocol::RankCounters;
+use netsim::stats::SimStats;
+use serde::Serialize;
+
+/// One rank's line in the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct RankReport {
+    /// Rank.
+    pub rank: u32,
+    /// Process id.
+    pub pid: u32,
+    /// How the process ended.
+    pub ended: String,
+    /// Exit code (128 + signal for signals).
+    pub exit_code: i32,
+    /// MPI counters from MPI_Finalize (absent if it never got there).
+    pub mpi: Option<MpiCounters>,
+}
+
+/// A rank's MPI counters (from the shim), times in seconds of SRT.
+#[derive(Clone, Debug, Serialize)]
+pub struct MpiCounters {
+    /// MPI calls.
+    pub calls: u64,
+    /// Messages sent.
+    pub messages_sent: u64,
+    /// Payload bytes sent.
+    pub bytes_sent: u64,
+    /// Messages received.
+    pub messages_received: u64,
+    /// Messages that found a posted receive.
+    pub expected: u64,
+    /// Messages that arrived before their receive.
+    pub unexpected: u64,
+    /// Queue entries examined without matching.
+    pub unsuccessful_matches: u64,
+    /// Time computing between MPI calls.
+    pub compute_s: f64,
+    /// Time blocked inside MPI.
+    pub blocked_s: f64,
+    /// Wall time slept for the time factor.
+    pub slept_wall_s: f64,
+}
+
+impl From<&RankCounters> for MpiCounters {
+    fn from(c: &RankCounters) -> MpiCounters {
+        MpiCounters {
+            calls: c.calls,
+            messages_sent: c.messages_sent,
+            bytes_sent: c.bytes_sent,
+            messages_received: c.messages_received,
+            expected: c.expected,
+            unexpected: c.unexpected,
+            unsuccessful_matches: c.unsuccessful_matches,
+            compute_s: c.compute_ns as f64 / 1e9,
+            blocked_s: c.blocked_ns as f64 / 1e9,
+            slept_wall_s: c.slept_ns as f64 / 1e9,
+        }
+    }
+}
+
+/// Everything about one `mpinetsim run`.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobReport {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Network name.
+    pub network: String,
+    /// Ranks.
+    pub ranks: u32,
+    /// Time factor.
+    pub time_factor: f64,
+    /// "completed", or what went wrong.
+    pub outcome: String,
+    /// The job's exit code.
+    pub exit_code: i32,
+    /// Wall time of the job, s.
+    pub wall_s: f64,
+    /// Emulated runtime: last MPI_Finalize − first MPI_Init, in SRT seconds.
+    pub emulated_runtime_s: f64,
+    /// Lateness of simulation events (maxBehind).
+    pub max_behind: LatenessSummary,
+    /// Messages ranks sent / were delivered.
+    pub messages_in: u64,
+    /// Messages delivered to ranks.
+    pub messages_out: u64,
+    /// Frames put on links.
+    pub packets: u64,
+    /// Per rank.
+    pub rank_reports: Vec<RankReport>,
+    /// Network counters.
+    pub network_stats: SimStats,
+    /// Capture files written.
+    pub captures: Vec<String>,
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1} us", ns as f64 / 1e3)
+}
+
+impl JobReport {
+    /// The human summary for stderr.
+    pub fn summary(&self) -> String {
+        let m = &self.max_behind;
+        let mut s = format!(
+            "mpinetsim: {} — {} ranks on {}, time factor {}\n\
+             mpinetsim: wall {:.3} s, emulated runtime {:.6} s, {} events, {} packets, {} messages\n\
+             mpinetsim: maxBehind {} (p50 {}, p99 {}), latest: {} at {:.6} s\n",
+            self.outcome,
+            self.ranks,
+            self.network,
+            self.time_factor,
+            self.wall_s,
+            self.emulated_runtime_s,
+            m.events,
+            self.packets,
+            self.messages_in,
+            us(m.max_ns),
+            us(m.p50_ns),
+            us(m.p99_ns),
+            m.max_kind.map(|k| format!("{k:?}")).unwrap_or_else(|| "-".into()),
+            m.max_at_ns as f64 / 1e9,
+        );
+        s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s\n");
+        for r in &self.rank_reports {
+            match &r.mpi {
+                Some(c) => {
+                    s.push_str(&format!(
+                    "mpinetsim: {:>4}  {:<20} {:>5} {:>5} {:>9} {:>11} {:>8} {:>10.6} {:>10.6}\n",
+                    r.rank, r.ended, c.messages_sent, c.messages_received, c.expected, c.unexpected,
+                    c.unsuccessful_matches, c.compute_s, c.blocked_s
+                ))
+                }
+                None => s.push_str(&format!(
+                    "mpinetsim: {:>4}  {:<20} (no MPI_Finalize)\n",
+                    r.rank, r.ended
+                )),
+            }
+        }
+        s
+    }
+}
