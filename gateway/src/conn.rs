@@ -114,6 +114,14 @@ impl RankConnection {
         f.encode(&mut self.outbuf);
     }
 
+    /// Process id of the peer, from the socket's credentials.
+    pub fn peer_pid(&self) -> Option<u32> {
+        use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
+        getsockopt(&self.stream, PeerCredentials)
+            .ok()
+            .map(|c| c.pid() as u32)
+    }
+
     /// Bytes queued and not yet written.
     pub fn pending_out(&self) -> usize {
         self.outbuf.len() - self.out_start

@@ -54,6 +54,8 @@ pub enum JobOutcome {
     ProtocolError {
         /// The rank (or None before Hello).
         rank: Option<u32>,
+        /// Process id of the peer (from the socket's credentials).
+        pid: Option<u32>,
         /// What was wrong.
         message: String,
     },
@@ -193,6 +195,7 @@ impl Gateway {
                 Err(e) => {
                     return JobOutcome::ProtocolError {
                         rank: None,
+                        pid: None,
                         message: format!("epoll failed: {e}"),
                     };
                 }
@@ -272,6 +275,7 @@ impl Gateway {
                     Err(e) => {
                         return Err(JobOutcome::ProtocolError {
                             rank: c.rank,
+                            pid: c.peer_pid(),
                             message: format!("sent a malformed frame ({e})"),
                         })
                     }
@@ -296,8 +300,12 @@ impl Gateway {
     }
 
     fn protocol_error(&self, idx: usize, message: String) -> JobOutcome {
-        let rank = self.conns[idx].as_ref().and_then(|c| c.rank);
-        JobOutcome::ProtocolError { rank, message }
+        let c = self.conns[idx].as_ref();
+        JobOutcome::ProtocolError {
+            rank: c.and_then(|c| c.rank),
+            pid: c.and_then(|c| c.peer_pid()),
+            message,
+        }
     }
 
     fn handle_frame(&mut self, idx: usize, frame: Frame) -> Result<(), JobOutcome> {

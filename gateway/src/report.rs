@@ -106,10 +106,10 @@ impl JobReport {
     pub fn summary(&self) -> String {
         let m = &self.max_behind;
         let mut s = format!(
-            "mpinetsim: {} — {} ranks on {}, time factor {}\n\
+            "mpinetsim: job report ({}) — {} ranks on {}, time factor {}\n\
              mpinetsim: wall {:.3} s, emulated runtime {:.6} s, {} events, {} packets, {} messages\n\
              mpinetsim: maxBehind {} (p50 {}, p99 {}), latest: {} at {:.6} s\n",
-            self.outcome,
+            if self.exit_code == 0 { "completed" } else { "failed" },
             self.ranks,
             self.network,
             self.time_factor,

@@ -108,21 +108,29 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
             format!("rank {rank} {reason}; the other ranks were stopped"),
             1,
         ),
-        JobOutcome::Aborted { rank, code, text } => (
-            format!("rank {rank} called MPI_Abort with code {code}: {text}"),
-            if *code == 0 { 1 } else { *code },
-        ),
-        JobOutcome::ProtocolError { rank, message } => (
-            match rank {
-                Some(r) => {
-                    format!("rank {r} broke the gateway protocol: {message}; the job was stopped")
-                }
-                None => {
-                    format!("a process broke the gateway protocol: {message}; the job was stopped")
-                }
-            },
-            1,
-        ),
+        JobOutcome::Aborted { rank, code, text } => {
+            (
+                if text.is_empty() {
+                    format!("rank {rank} called MPI_Abort with code {code}; the other ranks were stopped")
+                } else {
+                    format!("rank {rank} ended the job: {text}")
+                },
+                if *code == 0 { 1 } else { *code },
+            )
+        }
+        JobOutcome::ProtocolError { rank, pid, message } => {
+            let rank = rank.or_else(|| {
+                let pid = (*pid)?;
+                procs.iter().find(|p| p.child.id() == pid).map(|p| p.rank)
+            });
+            let text = match rank {
+                Some(r) => format!("rank {r} broke the gateway protocol: it {message}; the job was stopped"),
+                None => format!(
+                    "a process that is not one of the ranks broke the gateway protocol: it {message}; the job was stopped"
+                ),
+            };
+            (text, 1)
+        }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
     };
     let mut rank_reports = Vec::new();

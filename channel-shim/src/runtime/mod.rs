@@ -14,11 +14,12 @@ pub use state::{
     JobInfo,
 };
 
-/// Ends the job because of an error the program cannot recover from:
-/// prints `mpinetsim: <message>` (one line) to stderr, tells the gateway
-/// (when connected) and exits with status 1.
+/// Ends the job because of an error the program cannot recover from: tells
+/// the gateway (which prints one line naming the rank) or, when not
+/// connected, prints `mpinetsim: <message>` itself; exits with status 1.
 pub fn fatal(message: &str) -> ! {
-    eprintln!("mpinetsim: {message}");
-    state::notify_gateway_of_abort(1, message);
+    if !state::notify_gateway_of_abort(1, message) {
+        eprintln!("mpinetsim: {message}");
+    }
     std::process::exit(1)
 }

@@ -115,18 +115,23 @@ pub fn finalize(mut counters: RankCounters) -> Result<(), String> {
     Ok(())
 }
 
-/// MPI_Abort: tells the gateway and exits with `code`.
-pub fn abort_job(code: i32, text: &str) -> ! {
-    eprintln!("mpinetsim: {text}");
-    notify_gateway_of_abort(code, text);
+/// MPI_Abort: tells the gateway (an empty text means "MPI_Abort was
+/// called") and exits with `code`; prints `fallback` when not connected.
+pub fn abort_job(code: i32, fallback: &str) -> ! {
+    if !notify_gateway_of_abort(code, "") {
+        eprintln!("mpinetsim: {fallback}");
+    }
     std::process::exit(if code == 0 { 1 } else { code & 0xff })
 }
 
-/// Sends an Abort frame if connected (never blocks on a held lock).
-pub(super) fn notify_gateway_of_abort(code: i32, text: &str) {
+/// Sends an Abort frame if connected (never blocks on a held lock);
+/// returns whether it was sent.
+pub(super) fn notify_gateway_of_abort(code: i32, text: &str) -> bool {
     if let Ok(mut g) = TRANSPORT.try_lock() {
         if let Some(t) = g.as_mut() {
             t.send_abort(code, text);
+            return true;
         }
     }
+    false
 }

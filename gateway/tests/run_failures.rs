@@ -1,0 +1,157 @@
+//! `mpinetsim run` ends a job cleanly when a rank crashes, exits without
+//! MPI_Finalize, calls MPI_Abort or breaks the protocol: within 2 s, one line
+//! naming the rank and why, a valid report, a non-zero exit code.
+
+mod common;
+use common::*;
+use std::time::Instant;
+
+fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>, needle: &str) {
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c(name, compiler);
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let caps = dir.path().join("caps");
+    let t = Instant::now();
+    let o = run(
+        &[
+            "-n",
+            n,
+            "--net",
+            &config("reference.toml"),
+            "--time-factor",
+            "2",
+            "--report",
+            rep.to_str().unwrap(),
+            "--capture",
+            caps.to_str().unwrap(),
+        ],
+        &prog,
+        &[],
+    );
+    let took = t.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(took < 5.0, "the job took {took:.1} s to end:\n{err}");
+    match expect_code {
+        Some(c) => assert_eq!(o.status.code(), Some(c), "{err}"),
+        None => assert!(o.status.code().is_some_and(|c| c != 0), "{err}"),
+    }
+    let lines = error_lines(&o);
+    assert_eq!(
+        lines.len(),
+        1,
+        "exactly one line says what happened:\n{err}"
+    );
+    assert!(lines[0].contains(needle), "{} lacks {needle:?}", lines[0]);
+    // The report is complete JSON and says the same.
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    assert!(r["outcome"].as_str().unwrap().contains(needle));
+    assert!(caps.join("host0.pcap").is_file());
+}
+
+#[test]
+fn rank_killed_by_sigsegv() {
+    check_clean_end("crash_segv", "mpicc", "4", None, "rank 1 (pid");
+    check_clean_end(
+        "crash_segv",
+        "mpicc",
+        "2",
+        None,
+        "SIGSEGV before MPI_Finalize",
+    );
+}
+
+#[test]
+fn rank_exits_without_finalize() {
+    check_clean_end("exit_without_finalize", "mpicc", "4", None, "rank 2 (pid");
+    check_clean_end(
+        "exit_without_finalize",
+        "mpicc",
+        "3",
+        None,
+        "exited with status 3 before MPI_Finalize",
+    );
+}
+
+#[test]
+fn mpi_abort_code_seven() {
+    check_clean_end(
+        "abort7",
+        "mpicc",
+        "3",
+        Some(7),
+        "rank 1 called MPI_Abort with code 7",
+    );
+}
+
+#[test]
+fn garbage_frame_on_the_socket() {
+    check_clean_end("garbage_frame", "cc", "1", None, "malformed frame");
+}
+
+#[test]
+fn hello_world_runs_unmodified() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("hello", "mpicc");
+    let o = run(&["-n", "4", "--net", &config("reference.toml")], &prog, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for r in 0..4 {
+        assert!(
+            out.contains(&format!(
+                "hello from {r} of 4 (initialized=1, MPI 3.1, name length 1)"
+            )),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn bad_invocations_fail_before_any_rank_starts() {
+    for (args, needle) in [
+        (
+            vec!["-n", "2", "--net", "/nonexistent.toml", "--", "/bin/true"],
+            "cannot read network file",
+        ),
+        (
+            vec![
+                "-n",
+                "2",
+                "--net",
+                &config("reference.toml"),
+                "--",
+                "/nonexistent/prog",
+            ],
+            "was not found",
+        ),
+        (
+            vec![
+                "-n",
+                "2",
+                "--net",
+                &config("reference.toml"),
+                "--time-factor",
+                "0.5",
+                "--",
+                "/bin/true",
+            ],
+            "--time-factor",
+        ),
+    ] {
+        let o = std::process::Command::new(bin())
+            .arg("run")
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+}
