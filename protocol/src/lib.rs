@@ -187,7 +187,13 @@ impl Frame {
         let start = out.len();
         out.extend_from_slice(&[0; 4]);
         match self {
-            Frame::Hello { version, rank, size, pid, job } => {
+            Frame::Hello {
+                version,
+                rank,
+                size,
+                pid,
+                job,
+            } => {
                 out.push(K_HELLO);
                 out.extend_from_slice(&version.to_le_bytes());
                 out.extend_from_slice(&rank.to_le_bytes());
@@ -195,7 +201,12 @@ impl Frame {
                 out.extend_from_slice(&pid.to_le_bytes());
                 out.extend_from_slice(&job.to_le_bytes());
             }
-            Frame::Welcome { version, factor, epoch_ns, eager_limit } => {
+            Frame::Welcome {
+                version,
+                factor,
+                epoch_ns,
+                eager_limit,
+            } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
                 out.extend_from_slice(&factor.to_le_bytes());
@@ -208,7 +219,11 @@ impl Frame {
                 out.extend_from_slice(&srt_ns.to_le_bytes());
                 out.extend_from_slice(bytes);
             }
-            Frame::Deliver { src, vtime_ns, bytes } => {
+            Frame::Deliver {
+                src,
+                vtime_ns,
+                bytes,
+            } => {
                 out.push(K_DELIVER);
                 out.extend_from_slice(&src.to_le_bytes());
                 out.extend_from_slice(&vtime_ns.to_le_bytes());
@@ -262,7 +277,10 @@ impl Frame {
     /// Decodes one frame body (without the length prefix).
     pub fn decode_body(body: &[u8]) -> Result<Frame, DecodeError> {
         let kind = body[0];
-        let mut r = Reader { buf: &body[1..], kind };
+        let mut r = Reader {
+            buf: &body[1..],
+            kind,
+        };
         let frame = match kind {
             K_HELLO => Frame::Hello {
                 version: r.u16()?,
@@ -277,8 +295,16 @@ impl Frame {
                 epoch_ns: r.u64()?,
                 eager_limit: r.u64()?,
             },
-            K_SEND => Frame::Send { dst: r.u32()?, srt_ns: r.u64()?, bytes: r.rest() },
-            K_DELIVER => Frame::Deliver { src: r.u32()?, vtime_ns: r.u64()?, bytes: r.rest() },
+            K_SEND => Frame::Send {
+                dst: r.u32()?,
+                srt_ns: r.u64()?,
+                bytes: r.rest(),
+            },
+            K_DELIVER => Frame::Deliver {
+                src: r.u32()?,
+                vtime_ns: r.u64()?,
+                bytes: r.rest(),
+            },
             K_FINALIZE => {
                 let mut a = [0u64; RankCounters::FIELDS];
                 for v in &mut a {
@@ -336,13 +362,40 @@ mod tests {
     #[test]
     fn every_kind_round_trips() {
         let frames = vec![
-            Frame::Hello { version: VERSION, rank: 3, size: 4, pid: 1234, job: 99 },
-            Frame::Welcome { version: VERSION, factor: 2.5, epoch_ns: 77, eager_limit: 65536 },
-            Frame::Send { dst: 1, srt_ns: 5, bytes: vec![1, 2, 3] },
-            Frame::Deliver { src: 0, vtime_ns: 6, bytes: vec![] },
-            Frame::Finalize(RankCounters { calls: 1, unexpected: 7, finalize_srt_ns: 9, ..Default::default() }),
+            Frame::Hello {
+                version: VERSION,
+                rank: 3,
+                size: 4,
+                pid: 1234,
+                job: 99,
+            },
+            Frame::Welcome {
+                version: VERSION,
+                factor: 2.5,
+                epoch_ns: 77,
+                eager_limit: 65536,
+            },
+            Frame::Send {
+                dst: 1,
+                srt_ns: 5,
+                bytes: vec![1, 2, 3],
+            },
+            Frame::Deliver {
+                src: 0,
+                vtime_ns: 6,
+                bytes: vec![],
+            },
+            Frame::Finalize(RankCounters {
+                calls: 1,
+                unexpected: 7,
+                finalize_srt_ns: 9,
+                ..Default::default()
+            }),
             Frame::FinalizeAck,
-            Frame::Abort { code: 7, text: "rank 2 called MPI_Abort".into() },
+            Frame::Abort {
+                code: 7,
+                text: "rank 2 called MPI_Abort".into(),
+            },
         ];
         let mut buf = Vec::new();
         for f in &frames {
@@ -362,10 +415,22 @@ mod tests {
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         assert_eq!(Frame::decode(&[0, 0, 0, 0]), Err(DecodeError::Empty));
-        assert_eq!(Frame::decode(&[1, 0, 0, 0, 99]), Err(DecodeError::UnknownKind(99)));
-        assert_eq!(Frame::decode(&[2, 0, 0, 0, K_HELLO, 1]), Err(DecodeError::Truncated(K_HELLO)));
-        assert_eq!(Frame::decode(&[2, 0, 0, 0, K_FINALIZE_ACK, 1]), Err(DecodeError::Trailing(K_FINALIZE_ACK, 1)));
-        assert!(matches!(Frame::decode(&[0xff, 0xff, 0xff, 0xff]), Err(DecodeError::TooLarge(_))));
+        assert_eq!(
+            Frame::decode(&[1, 0, 0, 0, 99]),
+            Err(DecodeError::UnknownKind(99))
+        );
+        assert_eq!(
+            Frame::decode(&[2, 0, 0, 0, K_HELLO, 1]),
+            Err(DecodeError::Truncated(K_HELLO))
+        );
+        assert_eq!(
+            Frame::decode(&[2, 0, 0, 0, K_FINALIZE_ACK, 1]),
+            Err(DecodeError::Trailing(K_FINALIZE_ACK, 1))
+        );
+        assert!(matches!(
+            Frame::decode(&[0xff, 0xff, 0xff, 0xff]),
+            Err(DecodeError::TooLarge(_))
+        ));
         // Every 1- and 2-byte body decodes to Ok or Err, never panics.
         for a in 0..=255u8 {
             for b in [0u8, 1, 255] {
