@@ -1,0 +1,280 @@
+//! Datatypes: the predefined ones and derived ones built from them, their
+//! sizes and bounds, their typemaps, and packing between user memory and
+//! the contiguous *packed* layout every message carries.
+//!
+//! The packed layout (also `MPI_Pack`'s external layout here) is the
+//! concatenation of the data bytes of every element in typemap order, in
+//! the host's byte order, without padding.
+//!
+//! User memory is passed as a byte slice plus its `base`: the offset, in
+//! bytes, of the slice's first byte relative to the buffer address the MPI
+//! program passed. [`Datatypes::span`] tells the C layer which region to
+//! expose for a (datatype, count).
+
+mod builtin;
+mod derived;
+mod pack;
+
+pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
+pub use pack::Span;
+
+use crate::error::{MpiError, MpiResult};
+
+/// A datatype: predefined or derived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DatatypeId {
+    /// A predefined datatype.
+    Builtin(BuiltinType),
+    /// A derived datatype, numbered by the engine.
+    Derived(u32),
+}
+
+impl From<BuiltinType> for DatatypeId {
+    fn from(b: BuiltinType) -> Self {
+        DatatypeId::Builtin(b)
+    }
+}
+
+/// `count` consecutive elements of one predefined type, the first at byte
+/// displacement `disp` from the start of the datatype, each the type's
+/// extent after the previous: one entry of a typemap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeRun {
+    /// Byte displacement of the first element.
+    pub disp: i64,
+    /// Element type.
+    pub ty: BuiltinType,
+    /// Number of consecutive elements.
+    pub count: u64,
+}
+
+impl TypeRun {
+    /// Byte after the last element.
+    fn end(&self) -> i64 {
+        self.disp + (self.count * self.ty.extent()) as i64
+    }
+}
+
+/// Everything the engine knows about one datatype.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeInfo {
+    /// The typemap, in order, with adjacent runs merged.
+    pub runs: Vec<TypeRun>,
+    /// Bytes of data.
+    pub size: u64,
+    /// Lower bound.
+    pub lb: i64,
+    /// Upper bound (`extent = ub - lb`).
+    pub ub: i64,
+    /// Lowest byte holding data.
+    pub true_lb: i64,
+    /// Byte after the highest byte holding data.
+    pub true_ub: i64,
+    /// Largest alignment of its elements (for struct padding).
+    pub align: u64,
+    /// Whether lb/ub were set explicitly (resized), which disables struct padding.
+    pub explicit_bounds: bool,
+    /// Whether `MPI_Type_commit` was called (always true for predefined).
+    pub committed: bool,
+}
+
+impl TypeInfo {
+    fn of_builtin(b: BuiltinType) -> TypeInfo {
+        let ext = b.extent() as i64;
+        let last = b.segments()[1];
+        let true_ub = if last.1 > 0 {
+            (last.0 + last.1) as i64
+        } else {
+            b.size() as i64
+        };
+        TypeInfo {
+            runs: vec![TypeRun {
+                disp: 0,
+                ty: b,
+                count: 1,
+            }],
+            size: b.size(),
+            lb: 0,
+            ub: ext,
+            true_lb: 0,
+            true_ub,
+            align: b.align(),
+            explicit_bounds: false,
+            committed: true,
+        }
+    }
+
+    /// `ub - lb`.
+    pub fn extent(&self) -> i64 {
+        self.ub - self.lb
+    }
+
+    /// Basic elements of one instance (pairs count 2).
+    pub fn basic_elements(&self) -> u64 {
+        self.runs
+            .iter()
+            .map(|r| r.count * r.ty.basic_elements())
+            .sum()
+    }
+
+    /// Whether `count` instances are one contiguous block of data starting
+    /// at displacement 0.
+    pub fn is_contiguous(&self) -> bool {
+        self.runs.len() <= 1
+            && self.runs.iter().all(|r| r.disp == 0 && r.ty.is_dense())
+            && self.lb == 0
+            && self.extent() == self.size as i64
+    }
+}
+
+/// The table of datatypes of one process.
+#[derive(Debug)]
+pub struct Datatypes {
+    builtins: Vec<TypeInfo>,
+    derived: Vec<Option<TypeInfo>>,
+}
+
+impl Default for Datatypes {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Datatypes {
+    /// The predefined datatypes and no derived ones.
+    pub fn new() -> Datatypes {
+        Datatypes {
+            builtins: BuiltinType::ALL
+                .iter()
+                .map(|&b| TypeInfo::of_builtin(b))
+                .collect(),
+            derived: Vec::new(),
+        }
+    }
+
+    /// Everything about `dt`, committed or not.
+    pub fn info(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        match dt {
+            DatatypeId::Builtin(b) => Ok(&self.builtins[b as usize]),
+            DatatypeId::Derived(i) => self
+                .derived
+                .get(i as usize)
+                .and_then(|t| t.as_ref())
+                .ok_or(MpiError::Datatype),
+        }
+    }
+
+    /// Like [`info`](Self::info) but requires a committed type (for communication).
+    pub fn committed(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        let t = self.info(dt)?;
+        if t.committed {
+            Ok(t)
+        } else {
+            Err(MpiError::Datatype)
+        }
+    }
+
+    fn add(&mut self, t: TypeInfo) -> DatatypeId {
+        if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
+            self.derived[i] = Some(t);
+            DatatypeId::Derived(i as u32)
+        } else {
+            self.derived.push(Some(t));
+            DatatypeId::Derived(self.derived.len() as u32 - 1)
+        }
+    }
+
+    /// `MPI_Type_commit`.
+    pub fn commit(&mut self, dt: DatatypeId) -> MpiResult<()> {
+        match dt {
+            DatatypeId::Builtin(_) => Ok(()),
+            DatatypeId::Derived(i) => {
+                let t = self
+                    .derived
+                    .get_mut(i as usize)
+                    .and_then(|t| t.as_mut())
+                    .ok_or(MpiError::Datatype)?;
+                t.committed = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// `MPI_Type_free` (predefined types cannot be freed).
+    pub fn free(&mut self, dt: DatatypeId) -> MpiResult<()> {
+        match dt {
+            DatatypeId::Builtin(_) => Err(MpiError::Datatype),
+            DatatypeId::Derived(i) => match self.derived.get_mut(i as usize) {
+                Some(slot @ Some(_)) => {
+                    *slot = None;
+                    Ok(())
+                }
+                _ => Err(MpiError::Datatype),
+            },
+        }
+    }
+
+    /// `MPI_Type_size`.
+    pub fn size(&self, dt: DatatypeId) -> MpiResult<u64> {
+        Ok(self.info(dt)?.size)
+    }
+
+    /// `MPI_Type_get_extent`: (lb, extent).
+    pub fn extent(&self, dt: DatatypeId) -> MpiResult<(i64, i64)> {
+        let t = self.info(dt)?;
+        Ok((t.lb, t.extent()))
+    }
+
+    /// `MPI_Type_get_true_extent`: (true lb, true extent).
+    pub fn true_extent(&self, dt: DatatypeId) -> MpiResult<(i64, i64)> {
+        let t = self.info(dt)?;
+        Ok((t.true_lb, t.true_ub - t.true_lb))
+    }
+
+    /// The typemap of one instance.
+    pub fn typemap(&self, dt: DatatypeId) -> MpiResult<&[TypeRun]> {
+        Ok(&self.info(dt)?.runs)
+    }
+
+    /// `MPI_Pack_size`: bytes `count` instances pack to.
+    pub fn pack_size(&self, dt: DatatypeId, count: usize) -> MpiResult<u64> {
+        Ok(self.info(dt)?.size * count as u64)
+    }
+
+    /// `MPI_Get_count` for `bytes` received: `None` is `MPI_UNDEFINED`.
+    pub fn get_count(&self, dt: DatatypeId, bytes: u64) -> MpiResult<Option<u64>> {
+        let size = self.info(dt)?.size;
+        Ok(if size == 0 {
+            Some(0)
+        } else if bytes % size == 0 {
+            Some(bytes / size)
+        } else {
+            None
+        })
+    }
+
+    /// `MPI_Get_elements` for `bytes` received: whole basic elements (a pair
+    /// counts as two; a pair whose value alone arrived counts one).
+    pub fn get_elements(&self, dt: DatatypeId, bytes: u64) -> MpiResult<u64> {
+        let t = self.info(dt)?;
+        if t.size == 0 {
+            return Ok(0);
+        }
+        let mut elems = bytes / t.size * t.basic_elements();
+        let mut rest = bytes % t.size;
+        'runs: for r in &t.runs {
+            let full = (rest / r.ty.size()).min(r.count);
+            elems += full * r.ty.basic_elements();
+            rest -= full * r.ty.size();
+            if full < r.count {
+                if let Shape::Pair { value, .. } = r.ty.shape() {
+                    if rest >= value.size() {
+                        elems += 1;
+                    }
+                }
+                break 'runs;
+            }
+        }
+        Ok(elems)
+    }
+}

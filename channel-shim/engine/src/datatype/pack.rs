@@ -1,0 +1,237 @@
+//! Packing between user memory (a slice with its `base`) and the packed
+//! layout; the region of user memory a (datatype, count) touches.
+
+use super::{DatatypeId, Datatypes, TypeInfo};
+use crate::error::{MpiError, MpiResult};
+
+/// A region of user memory relative to the buffer address: the bytes at
+/// `address + base .. address + base + len`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    /// Offset of the first byte from the buffer address (may be negative).
+    pub base: i64,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+fn at(region_len: usize, base: i64, addr: i64, len: u64) -> MpiResult<std::ops::Range<usize>> {
+    let start = addr.checked_sub(base).ok_or(MpiError::Buffer)?;
+    if start < 0 {
+        return Err(MpiError::Buffer);
+    }
+    let start = start as usize;
+    let end = start.checked_add(len as usize).ok_or(MpiError::Buffer)?;
+    if end > region_len {
+        return Err(MpiError::Buffer);
+    }
+    Ok(start..end)
+}
+
+/// Calls `f(memory address, length)` for each data segment of instances
+/// `first .. first + count`, in packed order.
+fn for_segments(
+    t: &TypeInfo,
+    first: i64,
+    count: usize,
+    mut f: impl FnMut(i64, u64) -> MpiResult<bool>,
+) -> MpiResult<()> {
+    let ext = t.extent();
+    if t.is_contiguous() {
+        f(first * ext, count as u64 * t.size)?;
+        return Ok(());
+    }
+    for i in first..first + count as i64 {
+        let o = i * ext;
+        for r in &t.runs {
+            if r.ty.is_dense() {
+                if !f(o + r.disp, r.count * r.ty.size())? {
+                    return Ok(());
+                }
+            } else {
+                let e_ext = r.ty.extent() as i64;
+                for e in 0..r.count as i64 {
+                    for (so, sl) in r.ty.segments() {
+                        if sl > 0 && !f(o + r.disp + e * e_ext + so as i64, sl)? {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Datatypes {
+    /// The region `count` instances starting at the buffer address touch
+    /// (empty when there is no data).
+    pub fn span(&self, dt: DatatypeId, count: usize) -> MpiResult<Span> {
+        self.span_blocks(dt, &[(0, count)])
+    }
+
+    /// The region touched by several blocks `(first instance, count)` of
+    /// one buffer (for the v-collectives, whose blocks sit at displacements).
+    pub fn span_blocks(&self, dt: DatatypeId, blocks: &[(i64, usize)]) -> MpiResult<Span> {
+        let t = self.info(dt)?;
+        let ext = t.extent();
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for &(first, count) in blocks {
+            if count == 0 || t.size == 0 {
+                continue;
+            }
+            let a = first * ext;
+            let b = (first + count as i64 - 1) * ext;
+            lo = lo.min(a.min(b) + t.true_lb);
+            hi = hi.max(a.max(b) + t.true_ub);
+        }
+        if lo == i64::MAX {
+            return Ok(Span::default());
+        }
+        Ok(Span {
+            base: lo,
+            len: (hi - lo) as usize,
+        })
+    }
+
+    /// Packs `count` instances from `region`, which is exactly
+    /// `span(dt, count)`.
+    pub fn pack(&self, dt: DatatypeId, count: usize, region: &[u8]) -> MpiResult<Vec<u8>> {
+        let base = self.span(dt, count)?.base;
+        self.pack_at(dt, 0, count, region, base)
+    }
+
+    /// Packs instances `first .. first + count` from `region`, whose first
+    /// byte is at offset `base` from the buffer address.
+    pub fn pack_at(
+        &self,
+        dt: DatatypeId,
+        first: i64,
+        count: usize,
+        region: &[u8],
+        base: i64,
+    ) -> MpiResult<Vec<u8>> {
+        let t = self.info(dt)?;
+        let mut out = Vec::with_capacity(t.size as usize * count);
+        for_segments(t, first, count, |addr, len| {
+            out.extend_from_slice(&region[at(region.len(), base, addr, len)?]);
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// Unpacks `packed` into `count` instances in `region`, which is exactly
+    /// `span(dt, count)`; a shorter `packed` fills only the leading part.
+    /// Returns the packed bytes consumed.
+    pub fn unpack(
+        &self,
+        dt: DatatypeId,
+        count: usize,
+        packed: &[u8],
+        region: &mut [u8],
+    ) -> MpiResult<usize> {
+        let base = self.span(dt, count)?.base;
+        self.unpack_at(dt, 0, count, packed, region, base)
+    }
+
+    /// Unpacks into instances `first .. first + count` of `region`, whose
+    /// first byte is at offset `base` from the buffer address.
+    pub fn unpack_at(
+        &self,
+        dt: DatatypeId,
+        first: i64,
+        count: usize,
+        packed: &[u8],
+        region: &mut [u8],
+        base: i64,
+    ) -> MpiResult<usize> {
+        let t = self.info(dt)?;
+        let mut used = 0usize;
+        for_segments(t, first, count, |addr, len| {
+            let n = (len as usize).min(packed.len() - used);
+            if n == 0 {
+                return Ok(false);
+            }
+            let r = at(region.len(), base, addr, n as u64)?;
+            region[r].copy_from_slice(&packed[used..used + n]);
+            used += n;
+            Ok(used < packed.len())
+        })?;
+        Ok(used)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::datatype::{BuiltinType as B, DatatypeId, Datatypes};
+
+    fn d(b: B) -> DatatypeId {
+        DatatypeId::Builtin(b)
+    }
+
+    #[test]
+    fn vector_round_trip() {
+        let mut t = Datatypes::new();
+        let v = t.vector(3, 1, 2, d(B::Int)).unwrap();
+        let mem: Vec<u8> = (0..40).collect();
+        let sp = t.span(v, 2).unwrap();
+        assert_eq!((sp.base, sp.len), (0, 20 + 20));
+        let p = t.pack(v, 2, &mem[..sp.len]).unwrap();
+        // One instance spans (2*2 + 1) ints = 20 bytes; the second starts at 20.
+        assert_eq!(t.extent(v).unwrap(), (0, 20));
+        let want2: Vec<u8> = [0u8, 8, 16, 20, 28, 36]
+            .iter()
+            .flat_map(|&s| s..s + 4)
+            .collect();
+        assert_eq!(p, want2);
+        let mut back = vec![0xEEu8; sp.len];
+        assert_eq!(t.unpack(v, 2, &p, &mut back).unwrap(), 24);
+        for s in [0usize, 8, 16, 20, 28, 36] {
+            assert_eq!(&back[s..s + 4], &mem[s..s + 4]);
+        }
+        assert_eq!(back[4], 0xEE);
+    }
+
+    #[test]
+    fn pair_types_drop_padding() {
+        let t = Datatypes::new();
+        let mut mem = vec![0u8; 32];
+        mem[..8].copy_from_slice(&1.5f64.to_ne_bytes());
+        mem[8..12].copy_from_slice(&7i32.to_ne_bytes());
+        mem[12..16].copy_from_slice(&[9, 9, 9, 9]);
+        mem[16..24].copy_from_slice(&2.5f64.to_ne_bytes());
+        mem[24..28].copy_from_slice(&8i32.to_ne_bytes());
+        let sp = t.span(d(B::DoubleInt), 2).unwrap();
+        assert_eq!(sp.len, 28);
+        let p = t.pack(d(B::DoubleInt), 2, &mem[..28]).unwrap();
+        assert_eq!(p.len(), 24);
+        assert_eq!(&p[8..12], &7i32.to_ne_bytes());
+        assert_eq!(&p[12..20], &2.5f64.to_ne_bytes());
+    }
+
+    #[test]
+    fn negative_lb_and_short_region() {
+        let mut t = Datatypes::new();
+        let x = t.hindexed(&[1, 1], &[-8, 4], d(B::Int)).unwrap();
+        let sp = t.span(x, 1).unwrap();
+        assert_eq!((sp.base, sp.len), (-8, 16));
+        let mem: Vec<u8> = (0..16).collect();
+        let p = t.pack(x, 1, &mem).unwrap();
+        assert_eq!(p, vec![0, 1, 2, 3, 12, 13, 14, 15]);
+        assert!(t.pack(x, 1, &mem[..10]).is_err());
+    }
+
+    #[test]
+    fn struct_mixed() {
+        let mut t = Datatypes::new();
+        let s = t
+            .create_struct(&[2, 1], &[0, 12], &[d(B::Short), d(B::Double)])
+            .unwrap();
+        assert_eq!(t.extent(s).unwrap(), (0, 24));
+        let mem: Vec<u8> = (0..48).collect();
+        let p = t.pack(s, 2, &mem[..t.span(s, 2).unwrap().len]).unwrap();
+        assert_eq!(p.len(), 24);
+        assert_eq!(&p[..4], &[0, 1, 2, 3]);
+        assert_eq!(&p[4..12], &[12, 13, 14, 15, 16, 17, 18, 19]);
+        assert_eq!(&p[12..16], &[24, 25, 26, 27]);
+    }
+}

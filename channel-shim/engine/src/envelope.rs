@@ -1,0 +1,428 @@
+//! The binary header the shim puts before the payload of every message it
+//! sends through the [`Transport`](crate::transport::Transport).
+//!
+//! # Layout (version 1)
+//!
+//! All integers are little-endian; the header is [`HEADER_LEN`] = 56 bytes
+//! and is followed by exactly `payload_len` payload bytes.
+//!
+//! | offset | size | field         | meaning |
+//! |-------:|-----:|---------------|---------|
+//! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
+//! | 1      | 1    | `version`     | always `1` |
+//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data, 5 Ssend ack, 6 control |
+//! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; other bits zero |
+//! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
+//! | 5      | 3    | reserved      | zero |
+//! | 8      | 4    | `src`         | sending world rank (u32) |
+//! | 12     | 4    | `dst`         | destination world rank (u32) |
+//! | 16     | 4    | `tag`         | MPI tag (i32); collectives use their call code as tag |
+//! | 20     | 4    | `context`     | communicator context id (u32); even = point-to-point, odd = collectives of the same communicator |
+//! | 24     | 4    | `seq`         | sequence number of the matchable message per (src, dst, context), from 0; CTS, data and ack repeat the number of the message they belong to |
+//! | 28     | 4    | `sender_op`   | sender's operation id: set on RTS, CTS, data and ack, and on eager messages with `FLAG_SYNC`; else 0 |
+//! | 32     | 4    | `receiver_op` | receiver's operation id: set on CTS and data; else 0 |
+//! | 36     | 4    | reserved      | zero |
+//! | 40     | 8    | `msg_len`     | length of the whole MPI message in bytes (u64): the payload for eager and data, the announced length for RTS and CTS, 0 for ack |
+//! | 48     | 8    | `payload_len` | number of payload bytes after the header (u64) |
+//!
+//! A rendezvous transfer is RTS (sender → receiver, no payload) → CTS
+//! (receiver → sender once the receive matched, no payload) → data (sender →
+//! receiver, the payload). A synchronous eager send is answered by an ack.
+//!
+//! [`Envelope::decode`] never panics: garbage yields an [`EnvelopeError`].
+
+use std::fmt;
+
+/// Length of the encoded header in bytes.
+pub const HEADER_LEN: usize = 56;
+/// First byte of every header.
+pub const MAGIC: u8 = 0x4D;
+/// The layout version this module writes and reads.
+pub const VERSION: u8 = 1;
+/// Flag: synchronous-mode send; the receiver sends an ack when it matches.
+pub const FLAG_SYNC: u8 = 1;
+
+/// What a message is, in the protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// Eager message: header and the whole payload.
+    Eager = 1,
+    /// Rendezvous request to send (no payload).
+    Rts = 2,
+    /// Clear to send: the receive matched the RTS.
+    Cts = 3,
+    /// Rendezvous data after a CTS.
+    Data = 4,
+    /// Acknowledgement of a matched synchronous eager send.
+    SyncAck = 5,
+    /// Reserved for engine control messages.
+    Control = 6,
+}
+
+impl Kind {
+    /// The kind encoded as `b`, if any.
+    pub fn from_u8(b: u8) -> Option<Kind> {
+        Some(match b {
+            1 => Kind::Eager,
+            2 => Kind::Rts,
+            3 => Kind::Cts,
+            4 => Kind::Data,
+            5 => Kind::SyncAck,
+            6 => Kind::Control,
+            _ => return None,
+        })
+    }
+}
+
+macro_rules! call_codes {
+    ($($(#[$m:meta])* $name:ident = $v:expr,)*) => {
+        /// The MPI call that produced a message (8 bits on the wire).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        #[allow(non_camel_case_types)]
+        pub enum CallCode { $($(#[$m])* $name = $v,)* }
+        impl CallCode {
+            /// The code encoded as `b`, if any.
+            pub fn from_u8(b: u8) -> Option<CallCode> {
+                match b { $($v => Some(CallCode::$name),)* _ => None }
+            }
+            /// The MPI function name, e.g. `"MPI_Send"`.
+            pub fn name(self) -> &'static str {
+                match self { $(CallCode::$name => concat!("MPI_", stringify!($name)),)* }
+            }
+        }
+    };
+}
+
+call_codes! {
+    /// Not known / internal.
+    Other = 0,
+    /// MPI_Send.
+    Send = 1,
+    /// MPI_Isend.
+    Isend = 2,
+    /// MPI_Ssend.
+    Ssend = 3,
+    /// MPI_Issend.
+    Issend = 4,
+    /// MPI_Bsend.
+    Bsend = 5,
+    /// MPI_Ibsend.
+    Ibsend = 6,
+    /// MPI_Rsend.
+    Rsend = 7,
+    /// MPI_Irsend.
+    Irsend = 8,
+    /// MPI_Send_init (and the other persistent sends).
+    Send_init = 9,
+    /// MPI_Sendrecv.
+    Sendrecv = 10,
+    /// MPI_Sendrecv_replace.
+    Sendrecv_replace = 11,
+    /// MPI_Recv (on CTS messages).
+    Recv = 12,
+    /// MPI_Irecv (on CTS messages).
+    Irecv = 13,
+    /// MPI_Recv_init (on CTS messages).
+    Recv_init = 14,
+    /// MPI_Ssend_init.
+    Ssend_init = 15,
+    /// MPI_Bsend_init.
+    Bsend_init = 16,
+    /// MPI_Rsend_init.
+    Rsend_init = 17,
+    /// MPI_Barrier.
+    Barrier = 32,
+    /// MPI_Bcast.
+    Bcast = 33,
+    /// MPI_Reduce.
+    Reduce = 34,
+    /// MPI_Allreduce.
+    Allreduce = 35,
+    /// MPI_Gather.
+    Gather = 36,
+    /// MPI_Gatherv.
+    Gatherv = 37,
+    /// MPI_Scatter.
+    Scatter = 38,
+    /// MPI_Scatterv.
+    Scatterv = 39,
+    /// MPI_Allgather.
+    Allgather = 40,
+    /// MPI_Allgatherv.
+    Allgatherv = 41,
+    /// MPI_Alltoall.
+    Alltoall = 42,
+    /// MPI_Alltoallv.
+    Alltoallv = 43,
+    /// MPI_Alltoallw.
+    Alltoallw = 44,
+    /// MPI_Reduce_scatter.
+    Reduce_scatter = 45,
+    /// MPI_Reduce_scatter_block.
+    Reduce_scatter_block = 46,
+    /// MPI_Scan.
+    Scan = 47,
+    /// MPI_Exscan.
+    Exscan = 48,
+    /// MPI_Comm_dup (context-id agreement).
+    Comm_dup = 64,
+    /// MPI_Comm_split (context-id agreement and colours).
+    Comm_split = 65,
+    /// MPI_Comm_create (context-id agreement).
+    Comm_create = 66,
+}
+
+/// A decoded header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    /// What the message is.
+    pub kind: Kind,
+    /// Flag bits ([`FLAG_SYNC`]).
+    pub flags: u8,
+    /// The MPI call that produced it.
+    pub call: CallCode,
+    /// Sending world rank.
+    pub src: u32,
+    /// Destination world rank.
+    pub dst: u32,
+    /// MPI tag.
+    pub tag: i32,
+    /// Communicator context id.
+    pub context: u32,
+    /// Sequence number per (src, dst, context).
+    pub seq: u32,
+    /// Sender's operation id (rendezvous / sync).
+    pub sender_op: u32,
+    /// Receiver's operation id (rendezvous).
+    pub receiver_op: u32,
+    /// Length of the whole MPI message.
+    pub msg_len: u64,
+    /// Payload bytes following the header.
+    pub payload_len: u64,
+}
+
+/// Why bytes are not a valid message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvelopeError {
+    /// Fewer than [`HEADER_LEN`] bytes.
+    Short(usize),
+    /// First byte is not [`MAGIC`].
+    Magic(u8),
+    /// Unknown layout version.
+    Version(u8),
+    /// Unknown kind byte.
+    Kind(u8),
+    /// Unknown call code.
+    Call(u8),
+    /// Unknown flag bits or non-zero reserved bytes.
+    Reserved,
+    /// `payload_len` disagrees with the bytes present, or with `msg_len`.
+    Length {
+        /// What the header says.
+        declared: u64,
+        /// What is there.
+        actual: u64,
+    },
+}
+
+impl fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvelopeError::Short(n) => write!(f, "message of {n} bytes is shorter than the header"),
+            EnvelopeError::Magic(b) => write!(f, "bad magic byte {b:#04x}"),
+            EnvelopeError::Version(v) => write!(f, "unknown envelope version {v}"),
+            EnvelopeError::Kind(k) => write!(f, "unknown message kind {k}"),
+            EnvelopeError::Call(c) => write!(f, "unknown call code {c}"),
+            EnvelopeError::Reserved => write!(f, "reserved bits set"),
+            EnvelopeError::Length { declared, actual } => {
+                write!(f, "payload length {declared} but {actual} bytes present")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EnvelopeError {}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+impl Envelope {
+    /// Encodes the header followed by `payload` (whose length must be
+    /// `self.payload_len`; it is overwritten with the real length).
+    pub fn encode(&self, payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(&[MAGIC, VERSION, self.kind as u8, self.flags, self.call as u8]);
+        out.extend_from_slice(&[0, 0, 0]);
+        out.extend_from_slice(&self.src.to_le_bytes());
+        out.extend_from_slice(&self.dst.to_le_bytes());
+        out.extend_from_slice(&self.tag.to_le_bytes());
+        out.extend_from_slice(&self.context.to_le_bytes());
+        out.extend_from_slice(&self.seq.to_le_bytes());
+        out.extend_from_slice(&self.sender_op.to_le_bytes());
+        out.extend_from_slice(&self.receiver_op.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&self.msg_len.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// Decodes a whole message into its header and its payload slice.
+    pub fn decode(bytes: &[u8]) -> Result<(Envelope, &[u8]), EnvelopeError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(EnvelopeError::Short(bytes.len()));
+        }
+        if bytes[0] != MAGIC {
+            return Err(EnvelopeError::Magic(bytes[0]));
+        }
+        if bytes[1] != VERSION {
+            return Err(EnvelopeError::Version(bytes[1]));
+        }
+        let kind = Kind::from_u8(bytes[2]).ok_or(EnvelopeError::Kind(bytes[2]))?;
+        let flags = bytes[3];
+        let call = CallCode::from_u8(bytes[4]).ok_or(EnvelopeError::Call(bytes[4]))?;
+        if flags & !FLAG_SYNC != 0 || bytes[5..8] != [0, 0, 0] || u32_at(bytes, 36) != 0 {
+            return Err(EnvelopeError::Reserved);
+        }
+        let payload_len = u64_at(bytes, 48);
+        let actual = (bytes.len() - HEADER_LEN) as u64;
+        if payload_len != actual {
+            return Err(EnvelopeError::Length {
+                declared: payload_len,
+                actual,
+            });
+        }
+        let msg_len = u64_at(bytes, 40);
+        if matches!(kind, Kind::Eager | Kind::Data) && msg_len != payload_len {
+            return Err(EnvelopeError::Length {
+                declared: msg_len,
+                actual,
+            });
+        }
+        let env = Envelope {
+            kind,
+            flags,
+            call,
+            src: u32_at(bytes, 8),
+            dst: u32_at(bytes, 12),
+            tag: u32_at(bytes, 16) as i32,
+            context: u32_at(bytes, 20),
+            seq: u32_at(bytes, 24),
+            sender_op: u32_at(bytes, 28),
+            receiver_op: u32_at(bytes, 32),
+            msg_len,
+            payload_len,
+        };
+        Ok((env, &bytes[HEADER_LEN..]))
+    }
+
+    /// True for synchronous-mode sends.
+    pub fn is_sync(&self) -> bool {
+        self.flags & FLAG_SYNC != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Envelope {
+        Envelope {
+            kind: Kind::Rts,
+            flags: FLAG_SYNC,
+            call: CallCode::Issend,
+            src: 3,
+            dst: 7,
+            tag: -5,
+            context: 4,
+            seq: 99,
+            sender_op: 12,
+            receiver_op: 0,
+            msg_len: 1 << 20,
+            payload_len: 0,
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let e = sample();
+        let b = e.encode(&[]);
+        assert_eq!(b.len(), HEADER_LEN);
+        let (d, p) = Envelope::decode(&b).unwrap();
+        assert_eq!(d, e);
+        assert!(p.is_empty());
+        let mut e2 = sample();
+        e2.kind = Kind::Eager;
+        e2.msg_len = 3;
+        e2.payload_len = 3;
+        let b = e2.encode(&[1, 2, 3]);
+        let (d, p) = Envelope::decode(&b).unwrap();
+        assert_eq!(d, e2);
+        assert_eq!(p, &[1, 2, 3]);
+    }
+
+    #[test]
+    fn layout_offsets() {
+        let b = sample().encode(&[]);
+        assert_eq!(b[0], 0x4D);
+        assert_eq!(b[2], 2);
+        assert_eq!(b[4], CallCode::Issend as u8);
+        assert_eq!(&b[8..12], &3u32.to_le_bytes());
+        assert_eq!(&b[16..20], &(-5i32).to_le_bytes());
+        assert_eq!(&b[40..48], &(1u64 << 20).to_le_bytes());
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert_eq!(Envelope::decode(&[]), Err(EnvelopeError::Short(0)));
+        let good = sample().encode(&[]);
+        for i in 0..HEADER_LEN {
+            for v in [0u8, 0xff, 0x7f] {
+                let mut b = good.clone();
+                b[i] = v;
+                let _ = Envelope::decode(&b); // must not panic
+            }
+        }
+        let mut b = good.clone();
+        b.push(1);
+        assert!(matches!(
+            Envelope::decode(&b),
+            Err(EnvelopeError::Length { .. })
+        ));
+        // Pseudo-random garbage.
+        let mut x: u64 = 0x1234_5678;
+        for len in 0..200 {
+            let v: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            let _ = Envelope::decode(&v);
+        }
+    }
+
+    #[test]
+    fn call_codes_round_trip() {
+        for b in 0..=255u8 {
+            if let Some(c) = CallCode::from_u8(b) {
+                assert_eq!(c as u8, b);
+                assert!(c.name().starts_with("MPI_"));
+            }
+        }
+        assert_eq!(CallCode::Allreduce.name(), "MPI_Allreduce");
+    }
+}

@@ -1,0 +1,68 @@
+//! The engine's error type: one variant per MPI error class the engine can
+//! raise, so the C layer maps each variant onto exactly one `MPI_ERR_*`.
+
+use std::fmt;
+
+/// An MPI error, one variant per error class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MpiError {
+    /// `MPI_ERR_RANK`: a rank outside the communicator.
+    Rank,
+    /// `MPI_ERR_TAG`: a tag outside `0..=tag_ub` (or a wildcard where none is allowed).
+    Tag,
+    /// `MPI_ERR_COUNT`: a count that is negative or inconsistent.
+    Count,
+    /// `MPI_ERR_COMM`: an unknown or freed communicator.
+    Comm,
+    /// `MPI_ERR_TYPE`: an unknown, freed or uncommitted datatype.
+    Datatype,
+    /// `MPI_ERR_OP`: an unknown op, or an op not defined on the datatype.
+    Op,
+    /// `MPI_ERR_REQUEST`: an unknown or freed request.
+    Request,
+    /// `MPI_ERR_BUFFER`: a buffer region too small for the datatype and count,
+    /// or an exhausted `MPI_Buffer_attach` buffer.
+    Buffer,
+    /// `MPI_ERR_TRUNCATE`: a message longer than the receive buffer.
+    Truncate,
+    /// `MPI_ERR_ROOT`: a root outside the communicator.
+    Root,
+    /// `MPI_ERR_GROUP`: an unknown group or a bad rank list for a group.
+    Group,
+    /// `MPI_ERR_ARG`: any other invalid argument.
+    Arg,
+    /// `MPI_ERR_PENDING`: the request is still pending (multi-request calls).
+    Pending,
+    /// `MPI_ERR_IN_STATUS`: see the per-request statuses.
+    InStatus,
+    /// `MPI_ERR_OTHER`: anything else.
+    Other,
+}
+
+impl fmt::Display for MpiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            MpiError::Rank => "invalid rank",
+            MpiError::Tag => "invalid tag",
+            MpiError::Count => "invalid count",
+            MpiError::Comm => "invalid communicator",
+            MpiError::Datatype => "invalid datatype",
+            MpiError::Op => "invalid reduction operation for this datatype",
+            MpiError::Request => "invalid request",
+            MpiError::Buffer => "invalid buffer",
+            MpiError::Truncate => "message truncated",
+            MpiError::Root => "invalid root",
+            MpiError::Group => "invalid group",
+            MpiError::Arg => "invalid argument",
+            MpiError::Pending => "request pending",
+            MpiError::InStatus => "error code is in status",
+            MpiError::Other => "other error",
+        };
+        f.write_str(s)
+    }
+}
+
+impl std::error::Error for MpiError {}
+
+/// Result type of the engine.
+pub type MpiResult<T> = Result<T, MpiError>;
