@@ -6,8 +6,8 @@
 //! It also makes sure every function Debian's `mpi.h` declares is exported:
 //! it reads `mpi-functions.txt` (name, C return type, MPI version; written by
 //! `tools/list-mpi-functions.py`), finds the functions implemented under
-//! `src/ffi/` (any `fn MPI_x(` outside comments; the `mpi_fn!` macro defines
-//! `PMPI_x` next to it), and writes into `$OUT_DIR`:
+//! `src/ffi/` (any `fn MPI_x(` outside comments and strings; the `mpi_fn!`
+//! macro defines `PMPI_x` next to it), and writes into `$OUT_DIR`:
 //!
 //! - `unsupported.rs`: for every other function, `MPI_x` and `PMPI_x` stubs
 //!   that end the job with `mpinetsim: MPI_x is not supported`;
@@ -47,7 +47,7 @@ fn main() {
         println!("cargo:rerun-if-changed={}", file.display());
         let text = fs::read_to_string(file)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-        implemented.extend(implemented_functions(&strip_comments(&text)));
+        implemented.extend(implemented_functions(&strip_comments_and_strings(&text)));
     }
 
     let listed: BTreeSet<&str> = functions.iter().map(|f| f.name.as_str()).collect();
@@ -139,11 +139,13 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Rust source with `//` and `/* */` comments replaced by spaces (string and
-/// char literals are kept, so `"//"` does not start a comment).
-fn strip_comments(src: &str) -> String {
+/// Rust source with comments, string literals and char literals blanked
+/// out (so neither `// fn MPI_x(` nor `"fn MPI_x("` counts as a definition).
+/// Raw strings are treated like plain ones, which is enough for src/ffi.
+fn strip_comments_and_strings(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = Vec::with_capacity(b.len());
+    let blank = |c: u8| if c == b'\n' { b'\n' } else { b' ' };
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
@@ -155,45 +157,47 @@ fn strip_comments(src: &str) -> String {
             while i < b.len() {
                 if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
                     depth += 1;
+                    out.extend_from_slice(b"  ");
                     i += 2;
                 } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
                     depth -= 1;
+                    out.extend_from_slice(b"  ");
                     i += 2;
                     if depth == 0 {
                         break;
                     }
                 } else {
+                    out.push(blank(b[i]));
                     i += 1;
                 }
             }
-            out.push(b' ');
         } else if b[i] == b'\'' && b.get(i + 1) == Some(&b'\\') {
-            // escaped char literal such as '\'' or '\n': copy up to its close
-            out.extend_from_slice(&b[i..i + 2]);
-            i += 2;
+            // escaped char literal such as '\'' or '\n'
+            out.extend_from_slice(b"   ");
+            i += 3;
             while i < b.len() && b[i] != b'\'' {
-                out.push(b[i]);
+                out.push(b' ');
                 i += 1;
             }
+            out.push(b' ');
+            i += 1;
         } else if b[i] == b'\'' && b.get(i + 2) == Some(&b'\'') {
             // plain char literal such as '"'
-            out.extend_from_slice(&b[i..i + 3]);
+            out.extend_from_slice(b"   ");
             i += 3;
         } else if b[i] == b'"' {
-            out.push(b[i]);
+            out.push(b' ');
             i += 1;
             while i < b.len() && b[i] != b'"' {
                 if b[i] == b'\\' && i + 1 < b.len() {
-                    out.push(b[i]);
+                    out.push(b' ');
                     i += 1;
                 }
-                out.push(b[i]);
+                out.push(blank(b[i]));
                 i += 1;
             }
-            if i < b.len() {
-                out.push(b[i]);
-                i += 1;
-            }
+            out.push(b' ');
+            i += 1;
         } else {
             out.push(b[i]);
             i += 1;
