@@ -25,9 +25,9 @@ pub fn coverage_markdown() -> String {
          The channel shim exports every `MPI_` function that Debian's MPICH 4.0.2\n\
          `mpi.h` declares (MPI 4.0 C API, plus the MPI-1 names MPI 3.0 removed that\n\
          MPICH still ships), each also under its `PMPI_` name, so any program built\n\
-         with Debian's `mpicc` loads. Functions marked *not supported* end the job\n\
-         with one line, `mpinetsim: MPI_Win_create is not supported`, and exit\n\
-         status 1.\n\n\
+         with Debian's `mpicc` loads. A call to a function marked *not supported*\n\
+         ends the job with one line naming it (`mpinetsim: MPI_Win_create is not\n\
+         supported`) and exit status 1.\n\n\
          The list comes from `channel-shim/mpi-functions.txt` (written by\n\
          `channel-shim/tools/list-mpi-functions.py`); a function counts as\n\
          implemented when `channel-shim/src/ffi/` defines it.\n\n\
