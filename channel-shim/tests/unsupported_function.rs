@@ -1,0 +1,200 @@
+//! A program built with Debian's `mpicc` that calls a function the shim does
+//! not implement loads against the shim (every function of
+//! mpi-functions.txt is exported as MPI_x and PMPI_x) and ends with exactly
+//! one stderr line `mpinetsim: MPI_x is not supported` and a non-zero exit.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+}
+
+/// `libchannel_shim.so` in the profile folder this test binary was built
+/// into (`<target>/<profile>/deps/<test>` -> `<target>/<profile>/`).
+fn shim_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    let profile = if deps.ends_with("deps") {
+        deps.parent().unwrap()
+    } else {
+        deps
+    };
+    let lib = profile.join("libchannel_shim.so");
+    assert!(
+        lib.is_file(),
+        "{} not found; build it with cargo build -p channel-shim",
+        lib.display()
+    );
+    lib
+}
+
+/// A fresh folder with `libmpich.so.12` and `libmpi.so.12` linking to the shim.
+fn shim_dir(name: &str) -> PathBuf {
+    let lib = shim_library();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("unsupported-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for link in ["libmpich.so.12", "libmpi.so.12"] {
+        std::os::unix::fs::symlink(&lib, dir.join(link)).unwrap();
+    }
+    dir
+}
+
+fn output(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn listed_functions() -> Vec<String> {
+    let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("mpi-functions.txt");
+    std::fs::read_to_string(list)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn every_listed_function_is_exported_under_both_names() {
+    if !on_path("nm") || !on_path("readelf") {
+        println!("SKIPPED: nm/readelf not found (apt-get install binutils)");
+        return;
+    }
+    let lib = shim_library();
+    let out = output(Command::new("nm").args(["-D", "--defined-only"]).arg(&lib));
+    let exported: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect();
+    let functions = listed_functions();
+    assert!(
+        functions.len() > 600,
+        "mpi-functions.txt lists only {} functions",
+        functions.len()
+    );
+    let missing: Vec<String> = functions
+        .iter()
+        .flat_map(|f| [f.clone(), format!("P{f}")])
+        .filter(|s| !exported.contains(s))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not exported by {}: {missing:?}",
+        lib.display()
+    );
+
+    let dynamic = output(Command::new("readelf").arg("-d").arg(&lib));
+    let dynamic = String::from_utf8_lossy(&dynamic.stdout);
+    assert!(
+        dynamic
+            .lines()
+            .any(|l| l.contains("(SONAME)") && l.contains("[libmpich.so.12]")),
+        "the shim's SONAME is not libmpich.so.12:\n{dynamic}"
+    );
+}
+
+/// Builds `source` with mpicc, checks it needs libmpich.so.12, runs it on
+/// the shim and returns its output.
+fn run_on_shim(name: &str, source: &str) -> Option<Output> {
+    if !on_path("mpicc") {
+        println!("SKIPPED: mpicc not found (apt-get install mpich libmpich-dev)");
+        return None;
+    }
+    let dir = shim_dir(name);
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(&c, source).unwrap();
+    output(Command::new("mpicc").arg("-o").arg(&exe).arg(&c));
+
+    if on_path("readelf") {
+        let dynamic = output(Command::new("readelf").arg("-d").arg(&exe));
+        let dynamic = String::from_utf8_lossy(&dynamic.stdout);
+        assert!(
+            dynamic
+                .lines()
+                .any(|l| l.contains("(NEEDED)") && l.contains("[libmpich.so.12]")),
+            "{name} does not need libmpich.so.12:\n{dynamic}"
+        );
+    }
+
+    let mut cmd = Command::new(&exe);
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("MPINETSIM") {
+            cmd.env_remove(key);
+        }
+    }
+    Some(
+        cmd.env("LD_LIBRARY_PATH", &dir)
+            .env_remove("LD_PRELOAD")
+            .output()
+            .unwrap(),
+    )
+}
+
+fn assert_not_supported(out: &Output, function: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "exited successfully; stderr:\n{stderr}"
+    );
+    assert_eq!(
+        stderr,
+        format!("mpinetsim: {function} is not supported\n"),
+        "status {}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "",
+        "the program went on after the call"
+    );
+}
+
+#[test]
+fn calling_an_unsupported_function_ends_the_job_with_one_line() {
+    let source = r#"
+#include <mpi.h>
+#include <stdio.h>
+int main(void) {
+    static char buf[64];
+    MPI_Win win;
+    MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    printf("MPI_Win_create returned\n");
+    return 0;
+}
+"#;
+    let Some(out) = run_on_shim("win_create", source) else {
+        return;
+    };
+    assert_not_supported(&out, "MPI_Win_create");
+}
+
+#[test]
+fn unsupported_profiling_name_and_non_int_return_type() {
+    // PMPI_ name, and a function returning MPI_Aint rather than int.
+    let source = r#"
+#include <mpi.h>
+#include <stdio.h>
+int main(void) {
+    MPI_Aint a = PMPI_Aint_add((MPI_Aint)16, (MPI_Aint)4);
+    printf("PMPI_Aint_add returned %ld\n", (long)a);
+    return 0;
+}
+"#;
+    let Some(out) = run_on_shim("aint_add", source) else {
+        return;
+    };
+    assert_not_supported(&out, "MPI_Aint_add");
+}
