@@ -1,0 +1,385 @@
+// ns-3 (3.37) reference benchmark for mpinetsim.
+//
+// Simulates the mpinetsim "reference network" (configs/reference.toml) and the
+// pingpong / alltoall workloads so the wall-clock speed of the two simulators
+// can be compared.
+//
+// Network: 4 hosts, each on its own full-duplex 1 Gbps link with 0.5 ms
+// propagation delay to one central node ("switch0"); host-to-host latency is
+// therefore 1 ms plus two serialisations. IP MTU 1500.
+//
+// How the switch is modelled: every host<->switch link is a PointToPoint
+// link, and the switch node forwards by IPv4 (static routes from
+// Ipv4GlobalRoutingHelper). This is a store-and-forward device with one
+// drop-tail output queue per port, exactly the queueing behaviour of an L2
+// switch. The L2 alternative (CsmaNetDevice + BridgeNetDevice) was rejected:
+// ns-3 3.37's CsmaChannel is a half-duplex shared medium (data and ACKs of
+// one link would contend, with CSMA backoff), and PointToPointNetDevice cannot
+// be bridged (no SendFrom support). Differences from a real Ethernet switch:
+// per-frame overhead is the 2-byte PPP header instead of Ethernet's
+// 14 + 4 (FCS) + 20 (preamble + inter-frame gap) bytes (~2.4% less
+// serialisation time for full-size frames), and the switch decrements TTL
+// (no effect here).
+//
+// Queues: each device has a 1000-packet DropTail queue (= queue_packets in
+// reference.toml; --queuePackets); the ns-3 traffic-control queue discs are
+// removed so no second queue sits in front of the device. ns-3 has no TCP
+// small queues: a host whose NIC queue is full drops the segment locally
+// (mpinetsim instead holds segments back). Drop counts go to stderr.
+//
+// TCP: NewReno, no SACK, no timestamps (mpinetsim has neither), MSS 1460
+// (= MTU - 40), initial cwnd 10, RTO min 200 ms, initial RTO 1 s, Nagle off
+// (TcpNoDelay), delayed-ACK count 1 by default (ACK every segment; 2 matches
+// reference.toml), 4 MiB send/receive buffers with window scaling by default.
+// --likeMpinetsim=1 switches to reference.toml's values (delayed-ACK count 2,
+// 40 ms timer, 512 KiB buffers) and gives the host NICs an effectively
+// unbounded queue, standing in for mpinetsim's TCP-small-queues behaviour.
+//
+// Output (one line):
+//   workload=<name> simulated_s=<t of last byte> wall_s=<Simulator::Run> events=<n>
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const uint32_t kHosts = 4;
+const uint16_t kBasePort = 35000; // host i listens on 35000 + i (as mpinetsim)
+
+// Time the last awaited byte arrived; negative while not finished.
+double g_finishedAt = -1.0;
+
+void
+Finish()
+{
+    g_finishedAt = Simulator::Now().GetSeconds();
+    Simulator::Stop();
+}
+
+// ---------------------------------------------------------------- pingpong
+
+struct PingPong
+{
+    uint32_t msgSize = 32;
+    uint64_t iters = 10000;
+    uint64_t done = 0;     // round trips completed (client side)
+    uint64_t clientRx = 0; // bytes of the current reply received
+    uint64_t serverRx = 0; // bytes of the current request received
+    std::vector<uint8_t> buf;
+    Ptr<Socket> client;
+
+    void SendMsg(Ptr<Socket> s)
+    {
+        int sent = s->Send(buf.data(), msgSize, 0);
+        NS_ABORT_MSG_IF(sent != static_cast<int>(msgSize), "short send");
+    }
+
+    void ClientConnected(Ptr<Socket> s)
+    {
+        SendMsg(s);
+    }
+
+    void ClientConnectFailed(Ptr<Socket>)
+    {
+        NS_FATAL_ERROR("pingpong connect failed");
+    }
+
+    void ClientRecv(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            clientRx += p->GetSize();
+        }
+        while (clientRx >= msgSize)
+        {
+            clientRx -= msgSize;
+            if (++done == iters)
+            {
+                Finish();
+                return;
+            }
+            SendMsg(s);
+        }
+    }
+
+    void ServerRecv(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            serverRx += p->GetSize();
+        }
+        while (serverRx >= msgSize)
+        {
+            serverRx -= msgSize;
+            SendMsg(s);
+        }
+    }
+
+    bool AcceptRequest(Ptr<Socket>, const Address&)
+    {
+        return true;
+    }
+
+    void Accepted(Ptr<Socket> s, const Address&)
+    {
+        s->SetRecvCallback(MakeCallback(&PingPong::ServerRecv, this));
+    }
+};
+
+// ---------------------------------------------------------------- alltoall
+
+// Frames dropped because an output queue was full: by the device queue, or
+// by the traffic-control layer when the device queue is stopped (full).
+uint64_t g_hostDrops = 0;
+uint64_t g_switchDrops = 0;
+
+void
+CountDrop(uint64_t* counter, Ptr<const Packet>)
+{
+    ++*counter;
+}
+
+uint64_t g_a2aExpected = 0;
+uint64_t g_a2aReceived = 0;
+
+// --progress=1: print alltoall bytes received every 10 ms of simulated time.
+void
+Progress()
+{
+    std::fprintf(stderr,
+                 "progress: t=%.3f received=%llu\n",
+                 Simulator::Now().GetSeconds(),
+                 static_cast<unsigned long long>(g_a2aReceived));
+    Simulator::Schedule(MilliSeconds(10), &Progress);
+}
+
+void
+SinkRx(Ptr<const Packet> p, const Address&)
+{
+    g_a2aReceived += p->GetSize();
+    if (g_a2aReceived == g_a2aExpected)
+    {
+        Finish();
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string workload = "pingpong";
+    uint64_t iters = 10000;
+    uint64_t size = 16777216;
+    uint32_t msgSize = 32;
+    bool pcap = false;
+    std::string pcapPrefix = "reference_bench";
+    uint32_t delAckCount = 1;
+    uint32_t bufBytes = 4 * 1024 * 1024;
+    uint32_t sendSize = 1460;
+    bool progress = false;
+    uint32_t queuePackets = 1000;
+    uint32_t hostQueuePackets = 0; // 0: same as queuePackets
+    bool likeMpinetsim = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("workload", "pingpong | alltoall", workload);
+    cmd.AddValue("iters", "pingpong round trips", iters);
+    cmd.AddValue("size", "alltoall bytes per ordered host pair", size);
+    cmd.AddValue("msgSize", "pingpong message bytes", msgSize);
+    cmd.AddValue("pcap", "write pcap files (0/1)", pcap);
+    cmd.AddValue("pcapPrefix", "pcap file name prefix", pcapPrefix);
+    cmd.AddValue("delAckCount", "ACK after this many segments (1 = every)", delAckCount);
+    cmd.AddValue("bufBytes", "TCP send and receive buffer bytes", bufBytes);
+    cmd.AddValue("sendSize", "alltoall BulkSend write size", sendSize);
+    cmd.AddValue("queuePackets", "DropTail limit of every device queue", queuePackets);
+    cmd.AddValue("hostQueuePackets",
+                 "DropTail limit of the host NIC queues (0 = queuePackets)",
+                 hostQueuePackets);
+    cmd.AddValue("progress", "print alltoall progress every 10 ms (0/1)", progress);
+    cmd.AddValue("likeMpinetsim",
+                 "use reference.toml's TCP settings instead: delAckCount=2, bufBytes=512KiB, "
+                 "hostQueuePackets=1000000 (stands in for TCP small queues: no local drops)",
+                 likeMpinetsim);
+    cmd.Parse(argc, argv);
+    if (likeMpinetsim)
+    {
+        delAckCount = 2;
+        bufBytes = 512 * 1024;
+        hostQueuePackets = 1000000;
+    }
+    NS_ABORT_MSG_UNLESS(workload == "pingpong" || workload == "alltoall",
+                        "--workload must be pingpong or alltoall");
+
+    // ---- TCP defaults
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(40)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(bufBytes));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bufBytes));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+
+    // ---- topology: host0..3 -- switch0
+    NodeContainer hosts;
+    hosts.Create(kHosts);
+    Ptr<Node> sw = CreateObject<Node>();
+
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(1500));
+    p2p.SetChannelAttribute("Delay", StringValue("500us"));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>",
+                 "MaxSize",
+                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queuePackets)));
+
+    InternetStackHelper stack;
+    stack.Install(hosts);
+    stack.Install(sw);
+
+    std::vector<Ipv4Address> hostAddr(kHosts);
+    NetDeviceContainer allDevs;
+    Ipv4AddressHelper ipv4;
+    TrafficControlHelper tch;
+    for (uint32_t i = 0; i < kHosts; ++i)
+    {
+        NetDeviceContainer d = p2p.Install(hosts.Get(i), sw);
+        if (hostQueuePackets != 0)
+        {
+            DynamicCast<PointToPointNetDevice>(d.Get(0))->GetQueue()->SetMaxSize(
+                QueueSize(QueueSizeUnit::PACKETS, hostQueuePackets));
+        }
+        char net[32];
+        std::snprintf(net, sizeof(net), "10.1.%u.0", i + 1);
+        ipv4.SetBase(net, "255.255.255.0");
+        Ipv4InterfaceContainer ifs = ipv4.Assign(d);
+        hostAddr[i] = ifs.GetAddress(0);
+        tch.Uninstall(d); // no queue disc in front of the device queue
+        allDevs.Add(d);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    for (uint32_t i = 0; i < allDevs.GetN(); ++i)
+    {
+        Ptr<PointToPointNetDevice> d = DynamicCast<PointToPointNetDevice>(allDevs.Get(i));
+        uint64_t* counter = d->GetNode() == sw ? &g_switchDrops : &g_hostDrops;
+        d->GetQueue()->TraceConnectWithoutContext("Drop", MakeBoundCallback(&CountDrop, counter));
+    }
+    for (uint32_t i = 0; i <= kHosts; ++i)
+    {
+        Ptr<Node> n = i < kHosts ? hosts.Get(i) : sw;
+        uint64_t* counter = n == sw ? &g_switchDrops : &g_hostDrops;
+        n->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+            "TcDrop",
+            MakeBoundCallback(&CountDrop, counter));
+    }
+
+    if (pcap)
+    {
+        p2p.EnablePcapAll(pcapPrefix);
+    }
+
+    // ---- workload
+    PingPong pp;
+    if (workload == "pingpong")
+    {
+        pp.msgSize = msgSize;
+        pp.iters = iters;
+        pp.buf.assign(msgSize, 0x5a);
+
+        Ptr<Socket> listener = Socket::CreateSocket(hosts.Get(1), TcpSocketFactory::GetTypeId());
+        listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), kBasePort + 1));
+        listener->Listen();
+        listener->SetAcceptCallback(MakeCallback(&PingPong::AcceptRequest, &pp),
+                                    MakeCallback(&PingPong::Accepted, &pp));
+
+        pp.client = Socket::CreateSocket(hosts.Get(0), TcpSocketFactory::GetTypeId());
+        pp.client->Bind(InetSocketAddress(Ipv4Address::GetAny(), 50000 + 0));
+        pp.client->SetConnectCallback(MakeCallback(&PingPong::ClientConnected, &pp),
+                                      MakeCallback(&PingPong::ClientConnectFailed, &pp));
+        pp.client->SetRecvCallback(MakeCallback(&PingPong::ClientRecv, &pp));
+        Ptr<Socket> c = pp.client;
+        Ipv4Address dst = hostAddr[1];
+        Simulator::ScheduleNow([c, dst]() { c->Connect(InetSocketAddress(dst, kBasePort + 1)); });
+    }
+    else
+    {
+        g_a2aExpected = size * kHosts * (kHosts - 1);
+        if (progress)
+        {
+            Simulator::Schedule(MilliSeconds(10), &Progress);
+        }
+        for (uint32_t dst = 0; dst < kHosts; ++dst)
+        {
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), kBasePort + dst));
+            ApplicationContainer a = sink.Install(hosts.Get(dst));
+            a.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&SinkRx));
+            a.Start(Seconds(0));
+        }
+        for (uint32_t src = 0; src < kHosts; ++src)
+        {
+            for (uint32_t dst = 0; dst < kHosts; ++dst)
+            {
+                if (src == dst)
+                {
+                    continue;
+                }
+                BulkSendHelper bulk("ns3::TcpSocketFactory",
+                                    InetSocketAddress(hostAddr[dst], kBasePort + dst));
+                bulk.SetAttribute("MaxBytes", UintegerValue(size));
+                bulk.SetAttribute("SendSize", UintegerValue(sendSize));
+                ApplicationContainer a = bulk.Install(hosts.Get(src));
+                a.Start(Seconds(0));
+            }
+        }
+    }
+
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto t1 = std::chrono::steady_clock::now();
+    double wall = std::chrono::duration<double>(t1 - t0).count();
+    uint64_t events = Simulator::GetEventCount();
+
+    if (g_finishedAt < 0)
+    {
+        std::fprintf(stderr,
+                     "warning: workload did not finish (pingpong done=%llu, alltoall "
+                     "received=%llu of %llu)\n",
+                     static_cast<unsigned long long>(pp.done),
+                     static_cast<unsigned long long>(g_a2aReceived),
+                     static_cast<unsigned long long>(g_a2aExpected));
+    }
+    std::fprintf(stderr,
+                 "info: queue_drops host=%llu switch=%llu\n",
+                 static_cast<unsigned long long>(g_hostDrops),
+                 static_cast<unsigned long long>(g_switchDrops));
+    std::printf("workload=%s simulated_s=%.9f wall_s=%.6f events=%llu\n",
+                workload.c_str(),
+                g_finishedAt,
+                wall,
+                static_cast<unsigned long long>(events));
+    Simulator::Destroy();
+    return g_finishedAt < 0 ? 1 : 0;
+}
