@@ -23,19 +23,19 @@ const NOT_CONSTANTS: &[(&str, &str)] = &[
     ("MPI_AINT_FMT_HEX_SPEC", "printf format string"),
     (
         "MPI_DUP_FN",
-        "address of MPIR_Dup_fn (exported by abi::symbols)",
+        "address of MPIR_Dup_fn (exported by ffi::symbols)",
     ),
     (
         "MPI_COMM_DUP_FN",
-        "address of MPIR_Dup_fn (exported by abi::symbols)",
+        "address of MPIR_Dup_fn (exported by ffi::symbols)",
     ),
     (
         "MPI_TYPE_DUP_FN",
-        "address of MPIR_Dup_fn (exported by abi::symbols)",
+        "address of MPIR_Dup_fn (exported by ffi::symbols)",
     ),
     (
         "MPI_WIN_DUP_FN",
-        "address of MPIR_Dup_fn (exported by abi::symbols)",
+        "address of MPIR_Dup_fn (exported by ffi::symbols)",
     ),
     ("MPICH_VERSION", "string \"4.0.2\""),
     ("MPICH_API_PUBLIC", "empty attribute macro"),

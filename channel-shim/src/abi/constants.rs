@@ -10,7 +10,7 @@
 //!
 //! `MPI_UNWEIGHTED`, `MPI_WEIGHTS_EMPTY`, `MPI_F_STATUS_IGNORE` and the like
 //! are not constants in MPICH but exported variables; see
-//! [`crate::abi::symbols`].
+//! [`crate::ffi::symbols`].
 //!
 //! The constants are declared through one macro that also builds
 //! [`ALL_CONSTANTS`]; the `abi_constants` test prints the same names from C

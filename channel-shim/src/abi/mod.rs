@@ -4,7 +4,6 @@
 
 pub mod constants;
 pub mod coverage;
-pub mod symbols;
 mod unsupported;
 
 pub use constants::*;

@@ -6,14 +6,10 @@ use mpinetsim_protocol::RankCounters;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
-// Values from Debian's mpi.h (MPICH 4.0.2).
-const MPI_SUCCESS: c_int = 0;
-const MPI_ERR_COMM: c_int = 5;
-const MPI_COMM_WORLD: c_int = 0x4400_0000;
-const MPI_COMM_SELF: c_int = 0x4400_0001;
-const MPI_THREAD_MULTIPLE: c_int = 3;
-const MPI_MAX_PROCESSOR_NAME: usize = 128;
-const MPI_MAX_LIBRARY_VERSION_STRING: usize = 8192;
+use crate::abi::{
+    MPI_COMM_SELF, MPI_COMM_WORLD, MPI_ERR_COMM, MPI_MAX_LIBRARY_VERSION_STRING, MPI_MAX_PROCESSOR_NAME,
+    MPI_SUCCESS, MPI_THREAD_MULTIPLE,
+};
 
 static RANK: AtomicU32 = AtomicU32::new(0);
 static SIZE: AtomicU32 = AtomicU32::new(1);
@@ -92,7 +88,7 @@ mpi_fn! { fn MPI_Comm_size(comm: c_int, size: *mut c_int) {
 mpi_fn! { fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) {
     let host = nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_else(|| "localhost".into());
     let text = format!("rank{}@{host}", RANK.load(Ordering::SeqCst));
-    let n = write_c_string(name, MPI_MAX_PROCESSOR_NAME, &text);
+    let n = write_c_string(name, MPI_MAX_PROCESSOR_NAME as usize, &text);
     write_out(resultlen, n as c_int);
     MPI_SUCCESS
 } }
@@ -105,7 +101,7 @@ mpi_fn! { fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) {
 
 mpi_fn! { fn MPI_Get_library_version(text: *mut c_char, resultlen: *mut c_int) {
     let s = format!("mpinetsim channel shim {} (MPICH ABI; MPI 3.1)", env!("CARGO_PKG_VERSION"));
-    let n = write_c_string(text, MPI_MAX_LIBRARY_VERSION_STRING, &s);
+    let n = write_c_string(text, MPI_MAX_LIBRARY_VERSION_STRING as usize, &s);
     write_out(resultlen, n as c_int);
     MPI_SUCCESS
 } }

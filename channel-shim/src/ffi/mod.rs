@@ -33,6 +33,7 @@ macro_rules! mpi_fn {
 }
 
 pub mod init;
+pub mod symbols;
 
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor.

@@ -12,7 +12,7 @@
 //! - `MPIR_Dup_fn`: what `MPI_COMM_DUP_FN`, `MPI_TYPE_DUP_FN`,
 //!   `MPI_WIN_DUP_FN` and `MPI_DUP_FN` expand to.
 
-use super::constants::{MpiStatus, MPI_SUCCESS};
+use crate::abi::constants::{MpiStatus, MPI_SUCCESS};
 use std::os::raw::{c_int, c_void};
 use std::ptr::{addr_of, addr_of_mut};
 

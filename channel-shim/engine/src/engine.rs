@@ -1,0 +1,559 @@
+//! The façade the C layer calls: one [`Engine`] per process owns the
+//! transport and every table (communicators, groups, datatypes, ops,
+//! requests, matching queues), and runs the protocols.
+//!
+//! This module holds the engine's state, its counters and the protocol
+//! core (eager, rendezvous, synchronous acks, progress); the MPI calls
+//! are in `p2p`, `collectives` and `comm_ops`.
+
+use crate::comm::{CommId, Comms};
+use crate::datatype::Datatypes;
+use crate::envelope::{CallCode, Envelope, Kind, FLAG_SYNC};
+use crate::error::{MpiError, MpiResult};
+use crate::group::Groups;
+use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
+use crate::op::Ops;
+use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, SendWait, State};
+use crate::status::{Completion, Status};
+use crate::transport::{Incoming, Transport};
+use std::collections::HashMap;
+
+/// Message-size thresholds of the collective algorithms (bytes), with
+/// MPICH's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollThresholds {
+    /// Bcast: binomial tree below this (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288).
+    pub bcast_short: u64,
+    /// Bcast: scatter + recursive-doubling allgather below this when the size
+    /// is a power of two, else scatter + ring (BCAST_LONG_MSG_SIZE = 524288).
+    pub bcast_long: u64,
+    /// Bcast: binomial tree always below this many ranks (BCAST_MIN_PROCS = 8).
+    pub bcast_min_procs: u32,
+    /// Allreduce: recursive doubling up to this, Rabenseifner above for
+    /// commutative ops (ALLREDUCE_SHORT_MSG_SIZE = 2048).
+    pub allreduce_short: u64,
+    /// Alltoall: Bruck up to this per block with >= 8 ranks (ALLTOALL_SHORT_MSG_SIZE = 256).
+    pub alltoall_short: u64,
+    /// Alltoall: all isend/irecv at once up to this per block, pairwise
+    /// exchange above (ALLTOALL_MEDIUM_MSG_SIZE = 32768).
+    pub alltoall_medium: u64,
+    /// Allgather: Bruck below this total for non-powers of two
+    /// (ALLGATHER_SHORT_MSG_SIZE = 81920).
+    pub allgather_short: u64,
+    /// Allgather: recursive doubling below this total for powers of two,
+    /// ring above (ALLGATHER_LONG_MSG_SIZE = 524288).
+    pub allgather_long: u64,
+}
+
+impl Default for CollThresholds {
+    fn default() -> Self {
+        CollThresholds {
+            bcast_short: 12288,
+            bcast_long: 524288,
+            bcast_min_procs: 8,
+            allreduce_short: 2048,
+            alltoall_short: 256,
+            alltoall_medium: 32768,
+            allgather_short: 81920,
+            allgather_long: 524288,
+        }
+    }
+}
+
+/// Engine settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Overrides `Transport::eager_limit` when set.
+    pub eager_limit: Option<u64>,
+    /// Largest valid tag (`MPI_TAG_UB`).
+    pub tag_ub: i32,
+    /// Collective algorithm thresholds.
+    pub coll: CollThresholds,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            eager_limit: None,
+            tag_ub: i32::MAX,
+            coll: CollThresholds::default(),
+        }
+    }
+}
+
+/// Per-process counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// MPI calls made through the engine.
+    pub calls: u64,
+    /// Messages handed to the transport (every protocol message).
+    pub messages_sent: u64,
+    /// Bytes handed to the transport, headers included.
+    pub bytes_sent: u64,
+    /// Messages received from the transport.
+    pub messages_received: u64,
+    /// Bytes received from the transport, headers included.
+    pub bytes_received: u64,
+    /// Matches where the message arrived after the receive was posted.
+    pub expected: u64,
+    /// Matches where the message arrived before the receive was posted.
+    pub unexpected: u64,
+    /// Queue entries examined without matching.
+    pub unsuccessful_matches: u64,
+    /// Received messages that were not valid envelopes (dropped).
+    pub bad_messages: u64,
+}
+
+/// A message in the unexpected queue: its envelope and payload.
+#[derive(Clone, Debug)]
+pub(crate) struct Msg {
+    pub env: Envelope,
+    pub payload: Vec<u8>,
+}
+
+/// The MPI engine of one process.
+pub struct Engine<T: Transport> {
+    pub(crate) t: T,
+    pub(crate) cfg: EngineConfig,
+    pub(crate) types: Datatypes,
+    pub(crate) ops: Ops,
+    pub(crate) comms: Comms,
+    pub(crate) groups: Groups,
+    pub(crate) reqs: Requests,
+    pub(crate) queues: MatchQueues<RequestId, Msg>,
+    seq: HashMap<(u32, u32), u32>,
+    next_op: u32,
+    rdv_send: HashMap<u32, RequestId>,
+    rdv_recv: HashMap<u32, RequestId>,
+    sync_send: HashMap<u32, RequestId>,
+    pub(crate) bsend_attached: Option<usize>,
+    pub(crate) bsend_used: usize,
+    pub(crate) counters: Counters,
+}
+
+impl<T: Transport> std::fmt::Debug for Engine<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("rank", &self.t.rank())
+            .field("size", &self.t.size())
+            .field("counters", &self.counters())
+            .finish()
+    }
+}
+
+/// `MPI_BSEND_OVERHEAD` of MPICH: bytes of attached buffer each buffered
+/// message costs on top of its data.
+pub const BSEND_OVERHEAD: usize = 96;
+
+impl<T: Transport> Engine<T> {
+    /// An engine for this process, with world and self communicators.
+    pub fn new(transport: T, cfg: EngineConfig) -> Engine<T> {
+        let comms = Comms::new(transport.rank(), transport.size());
+        Engine {
+            t: transport,
+            cfg,
+            types: Datatypes::new(),
+            ops: Ops::new(),
+            comms,
+            groups: Groups::new(),
+            reqs: Requests::default(),
+            queues: MatchQueues::new(),
+            seq: HashMap::new(),
+            next_op: 1,
+            rdv_send: HashMap::new(),
+            rdv_recv: HashMap::new(),
+            sync_send: HashMap::new(),
+            bsend_attached: None,
+            bsend_used: 0,
+            counters: Counters::default(),
+        }
+    }
+
+    /// World rank of this process.
+    pub fn rank(&self) -> u32 {
+        self.t.rank()
+    }
+
+    /// Number of world ranks.
+    pub fn size(&self) -> u32 {
+        self.t.size()
+    }
+
+    /// The transport (e.g. for its clock).
+    pub fn transport(&self) -> &T {
+        &self.t
+    }
+
+    /// The datatype table (sizes, extents, spans, pack/unpack).
+    pub fn datatypes(&self) -> &Datatypes {
+        &self.types
+    }
+
+    /// The datatype table, for constructors, commit and free.
+    pub fn datatypes_mut(&mut self) -> &mut Datatypes {
+        &mut self.types
+    }
+
+    /// The op table (create, free, commutative).
+    pub fn ops_mut(&mut self) -> &mut Ops {
+        &mut self.ops
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> Counters {
+        let m = self.queues.counters();
+        Counters {
+            expected: m.expected,
+            unexpected: m.unexpected,
+            unsuccessful_matches: m.unsuccessful,
+            ..self.counters
+        }
+    }
+
+    /// Counts one MPI call (the C layer may call this for calls the engine
+    /// does not see, such as `MPI_Wtime`).
+    pub fn note_call(&mut self) {
+        self.counters.calls += 1;
+    }
+
+    /// Number of messages waiting in the unexpected queue.
+    pub fn unexpected_len(&self) -> usize {
+        self.queues.unexpected_len()
+    }
+
+    /// Number of receives waiting in the posted queue.
+    pub fn posted_len(&self) -> usize {
+        self.queues.posted_len()
+    }
+
+    pub(crate) fn eager_limit(&self) -> u64 {
+        self.cfg.eager_limit.unwrap_or_else(|| self.t.eager_limit())
+    }
+
+    fn new_op(&mut self) -> u32 {
+        let op = self.next_op;
+        self.next_op = self.next_op.wrapping_add(1).max(1);
+        op
+    }
+
+    fn tsend(&mut self, dst: u32, env: &Envelope, payload: &[u8]) {
+        let bytes = env.encode(payload);
+        self.counters.messages_sent += 1;
+        self.counters.bytes_sent += bytes.len() as u64;
+        self.t.send(dst, bytes);
+    }
+
+    /// Reads every message the transport has; with `block`, waits for one
+    /// if there was none. Returns whether a message was handled.
+    pub fn progress(&mut self, block: bool) -> bool {
+        let mut any = false;
+        while let Some(m) = self.t.try_recv() {
+            self.handle(m);
+            any = true;
+        }
+        if !any && block {
+            let m = self.t.recv_blocking();
+            self.handle(m);
+            any = true;
+        }
+        any
+    }
+
+    fn handle(&mut self, m: Incoming) {
+        self.counters.messages_received += 1;
+        self.counters.bytes_received += m.bytes.len() as u64;
+        let Ok((env, payload)) = Envelope::decode(&m.bytes) else {
+            self.counters.bad_messages += 1;
+            return;
+        };
+        match env.kind {
+            Kind::Eager | Kind::Rts => {
+                let arrived = Arrived {
+                    context: env.context,
+                    src: env.src,
+                    tag: env.tag,
+                    vtime_ns: m.vtime_ns,
+                    item: Msg {
+                        payload: payload.to_vec(),
+                        env,
+                    },
+                };
+                if let Some((posted, msg)) = self.queues.arrive(arrived) {
+                    self.matched(posted.item, msg.item);
+                }
+            }
+            Kind::Cts => self.on_cts(env),
+            Kind::Data => {
+                let payload = payload.to_vec();
+                self.on_data(env, payload)
+            }
+            Kind::SyncAck => {
+                if let Some(req) = self.sync_send.remove(&env.sender_op) {
+                    self.finish(req, Completion::inactive());
+                }
+            }
+            Kind::Control => self.counters.bad_messages += 1,
+        }
+    }
+
+    /// Marks `req` done, dropping it if it is hidden or freed.
+    fn finish(&mut self, req: RequestId, c: Completion) {
+        let Ok(r) = self.reqs.get_mut(req) else { return };
+        r.state = State::Done(c);
+        if r.free_when_done {
+            let bytes = r.bsend_bytes;
+            let persistent = r.persistent.is_some();
+            if persistent {
+                r.state = State::Inactive;
+            }
+            let _ = self.reqs.remove(req);
+            self.bsend_used -= bytes;
+        }
+    }
+
+    /// Sends packed `data` for request `req` (which becomes pending or done).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn start_send(
+        &mut self,
+        req: RequestId,
+        mode: SendMode,
+        data: Vec<u8>,
+        dst: u32,
+        context: u32,
+        tag: i32,
+        call: CallCode,
+    ) {
+        let me = self.t.rank();
+        let seq_slot = self.seq.entry((dst, context)).or_insert(0);
+        let seq = *seq_slot;
+        *seq_slot = seq.wrapping_add(1);
+        let mut env = Envelope {
+            kind: Kind::Eager,
+            flags: 0,
+            call,
+            src: me,
+            dst,
+            tag,
+            context,
+            seq,
+            sender_op: 0,
+            receiver_op: 0,
+            msg_len: data.len() as u64,
+            payload_len: data.len() as u64,
+        };
+        let state = if data.len() as u64 <= self.eager_limit() {
+            if mode == SendMode::Synchronous {
+                env.flags = FLAG_SYNC;
+                env.sender_op = self.new_op();
+                self.sync_send.insert(env.sender_op, req);
+                self.tsend(dst, &env, &data);
+                State::Pending(Pending::Send {
+                    wait: SendWait::Ack,
+                    data: Vec::new(),
+                })
+            } else {
+                self.tsend(dst, &env, &data);
+                State::Done(Completion::inactive())
+            }
+        } else {
+            env.kind = Kind::Rts;
+            env.payload_len = 0;
+            env.sender_op = self.new_op();
+            self.rdv_send.insert(env.sender_op, req);
+            self.tsend(dst, &env, &[]);
+            State::Pending(Pending::Send {
+                wait: SendWait::Cts,
+                data,
+            })
+        };
+        match state {
+            State::Done(c) => self.finish(req, c),
+            s => {
+                if let Ok(r) = self.reqs.get_mut(req) {
+                    r.state = s;
+                }
+            }
+        }
+    }
+
+    /// Posts receive `req` (already `Pending::Recv` in phase `Posted`).
+    pub(crate) fn post_recv(&mut self, req: RequestId, context: u32, src: Option<u32>, tag: Option<i32>) {
+        let posted = Posted {
+            pattern: Pattern { context, src, tag },
+            posted_at: self.t.now_srt_ns(),
+            item: req,
+        };
+        if let Some((p, m)) = self.queues.post(posted) {
+            self.matched(p.item, m.item);
+        }
+    }
+
+    fn matched(&mut self, req: RequestId, msg: Msg) {
+        let env = msg.env;
+        match env.kind {
+            Kind::Rts => {
+                let op = self.new_op();
+                let cts = Envelope {
+                    kind: Kind::Cts,
+                    flags: env.flags,
+                    src: env.dst,
+                    dst: env.src,
+                    receiver_op: op,
+                    payload_len: 0,
+                    ..env.clone()
+                };
+                self.rdv_recv.insert(op, req);
+                self.tsend(env.src, &cts, &[]);
+                if let Ok(r) = self.reqs.get_mut(req) {
+                    if let State::Pending(Pending::Recv { phase, .. }) = &mut r.state {
+                        *phase = RecvPhase::Data(env);
+                    }
+                }
+            }
+            _ => {
+                if env.is_sync() {
+                    let ack = Envelope {
+                        kind: Kind::SyncAck,
+                        flags: 0,
+                        src: env.dst,
+                        dst: env.src,
+                        msg_len: 0,
+                        payload_len: 0,
+                        ..env.clone()
+                    };
+                    self.tsend(env.src, &ack, &[]);
+                }
+                self.complete_recv(req, &env, msg.payload);
+            }
+        }
+    }
+
+    fn complete_recv(&mut self, req: RequestId, env: &Envelope, mut data: Vec<u8>) {
+        let Ok(r) = self.reqs.get(req) else { return };
+        let State::Pending(Pending::Recv { comm, capacity, .. }) = &r.state else {
+            return;
+        };
+        let (comm, capacity) = (*comm, *capacity);
+        let source = self
+            .comms
+            .get_any(comm)
+            .and_then(|c| c.rank_of_world(env.src))
+            .map_or(Source::Any, Source::Rank);
+        let mut error = None;
+        if env.msg_len > capacity {
+            data.truncate(capacity as usize);
+            error = Some(MpiError::Truncate);
+        }
+        let status = Status {
+            source,
+            tag: Tag::Value(env.tag),
+            error,
+            count_bytes: data.len() as u64,
+            cancelled: false,
+        };
+        self.finish(
+            req,
+            Completion {
+                status,
+                data: Some(data),
+                freed: false,
+            },
+        );
+    }
+
+    fn on_cts(&mut self, cts: Envelope) {
+        let Some(req) = self.rdv_send.remove(&cts.sender_op) else {
+            self.counters.bad_messages += 1;
+            return;
+        };
+        let data = match self.reqs.get_mut(req) {
+            Ok(Request {
+                state: State::Pending(Pending::Send { data, .. }),
+                ..
+            }) => std::mem::take(data),
+            _ => return,
+        };
+        let env = Envelope {
+            kind: Kind::Data,
+            flags: 0,
+            src: cts.dst,
+            dst: cts.src,
+            msg_len: data.len() as u64,
+            payload_len: data.len() as u64,
+            ..cts
+        };
+        self.tsend(env.dst, &env, &data);
+        self.finish(req, Completion::inactive());
+    }
+
+    fn on_data(&mut self, env: Envelope, payload: Vec<u8>) {
+        let Some(req) = self.rdv_recv.remove(&env.receiver_op) else {
+            self.counters.bad_messages += 1;
+            return;
+        };
+        self.complete_recv(req, &env, payload);
+    }
+
+    /// Whether `req` is complete (or inactive), without changing it.
+    pub(crate) fn is_complete(&self, req: RequestId) -> MpiResult<bool> {
+        Ok(!matches!(self.reqs.get(req)?.state, State::Pending(_)))
+    }
+
+    /// Takes the completion of a complete request: non-persistent ones are
+    /// deallocated, persistent ones become inactive.
+    pub(crate) fn take_completion(&mut self, req: RequestId) -> MpiResult<Option<Completion>> {
+        let r = self.reqs.get_mut(req)?;
+        match &r.state {
+            State::Pending(_) => Ok(None),
+            State::Inactive => Ok(Some(Completion::inactive())),
+            State::Done(_) => {
+                if r.persistent.is_some() {
+                    let State::Done(c) = std::mem::replace(&mut r.state, State::Inactive) else {
+                        unreachable!()
+                    };
+                    Ok(Some(c))
+                } else {
+                    let State::Done(mut c) = self.reqs.remove(req)?.state else {
+                        unreachable!()
+                    };
+                    c.freed = true;
+                    Ok(Some(c))
+                }
+            }
+        }
+    }
+
+    /// Progresses until `req` is complete, then takes its completion.
+    pub(crate) fn wait_internal(&mut self, req: RequestId) -> MpiResult<Completion> {
+        while !self.is_complete(req)? {
+            self.progress(true);
+        }
+        Ok(self.take_completion(req)?.expect("complete"))
+    }
+
+    /// Cancels a posted receive; true if it was still unmatched.
+    pub(crate) fn cancel_recv(&mut self, req: RequestId) -> bool {
+        if self.queues.cancel(&req) {
+            let status = Status {
+                cancelled: true,
+                ..Status::empty()
+            };
+            self.finish(
+                req,
+                Completion {
+                    status,
+                    data: Some(Vec::new()),
+                    freed: false,
+                },
+            );
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Validates a communicator.
+    pub(crate) fn comm(&self, c: CommId) -> MpiResult<&crate::comm::Comm> {
+        self.comms.get(c)
+    }
+}

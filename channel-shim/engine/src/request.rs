@@ -1,0 +1,162 @@
+//! Requests: the state of every nonblocking operation (and of the hidden
+//! operations behind buffered sends and collectives), in a table indexed
+//! by [`RequestId`].
+
+use crate::comm::CommId;
+use crate::datatype::DatatypeId;
+use crate::envelope::{CallCode, Envelope};
+use crate::error::{MpiError, MpiResult};
+use crate::matching::{Source, Tag};
+use crate::status::Completion;
+
+/// A request handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RequestId(pub u32);
+
+/// Send mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SendMode {
+    /// `MPI_Send`: eager up to the eager limit, else rendezvous.
+    Standard,
+    /// `MPI_Ssend`: completes only once the receive matched.
+    Synchronous,
+    /// `MPI_Bsend`: completes at once; the data goes out in the background.
+    Buffered,
+    /// `MPI_Rsend`: like standard.
+    Ready,
+}
+
+/// Destination of a send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dest {
+    /// A rank of the communicator.
+    Rank(u32),
+    /// `MPI_PROC_NULL`.
+    ProcNull,
+}
+
+/// What a send request waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendWait {
+    /// The CTS of its rendezvous.
+    Cts,
+    /// The ack of its synchronous eager message.
+    Ack,
+}
+
+/// Where a receive is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RecvPhase {
+    /// In the posted queue.
+    Posted,
+    /// Matched an RTS; waiting for the data.
+    Data(Envelope),
+}
+
+/// An operation in progress.
+#[derive(Clone, Debug)]
+pub(crate) enum Pending {
+    Send {
+        wait: SendWait,
+        /// Packed data kept until the CTS.
+        data: Vec<u8>,
+    },
+    Recv {
+        comm: CommId,
+        capacity: u64,
+        phase: RecvPhase,
+    },
+}
+
+/// Lifecycle of a request.
+#[derive(Clone, Debug)]
+pub(crate) enum State {
+    /// A persistent request not started.
+    Inactive,
+    Pending(Pending),
+    Done(Completion),
+}
+
+/// The arguments a persistent request starts with.
+#[derive(Clone, Debug)]
+pub(crate) enum Persist {
+    Send {
+        mode: SendMode,
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+        call: CallCode,
+    },
+    Recv {
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    },
+}
+
+/// One request.
+#[derive(Clone, Debug)]
+pub(crate) struct Request {
+    pub state: State,
+    pub persistent: Option<Persist>,
+    /// `MPI_Request_free` was called, or it is a hidden request: drop it on completion.
+    pub free_when_done: bool,
+    /// Bytes of the attached buffer it holds (buffered sends).
+    pub bsend_bytes: usize,
+}
+
+impl Request {
+    pub fn new(state: State) -> Request {
+        Request {
+            state,
+            persistent: None,
+            free_when_done: false,
+            bsend_bytes: 0,
+        }
+    }
+}
+
+/// The request table.
+#[derive(Debug, Default)]
+pub(crate) struct Requests {
+    slots: Vec<Option<Request>>,
+    free: Vec<u32>,
+}
+
+impl Requests {
+    pub fn add(&mut self, r: Request) -> RequestId {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(r);
+                RequestId(i)
+            }
+            None => {
+                self.slots.push(Some(r));
+                RequestId(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    pub fn get(&self, id: RequestId) -> MpiResult<&Request> {
+        self.slots.get(id.0 as usize).and_then(|r| r.as_ref()).ok_or(MpiError::Request)
+    }
+
+    pub fn get_mut(&mut self, id: RequestId) -> MpiResult<&mut Request> {
+        self.slots.get_mut(id.0 as usize).and_then(|r| r.as_mut()).ok_or(MpiError::Request)
+    }
+
+    pub fn remove(&mut self, id: RequestId) -> MpiResult<Request> {
+        let r = self.slots.get_mut(id.0 as usize).and_then(|r| r.take()).ok_or(MpiError::Request)?;
+        self.free.push(id.0);
+        Ok(r)
+    }
+
+    /// Number of live requests.
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
