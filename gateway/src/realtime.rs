@@ -263,10 +263,7 @@ impl Gateway {
             if !c.wants_read || c.state == ConnState::Closed {
                 continue;
             }
-            let eof = match c.read_available() {
-                Ok(eof) => eof,
-                Err(_) => true,
-            };
+            let eof = c.read_available().unwrap_or(true);
             loop {
                 let c = self.conns[idx].as_mut().unwrap();
                 let frame = match c.next_frame() {

@@ -19,6 +19,7 @@ macro_rules! mpi_fn {
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn [<P $name>]($($arg: $ty),*) -> ::std::os::raw::c_int {
                 $crate::ffi::enter(stringify!($name));
+                #[allow(clippy::redundant_closure_call)]
                 let r: ::std::os::raw::c_int = (|| $body)();
                 $crate::ffi::exit();
                 r
