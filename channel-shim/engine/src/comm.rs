@@ -40,7 +40,12 @@ pub struct Comm {
 impl Comm {
     /// A communicator of `group` (which must contain `my_world_rank`).
     pub fn new(context: u32, group: Group, my_world_rank: u32) -> Comm {
-        let world_to_rank: HashMap<u32, u32> = group.ranks.iter().enumerate().map(|(i, &w)| (w, i as u32)).collect();
+        let world_to_rank: HashMap<u32, u32> = group
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
         let rank = world_to_rank[&my_world_rank];
         Comm {
             context,
@@ -62,7 +67,11 @@ impl Comm {
 
     /// World rank of member `r`.
     pub fn world_of(&self, r: u32) -> MpiResult<u32> {
-        self.group.ranks.get(r as usize).copied().ok_or(MpiError::Rank)
+        self.group
+            .ranks
+            .get(r as usize)
+            .copied()
+            .ok_or(MpiError::Rank)
     }
 
     /// Member rank of world rank `w`.
@@ -84,7 +93,13 @@ pub struct Comms {
 impl Comms {
     /// World and self for world rank `rank` of `size`.
     pub fn new(rank: u32, size: u32) -> Comms {
-        let world = Comm::new(0, Group { ranks: (0..size).collect() }, rank);
+        let world = Comm::new(
+            0,
+            Group {
+                ranks: (0..size).collect(),
+            },
+            rank,
+        );
         let me = Comm::new(2, Group { ranks: vec![rank] }, rank);
         Comms {
             list: vec![Some(world), Some(me)],
@@ -95,7 +110,10 @@ impl Comms {
 
     /// A live communicator.
     pub fn get(&self, c: CommId) -> MpiResult<&Comm> {
-        self.list.get(c.0 as usize).and_then(|c| c.as_ref()).ok_or(MpiError::Comm)
+        self.list
+            .get(c.0 as usize)
+            .and_then(|c| c.as_ref())
+            .ok_or(MpiError::Comm)
     }
 
     /// A live or freed communicator (for completing pending receives).

@@ -13,7 +13,7 @@ use crate::error::{MpiError, MpiResult};
 use crate::group::Groups;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::op::Ops;
-use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, SendWait, State};
+use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::{Incoming, Transport};
 use std::collections::HashMap;
@@ -118,6 +118,7 @@ pub struct Engine<T: Transport> {
     pub(crate) types: Datatypes,
     pub(crate) ops: Ops,
     pub(crate) comms: Comms,
+    #[allow(dead_code)] // used by the group calls (comm_ops)
     pub(crate) groups: Groups,
     pub(crate) reqs: Requests,
     pub(crate) queues: MatchQueues<RequestId, Msg>,
@@ -298,14 +299,12 @@ impl<T: Transport> Engine<T> {
 
     /// Marks `req` done, dropping it if it is hidden or freed.
     fn finish(&mut self, req: RequestId, c: Completion) {
-        let Ok(r) = self.reqs.get_mut(req) else { return };
+        let Ok(r) = self.reqs.get_mut(req) else {
+            return;
+        };
         r.state = State::Done(c);
         if r.free_when_done {
             let bytes = r.bsend_bytes;
-            let persistent = r.persistent.is_some();
-            if persistent {
-                r.state = State::Inactive;
-            }
             let _ = self.reqs.remove(req);
             self.bsend_used -= bytes;
         }
@@ -347,10 +346,7 @@ impl<T: Transport> Engine<T> {
                 env.sender_op = self.new_op();
                 self.sync_send.insert(env.sender_op, req);
                 self.tsend(dst, &env, &data);
-                State::Pending(Pending::Send {
-                    wait: SendWait::Ack,
-                    data: Vec::new(),
-                })
+                State::Pending(Pending::Send { data: Vec::new() })
             } else {
                 self.tsend(dst, &env, &data);
                 State::Done(Completion::inactive())
@@ -361,10 +357,7 @@ impl<T: Transport> Engine<T> {
             env.sender_op = self.new_op();
             self.rdv_send.insert(env.sender_op, req);
             self.tsend(dst, &env, &[]);
-            State::Pending(Pending::Send {
-                wait: SendWait::Cts,
-                data,
-            })
+            State::Pending(Pending::Send { data })
         };
         match state {
             State::Done(c) => self.finish(req, c),
@@ -377,7 +370,13 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Posts receive `req` (already `Pending::Recv` in phase `Posted`).
-    pub(crate) fn post_recv(&mut self, req: RequestId, context: u32, src: Option<u32>, tag: Option<i32>) {
+    pub(crate) fn post_recv(
+        &mut self,
+        req: RequestId,
+        context: u32,
+        src: Option<u32>,
+        tag: Option<i32>,
+    ) {
         let posted = Posted {
             pattern: Pattern { context, src, tag },
             posted_at: self.t.now_srt_ns(),

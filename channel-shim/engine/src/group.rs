@@ -80,7 +80,13 @@ impl Group {
             *s = true;
         }
         Ok(Group {
-            ranks: self.ranks.iter().zip(&drop).filter(|(_, &d)| !d).map(|(&r, _)| r).collect(),
+            ranks: self
+                .ranks
+                .iter()
+                .zip(&drop)
+                .filter(|(_, &d)| !d)
+                .map(|(&r, _)| r)
+                .collect(),
         })
     }
 
@@ -113,14 +119,24 @@ impl Group {
     /// `MPI_Group_intersection`: members of `self` also in `other`, in `self`'s order.
     pub fn intersection(&self, other: &Group) -> Group {
         Group {
-            ranks: self.ranks.iter().copied().filter(|r| other.ranks.contains(r)).collect(),
+            ranks: self
+                .ranks
+                .iter()
+                .copied()
+                .filter(|r| other.ranks.contains(r))
+                .collect(),
         }
     }
 
     /// `MPI_Group_difference`: members of `self` not in `other`.
     pub fn difference(&self, other: &Group) -> Group {
         Group {
-            ranks: self.ranks.iter().copied().filter(|r| !other.ranks.contains(r)).collect(),
+            ranks: self
+                .ranks
+                .iter()
+                .copied()
+                .filter(|r| !other.ranks.contains(r))
+                .collect(),
         }
     }
 
@@ -159,7 +175,10 @@ impl Groups {
 
     /// The group behind an id.
     pub fn get(&self, g: GroupId) -> MpiResult<&Group> {
-        self.list.get(g.0 as usize).and_then(|g| g.as_ref()).ok_or(MpiError::Group)
+        self.list
+            .get(g.0 as usize)
+            .and_then(|g| g.as_ref())
+            .ok_or(MpiError::Group)
     }
 
     /// Stores a group, returning its id (an empty group is `GroupId::EMPTY`).
@@ -210,7 +229,10 @@ mod tests {
         assert_eq!(a.intersection(&b), g(&[2, 4]));
         assert_eq!(b.intersection(&a), g(&[4, 2]));
         assert_eq!(a.difference(&b), g(&[0, 1, 3]));
-        assert_eq!(b.translate(&[0, 1, 2], &a).unwrap(), vec![Some(4), Some(2), None]);
+        assert_eq!(
+            b.translate(&[0, 1, 2], &a).unwrap(),
+            vec![Some(4), Some(2), None]
+        );
         assert_eq!(a.compare(&a.clone()), Comparison::Ident);
         assert_eq!(g(&[2, 4]).compare(&g(&[4, 2])), Comparison::Similar);
         assert_eq!(a.compare(&b), Comparison::Unequal);

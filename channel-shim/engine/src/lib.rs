@@ -1,11 +1,32 @@
 //! MPI semantics of the channel shim, in safe Rust and independent of the
 //! C ABI: everything here is unit-tested without a gateway.
+//!
+//! The C layer owns one [`Engine`] per process and calls its methods for
+//! every MPI call; see the module docs for the conventions on buffers
+//! ([`datatype`]), requests ([`p2p`]) and collectives.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod comm;
 pub mod datatype;
+pub mod engine;
 pub mod envelope;
 pub mod error;
+pub mod group;
 pub mod matching;
+pub mod mem_transport;
 pub mod op;
+pub mod p2p;
+pub mod request;
+pub mod status;
 pub mod transport;
+
+pub use comm::CommId;
+pub use datatype::{BuiltinType, DatatypeId};
+pub use engine::{Counters, Engine, EngineConfig};
+pub use error::{MpiError, MpiResult};
+pub use group::{Comparison, GroupId};
+pub use matching::{Source, Tag};
+pub use op::{BuiltinOp, OpId};
+pub use request::{Dest, RequestId, SendMode};
+pub use status::{Completion, Status};

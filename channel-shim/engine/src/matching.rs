@@ -51,8 +51,8 @@ impl Pattern {
     /// Whether a message with this (context, world source, tag) matches.
     pub fn accepts(&self, context: u32, src: u32, tag: i32) -> bool {
         self.context == context
-            && self.src.is_none_or(|s| s == src)
-            && self.tag.is_none_or(|t| t == tag)
+            && self.src.map_or(true, |s| s == src)
+            && self.tag.map_or(true, |t| t == tag)
     }
 }
 

@@ -65,7 +65,9 @@ impl Transport for MemTransport {
     fn recv_blocking(&mut self) -> Incoming {
         match self.rx.recv_timeout(Duration::from_secs(60)) {
             Ok(m) => m,
-            Err(RecvTimeoutError::Timeout) => panic!("rank {} waited 60 s for a message (deadlock?)", self.rank),
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("rank {} waited 60 s for a message (deadlock?)", self.rank)
+            }
             Err(RecvTimeoutError::Disconnected) => panic!("rank {}: network gone", self.rank),
         }
     }
@@ -98,7 +100,10 @@ where
                 })
             })
             .collect();
-        let out: Vec<(R, Engine<MemTransport>)> = handles.into_iter().map(|h| h.join().expect("rank panicked")).collect();
+        let out: Vec<(R, Engine<MemTransport>)> = handles
+            .into_iter()
+            .map(|h| h.join().expect("rank panicked"))
+            .collect();
         out.into_iter().map(|(r, _)| r).collect()
     })
 }

@@ -35,15 +35,6 @@ pub enum Dest {
     ProcNull,
 }
 
-/// What a send request waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SendWait {
-    /// The CTS of its rendezvous.
-    Cts,
-    /// The ack of its synchronous eager message.
-    Ack,
-}
-
 /// Where a receive is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum RecvPhase {
@@ -56,9 +47,9 @@ pub(crate) enum RecvPhase {
 /// An operation in progress.
 #[derive(Clone, Debug)]
 pub(crate) enum Pending {
+    /// A send waiting for its CTS (rendezvous) or ack (synchronous eager).
     Send {
-        wait: SendWait,
-        /// Packed data kept until the CTS.
+        /// Packed data kept until the CTS (empty when waiting for an ack).
         data: Vec<u8>,
     },
     Recv {
@@ -142,21 +133,26 @@ impl Requests {
     }
 
     pub fn get(&self, id: RequestId) -> MpiResult<&Request> {
-        self.slots.get(id.0 as usize).and_then(|r| r.as_ref()).ok_or(MpiError::Request)
+        self.slots
+            .get(id.0 as usize)
+            .and_then(|r| r.as_ref())
+            .ok_or(MpiError::Request)
     }
 
     pub fn get_mut(&mut self, id: RequestId) -> MpiResult<&mut Request> {
-        self.slots.get_mut(id.0 as usize).and_then(|r| r.as_mut()).ok_or(MpiError::Request)
+        self.slots
+            .get_mut(id.0 as usize)
+            .and_then(|r| r.as_mut())
+            .ok_or(MpiError::Request)
     }
 
     pub fn remove(&mut self, id: RequestId) -> MpiResult<Request> {
-        let r = self.slots.get_mut(id.0 as usize).and_then(|r| r.take()).ok_or(MpiError::Request)?;
+        let r = self
+            .slots
+            .get_mut(id.0 as usize)
+            .and_then(|r| r.take())
+            .ok_or(MpiError::Request)?;
         self.free.push(id.0);
         Ok(r)
-    }
-
-    /// Number of live requests.
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
     }
 }

@@ -194,7 +194,7 @@ mod tests {
     #[test]
     fn pair_types_drop_padding() {
         let t = Datatypes::new();
-        let mut mem = vec![0u8; 32];
+        let mut mem = [0u8; 32];
         mem[..8].copy_from_slice(&1.5f64.to_ne_bytes());
         mem[8..12].copy_from_slice(&7i32.to_ne_bytes());
         mem[12..16].copy_from_slice(&[9, 9, 9, 9]);

@@ -1,0 +1,677 @@
+//! Point-to-point MPI calls: sends in four modes, receives, persistent
+//! requests, the test/wait family, cancel, probe, and `MPI_PROC_NULL`.
+//!
+//! Send buffers are user-memory regions as given by
+//! [`Datatypes::span`](crate::datatype::Datatypes::span) for the
+//! (datatype, count); receives return packed bytes in their
+//! [`Completion`] for the C layer to unpack with
+//! [`Datatypes::unpack`](crate::datatype::Datatypes::unpack).
+//!
+//! Errors of a single request (truncation) are reported in its status;
+//! multi-request calls leave the choice of `MPI_ERR_IN_STATUS` to the caller.
+
+use crate::comm::CommId;
+use crate::datatype::DatatypeId;
+use crate::engine::{Engine, BSEND_OVERHEAD};
+use crate::envelope::CallCode;
+use crate::error::{MpiError, MpiResult};
+use crate::matching::{Pattern, Source, Tag};
+use crate::request::{Dest, Pending, Persist, RecvPhase, Request, RequestId, SendMode, State};
+use crate::status::{Completion, Status};
+use crate::transport::Transport;
+
+/// Result of `MPI_Testany`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TestAny {
+    /// Every entry is null or inactive (flag true, index `MPI_UNDEFINED`).
+    NoneActive,
+    /// Entry `usize` completed.
+    Done(usize, Completion),
+    /// Nothing completed yet (flag false).
+    Pending,
+}
+
+fn send_call(mode: SendMode, blocking: bool) -> CallCode {
+    match (mode, blocking) {
+        (SendMode::Standard, true) => CallCode::Send,
+        (SendMode::Standard, false) => CallCode::Isend,
+        (SendMode::Synchronous, true) => CallCode::Ssend,
+        (SendMode::Synchronous, false) => CallCode::Issend,
+        (SendMode::Buffered, true) => CallCode::Bsend,
+        (SendMode::Buffered, false) => CallCode::Ibsend,
+        (SendMode::Ready, true) => CallCode::Rsend,
+        (SendMode::Ready, false) => CallCode::Irsend,
+    }
+}
+
+impl<T: Transport> Engine<T> {
+    fn check_tag(&self, tag: i32) -> MpiResult<()> {
+        if (0..=self.cfg.tag_ub).contains(&tag) {
+            Ok(())
+        } else {
+            Err(MpiError::Tag)
+        }
+    }
+
+    /// Sends already-packed data (shared by p2p calls and persistent starts).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn isend_packed(
+        &mut self,
+        mode: SendMode,
+        data: Vec<u8>,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+        context: u32,
+        call: CallCode,
+        req: Option<RequestId>,
+    ) -> MpiResult<RequestId> {
+        let done = || State::Done(Completion::inactive());
+        let req = match req {
+            Some(r) => r,
+            None => self.reqs.add(Request::new(State::Inactive)),
+        };
+        let dst = match dest {
+            Dest::ProcNull => {
+                self.reqs.get_mut(req)?.state = done();
+                return Ok(req);
+            }
+            Dest::Rank(r) => self.comm(comm)?.world_of(r)?,
+        };
+        if mode == SendMode::Buffered {
+            let need = data.len() + BSEND_OVERHEAD;
+            let avail = self
+                .bsend_attached
+                .unwrap_or(0)
+                .saturating_sub(self.bsend_used);
+            if need > avail {
+                self.reqs.get_mut(req)?.state = done();
+                return Err(MpiError::Buffer);
+            }
+            self.bsend_used += need;
+            let mut hidden = Request::new(State::Inactive);
+            hidden.free_when_done = true;
+            hidden.bsend_bytes = need;
+            let h = self.reqs.add(hidden);
+            self.start_send(h, SendMode::Standard, data, dst, context, tag, call);
+            self.reqs.get_mut(req)?.state = done();
+        } else {
+            self.reqs.get_mut(req)?.state = State::Inactive;
+            self.start_send(req, mode, data, dst, context, tag, call);
+        }
+        Ok(req)
+    }
+
+    fn pack_send(&self, buf: &[u8], count: usize, dt: DatatypeId) -> MpiResult<Vec<u8>> {
+        self.types.committed(dt)?;
+        self.types.pack(dt, count, buf)
+    }
+
+    /// `MPI_Isend`, `MPI_Issend`, `MPI_Ibsend`, `MPI_Irsend`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn isend(
+        &mut self,
+        mode: SendMode,
+        buf: &[u8],
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        self.note_call();
+        self.isend_call(
+            mode,
+            buf,
+            count,
+            dt,
+            dest,
+            tag,
+            comm,
+            send_call(mode, false),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn isend_call(
+        &mut self,
+        mode: SendMode,
+        buf: &[u8],
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+        call: CallCode,
+    ) -> MpiResult<RequestId> {
+        self.check_tag(tag)?;
+        let c = self.comm(comm)?;
+        let context = c.context;
+        if let Dest::Rank(r) = dest {
+            c.world_of(r)?;
+        }
+        let data = self.pack_send(buf, count, dt)?;
+        self.isend_packed(mode, data, dest, tag, comm, context, call, None)
+    }
+
+    /// `MPI_Send`, `MPI_Ssend`, `MPI_Bsend`, `MPI_Rsend`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn send(
+        &mut self,
+        mode: SendMode,
+        buf: &[u8],
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+    ) -> MpiResult<()> {
+        self.note_call();
+        let r = self.isend_call(mode, buf, count, dt, dest, tag, comm, send_call(mode, true))?;
+        self.wait_internal(r).map(|_| ())
+    }
+
+    /// Posts a receive into request `req` (or a new one).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn irecv_raw(
+        &mut self,
+        capacity: u64,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+        context: u32,
+        req: Option<RequestId>,
+    ) -> MpiResult<RequestId> {
+        let src_world = match src {
+            Source::ProcNull => {
+                let c = Completion {
+                    status: Status::proc_null(),
+                    data: Some(Vec::new()),
+                    freed: false,
+                };
+                return Ok(match req {
+                    Some(r) => {
+                        self.reqs.get_mut(r)?.state = State::Done(c);
+                        r
+                    }
+                    None => self.reqs.add(Request::new(State::Done(c))),
+                });
+            }
+            Source::Any => None,
+            Source::Rank(r) => Some(self.comm(comm)?.world_of(r)?),
+        };
+        let pending = State::Pending(Pending::Recv {
+            comm,
+            capacity,
+            phase: RecvPhase::Posted,
+        });
+        let req = match req {
+            Some(r) => {
+                self.reqs.get_mut(r)?.state = pending;
+                r
+            }
+            None => self.reqs.add(Request::new(pending)),
+        };
+        let tag = match tag {
+            Tag::Any => None,
+            Tag::Value(t) => Some(t),
+        };
+        self.post_recv(req, context, src_world, tag);
+        Ok(req)
+    }
+
+    fn check_recv(
+        &self,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<(u64, u32)> {
+        let c = self.comm(comm)?;
+        if let Source::Rank(r) = src {
+            c.world_of(r)?;
+        }
+        if let Tag::Value(t) = tag {
+            self.check_tag(t)?;
+        }
+        let size = self.types.committed(dt)?.size;
+        Ok((size * count as u64, c.context))
+    }
+
+    /// `MPI_Irecv`.
+    pub fn irecv(
+        &mut self,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        self.note_call();
+        let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
+        self.irecv_raw(cap, src, tag, comm, ctx, None)
+    }
+
+    /// `MPI_Recv`: the packed bytes received and the status (whose `error`
+    /// is `Some(Truncate)` when the message was longer than the buffer).
+    pub fn recv(
+        &mut self,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<(Vec<u8>, Status)> {
+        self.note_call();
+        let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
+        let r = self.irecv_raw(cap, src, tag, comm, ctx, None)?;
+        let c = self.wait_internal(r)?;
+        Ok((c.data.unwrap_or_default(), c.status))
+    }
+
+    /// `MPI_Sendrecv`: returns the packed bytes received and the status.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sendrecv(
+        &mut self,
+        sbuf: &[u8],
+        scount: usize,
+        stype: DatatypeId,
+        dest: Dest,
+        stag: i32,
+        rcount: usize,
+        rtype: DatatypeId,
+        src: Source,
+        rtag: Tag,
+        comm: CommId,
+    ) -> MpiResult<(Vec<u8>, Status)> {
+        self.note_call();
+        let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
+        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None)?;
+        let s = self.isend_call(
+            SendMode::Standard,
+            sbuf,
+            scount,
+            stype,
+            dest,
+            stag,
+            comm,
+            CallCode::Sendrecv,
+        )?;
+        self.wait_internal(s)?;
+        let c = self.wait_internal(r)?;
+        Ok((c.data.unwrap_or_default(), c.status))
+    }
+
+    /// `MPI_Send_init`, `MPI_Ssend_init`, `MPI_Bsend_init`, `MPI_Rsend_init`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_init(
+        &mut self,
+        mode: SendMode,
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        self.note_call();
+        self.check_tag(tag)?;
+        let c = self.comm(comm)?;
+        if let Dest::Rank(r) = dest {
+            c.world_of(r)?;
+        }
+        self.types.committed(dt)?;
+        let call = match mode {
+            SendMode::Standard => CallCode::Send_init,
+            SendMode::Synchronous => CallCode::Ssend_init,
+            SendMode::Buffered => CallCode::Bsend_init,
+            SendMode::Ready => CallCode::Rsend_init,
+        };
+        let mut r = Request::new(State::Inactive);
+        r.persistent = Some(Persist::Send {
+            mode,
+            count,
+            dt,
+            dest,
+            tag,
+            comm,
+            call,
+        });
+        Ok(self.reqs.add(r))
+    }
+
+    /// `MPI_Recv_init`.
+    pub fn recv_init(
+        &mut self,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        self.note_call();
+        self.check_recv(count, dt, src, tag, comm)?;
+        let mut r = Request::new(State::Inactive);
+        r.persistent = Some(Persist::Recv {
+            count,
+            dt,
+            src,
+            tag,
+            comm,
+        });
+        Ok(self.reqs.add(r))
+    }
+
+    /// `MPI_Start`: `buf` is the send buffer region of a persistent send
+    /// (ignored for receives).
+    pub fn start(&mut self, req: RequestId, buf: Option<&[u8]>) -> MpiResult<()> {
+        self.note_call();
+        let r = self.reqs.get(req)?;
+        if !matches!(r.state, State::Inactive) {
+            return Err(MpiError::Request);
+        }
+        match r.persistent.clone().ok_or(MpiError::Request)? {
+            Persist::Send {
+                mode,
+                count,
+                dt,
+                dest,
+                tag,
+                comm,
+                call,
+            } => {
+                let data = self.pack_send(buf.ok_or(MpiError::Buffer)?, count, dt)?;
+                let ctx = self.comm(comm)?.context;
+                self.isend_packed(mode, data, dest, tag, comm, ctx, call, Some(req))?;
+            }
+            Persist::Recv {
+                count,
+                dt,
+                src,
+                tag,
+                comm,
+            } => {
+                let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
+                self.irecv_raw(cap, src, tag, comm, ctx, Some(req))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn active(&self, r: Option<RequestId>) -> MpiResult<Option<RequestId>> {
+        match r {
+            None => Ok(None),
+            Some(id) => match self.reqs.get(id)?.state {
+                State::Inactive => Ok(None),
+                _ => Ok(Some(id)),
+            },
+        }
+    }
+
+    /// `MPI_Test`: the completion if the request is complete.
+    pub fn test(&mut self, req: RequestId) -> MpiResult<Option<Completion>> {
+        self.note_call();
+        self.reqs.get(req)?;
+        self.progress(false);
+        self.take_completion(req)
+    }
+
+    /// `MPI_Wait`.
+    pub fn wait(&mut self, req: RequestId) -> MpiResult<Completion> {
+        self.note_call();
+        self.wait_internal(req)
+    }
+
+    /// `MPI_Request_get_status`: the status if complete, leaving the request.
+    pub fn request_get_status(&mut self, req: RequestId) -> MpiResult<Option<Status>> {
+        self.note_call();
+        self.progress(false);
+        Ok(match &self.reqs.get(req)?.state {
+            State::Pending(_) => None,
+            State::Inactive => Some(Status::empty()),
+            State::Done(c) => Some(c.status),
+        })
+    }
+
+    /// `MPI_Waitall`: one completion per entry (null and inactive entries
+    /// get the empty status).
+    pub fn waitall(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<Vec<Completion>> {
+        self.note_call();
+        for r in reqs.iter().flatten() {
+            self.reqs.get(*r)?;
+        }
+        while !self.all_complete(reqs)? {
+            self.progress(true);
+        }
+        self.take_all(reqs)
+    }
+
+    fn all_complete(&self, reqs: &[Option<RequestId>]) -> MpiResult<bool> {
+        for r in reqs.iter().flatten() {
+            if !self.is_complete(*r)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn take_all(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<Vec<Completion>> {
+        reqs.iter()
+            .map(|r| match self.active(*r)? {
+                None => Ok(Completion::inactive()),
+                Some(id) => Ok(self.take_completion(id)?.expect("complete")),
+            })
+            .collect()
+    }
+
+    /// `MPI_Testall`: all completions if every request is complete, else
+    /// `None` (and nothing is deallocated).
+    pub fn testall(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<Option<Vec<Completion>>> {
+        self.note_call();
+        self.progress(false);
+        if self.all_complete(reqs)? {
+            self.take_all(reqs).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `MPI_Testany`.
+    pub fn testany(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<TestAny> {
+        self.note_call();
+        self.progress(false);
+        self.any_done(reqs)
+    }
+
+    fn any_done(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<TestAny> {
+        let mut active = false;
+        for (i, r) in reqs.iter().enumerate() {
+            if let Some(id) = self.active(*r)? {
+                active = true;
+                if self.is_complete(id)? {
+                    let c = self.take_completion(id)?.expect("complete");
+                    return Ok(TestAny::Done(i, c));
+                }
+            }
+        }
+        Ok(if active {
+            TestAny::Pending
+        } else {
+            TestAny::NoneActive
+        })
+    }
+
+    /// `MPI_Waitany`: `None` when every entry is null or inactive.
+    pub fn waitany(
+        &mut self,
+        reqs: &[Option<RequestId>],
+    ) -> MpiResult<Option<(usize, Completion)>> {
+        self.note_call();
+        loop {
+            match self.any_done(reqs)? {
+                TestAny::NoneActive => return Ok(None),
+                TestAny::Done(i, c) => return Ok(Some((i, c))),
+                TestAny::Pending => {
+                    self.progress(true);
+                }
+            }
+        }
+    }
+
+    fn some_done(
+        &mut self,
+        reqs: &[Option<RequestId>],
+    ) -> MpiResult<Option<Vec<(usize, Completion)>>> {
+        let mut active = false;
+        let mut out = Vec::new();
+        for (i, r) in reqs.iter().enumerate() {
+            if let Some(id) = self.active(*r)? {
+                active = true;
+                if self.is_complete(id)? {
+                    out.push((i, self.take_completion(id)?.expect("complete")));
+                }
+            }
+        }
+        Ok(if active { Some(out) } else { None })
+    }
+
+    /// `MPI_Testsome`: `None` (outcount `MPI_UNDEFINED`) when every entry is
+    /// null or inactive, else the completed entries (possibly none).
+    pub fn testsome(
+        &mut self,
+        reqs: &[Option<RequestId>],
+    ) -> MpiResult<Option<Vec<(usize, Completion)>>> {
+        self.note_call();
+        self.progress(false);
+        self.some_done(reqs)
+    }
+
+    /// `MPI_Waitsome`: like `testsome` but waits for at least one.
+    pub fn waitsome(
+        &mut self,
+        reqs: &[Option<RequestId>],
+    ) -> MpiResult<Option<Vec<(usize, Completion)>>> {
+        self.note_call();
+        loop {
+            match self.some_done(reqs)? {
+                Some(v) if v.is_empty() => {
+                    self.progress(true);
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// `MPI_Cancel`: cancels an unmatched receive; sends are not cancelled
+    /// (their status then reports `cancelled == false`).
+    pub fn cancel(&mut self, req: RequestId) -> MpiResult<()> {
+        self.note_call();
+        let r = self.reqs.get(req)?;
+        if let State::Pending(Pending::Recv {
+            phase: RecvPhase::Posted,
+            ..
+        }) = r.state
+        {
+            self.cancel_recv(req);
+        }
+        Ok(())
+    }
+
+    /// `MPI_Request_free`: deallocates now if complete or inactive, else
+    /// when the operation completes.
+    pub fn request_free(&mut self, req: RequestId) -> MpiResult<()> {
+        self.note_call();
+        let r = self.reqs.get_mut(req)?;
+        match r.state {
+            State::Pending(_) => {
+                r.free_when_done = true;
+                Ok(())
+            }
+            _ => self.reqs.remove(req).map(|_| ()),
+        }
+    }
+
+    fn probe_pattern(&self, src: Source, tag: Tag, comm: CommId) -> MpiResult<Option<Pattern>> {
+        let c = self.comm(comm)?;
+        let src = match src {
+            Source::ProcNull => return Ok(None),
+            Source::Any => None,
+            Source::Rank(r) => Some(c.world_of(r)?),
+        };
+        let tag = match tag {
+            Tag::Any => None,
+            Tag::Value(t) => {
+                self.check_tag(t)?;
+                Some(t)
+            }
+        };
+        Ok(Some(Pattern {
+            context: c.context,
+            src,
+            tag,
+        }))
+    }
+
+    fn peek_status(&self, pat: &Pattern, comm: CommId) -> Option<Status> {
+        let m = self.queues.peek(pat)?;
+        let c = self.comms.get_any(comm)?;
+        Some(Status {
+            source: c.rank_of_world(m.src).map_or(Source::Any, Source::Rank),
+            tag: Tag::Value(m.tag),
+            error: None,
+            count_bytes: m.item.env.msg_len,
+            cancelled: false,
+        })
+    }
+
+    /// `MPI_Iprobe`.
+    pub fn iprobe(&mut self, src: Source, tag: Tag, comm: CommId) -> MpiResult<Option<Status>> {
+        self.note_call();
+        let Some(pat) = self.probe_pattern(src, tag, comm)? else {
+            return Ok(Some(Status::proc_null()));
+        };
+        self.progress(false);
+        Ok(self.peek_status(&pat, comm))
+    }
+
+    /// `MPI_Probe`.
+    pub fn probe(&mut self, src: Source, tag: Tag, comm: CommId) -> MpiResult<Status> {
+        self.note_call();
+        let Some(pat) = self.probe_pattern(src, tag, comm)? else {
+            return Ok(Status::proc_null());
+        };
+        loop {
+            self.progress(false);
+            if let Some(s) = self.peek_status(&pat, comm) {
+                return Ok(s);
+            }
+            self.progress(true);
+        }
+    }
+
+    /// `MPI_Buffer_attach` (only the size matters: the engine copies data).
+    pub fn buffer_attach(&mut self, size: usize) -> MpiResult<()> {
+        self.note_call();
+        if self.bsend_attached.is_some() {
+            return Err(MpiError::Buffer);
+        }
+        self.bsend_attached = Some(size);
+        Ok(())
+    }
+
+    /// `MPI_Buffer_detach`: waits until every buffered message is sent and
+    /// returns the attached size.
+    pub fn buffer_detach(&mut self) -> MpiResult<usize> {
+        self.note_call();
+        let size = self.bsend_attached.ok_or(MpiError::Buffer)?;
+        while self.bsend_used > 0 {
+            self.progress(true);
+        }
+        self.bsend_attached = None;
+        Ok(size)
+    }
+}
+
+#[cfg(test)]
+#[path = "p2p_tests.rs"]
+mod tests;
