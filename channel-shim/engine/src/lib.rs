@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod collectives;
 pub mod comm;
 pub mod datatype;
 pub mod engine;

@@ -86,13 +86,22 @@ where
     R: Send,
     F: Fn(&mut Engine<MemTransport>) -> R + Sync,
 {
+    run_world_with(n, eager_limit, EngineConfig::default(), f)
+}
+
+/// Like [`run_world`] with an engine configuration.
+pub fn run_world_with<R, F>(n: u32, eager_limit: u64, cfg: EngineConfig, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(&mut Engine<MemTransport>) -> R + Sync,
+{
     let f = &f;
     std::thread::scope(|s| {
         let handles: Vec<_> = mem_network(n, eager_limit)
             .into_iter()
             .map(|t| {
                 s.spawn(move || {
-                    let mut e = Engine::new(t, EngineConfig::default());
+                    let mut e = Engine::new(t, cfg);
                     let r = f(&mut e);
                     // Keep the endpoint alive until every rank is done so that
                     // late messages (e.g. acks) never hit a closed channel.

@@ -15,6 +15,9 @@ pub struct Span {
 }
 
 fn at(region_len: usize, base: i64, addr: i64, len: u64) -> MpiResult<std::ops::Range<usize>> {
+    if len == 0 {
+        return Ok(0..0);
+    }
     let start = addr.checked_sub(base).ok_or(MpiError::Buffer)?;
     if start < 0 {
         return Err(MpiError::Buffer);

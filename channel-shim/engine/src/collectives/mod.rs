@@ -1,0 +1,136 @@
+//! Collective operations as point-to-point algorithms on the
+//! communicator's collective context, with MPICH's algorithm choices (see
+//! [`CollThresholds`](crate::engine::CollThresholds) for the sizes):
+//!
+//! | call | algorithm |
+//! |---|---|
+//! | barrier | dissemination |
+//! | bcast | binomial tree (short or < 8 ranks); scatter + recursive-doubling allgather (medium, power of two); scatter + ring allgather (long) |
+//! | reduce | binomial tree (non-commutative ops: rooted at 0 in rank order, then sent to the root) |
+//! | allreduce | recursive doubling (short, non-commutative, or count < 2^⌊log2 p⌋); Rabenseifner reduce-scatter + allgather (long) |
+//! | gather / scatter | binomial tree |
+//! | gatherv / scatterv | linear |
+//! | allgather | recursive doubling (power of two, total < long); Bruck (total < short); ring |
+//! | allgatherv | ring |
+//! | alltoall | Bruck (block ≤ short, ≥ 8 ranks); all isend/irecv at once (block ≤ medium); pairwise exchange |
+//! | alltoallv | pairwise exchange |
+//! | reduce_scatter(_block) | recursive halving (commutative); binomial reduce + linear scatterv (non-commutative) |
+//! | scan / exscan | recursive doubling |
+//!
+//! Non-powers of two fold the extra ranks into their neighbours first, as
+//! MPICH does. Every algorithm works on packed bytes; results are packed
+//! bytes for the C layer to unpack with the receive datatype.
+//!
+//! `MPI_IN_PLACE` is [`CollInput::InPlace`], which carries the current
+//! contents of the receive buffer: the region given by
+//! [`Datatypes::span`](crate::datatype::Datatypes::span) (or `span_blocks`)
+//! that each method names.
+
+mod alltoall;
+mod bcast;
+mod gather;
+mod reduce;
+
+use crate::comm::CommId;
+use crate::envelope::CallCode;
+use crate::error::MpiResult;
+use crate::matching::{Source, Tag};
+use crate::request::{Request, RequestId, SendMode, State};
+use crate::transport::Transport;
+use crate::Engine;
+
+/// The input of a collective: a send buffer, or `MPI_IN_PLACE` with the
+/// receive buffer's current contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollInput<'a> {
+    /// The send buffer region (`span` of the send datatype and count).
+    Buf(&'a [u8]),
+    /// `MPI_IN_PLACE`: the receive buffer region each method documents.
+    InPlace(&'a [u8]),
+}
+
+/// One collective call's view of its communicator.
+#[derive(Clone, Debug)]
+pub(crate) struct Ctx {
+    pub comm: CommId,
+    pub context: u32,
+    pub ranks: Vec<u32>,
+    pub me: u32,
+    pub n: u32,
+    pub call: CallCode,
+}
+
+/// Largest power of two not above `n` (n ≥ 1).
+pub(crate) fn pof2_floor(n: u32) -> u32 {
+    1 << (31 - n.leading_zeros())
+}
+
+impl<T: Transport> Engine<T> {
+    pub(crate) fn ctx(&mut self, comm: CommId, call: CallCode) -> MpiResult<Ctx> {
+        self.note_call();
+        let c = self.comm(comm)?;
+        Ok(Ctx {
+            comm,
+            context: c.coll_context(),
+            ranks: c.group.ranks.clone(),
+            me: c.rank,
+            n: c.size(),
+            call,
+        })
+    }
+
+    pub(crate) fn c_isend(&mut self, c: &Ctx, to: u32, data: Vec<u8>) -> RequestId {
+        let req = self.reqs.add(Request::new(State::Inactive));
+        self.start_send(
+            req,
+            SendMode::Standard,
+            data,
+            c.ranks[to as usize],
+            c.context,
+            c.call as i32,
+            c.call,
+        );
+        req
+    }
+
+    pub(crate) fn c_irecv(&mut self, c: &Ctx, from: u32) -> MpiResult<RequestId> {
+        self.irecv_raw(
+            u64::MAX,
+            Source::Rank(from),
+            Tag::Value(c.call as i32),
+            c.comm,
+            c.context,
+            None,
+        )
+    }
+
+    pub(crate) fn c_wait(&mut self, r: RequestId) -> MpiResult<Vec<u8>> {
+        Ok(self.wait_internal(r)?.data.unwrap_or_default())
+    }
+
+    pub(crate) fn c_send(&mut self, c: &Ctx, to: u32, data: Vec<u8>) -> MpiResult<()> {
+        let r = self.c_isend(c, to, data);
+        self.wait_internal(r).map(|_| ())
+    }
+
+    pub(crate) fn c_recv(&mut self, c: &Ctx, from: u32) -> MpiResult<Vec<u8>> {
+        let r = self.c_irecv(c, from)?;
+        self.c_wait(r)
+    }
+
+    pub(crate) fn c_sendrecv(
+        &mut self,
+        c: &Ctx,
+        to: u32,
+        data: Vec<u8>,
+        from: u32,
+    ) -> MpiResult<Vec<u8>> {
+        let r = self.c_irecv(c, from)?;
+        let s = self.c_isend(c, to, data);
+        self.wait_internal(s)?;
+        self.c_wait(r)
+    }
+}
+
+#[cfg(test)]
+mod tests;
