@@ -118,7 +118,6 @@ pub struct Engine<T: Transport> {
     pub(crate) types: Datatypes,
     pub(crate) ops: Ops,
     pub(crate) comms: Comms,
-    #[allow(dead_code)] // used by the group calls (comm_ops)
     pub(crate) groups: Groups,
     pub(crate) reqs: Requests,
     pub(crate) queues: MatchQueues<RequestId, Msg>,

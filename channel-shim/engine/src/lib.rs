@@ -9,6 +9,7 @@
 
 pub mod collectives;
 pub mod comm;
+pub mod comm_ops;
 pub mod datatype;
 pub mod engine;
 pub mod envelope;

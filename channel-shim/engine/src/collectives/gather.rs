@@ -303,7 +303,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Ring allgather of blocks of any sizes; returns the blocks in rank order.
-    fn allgather_ring(&mut self, c: &Ctx, mine: Vec<u8>) -> MpiResult<Vec<Vec<u8>>> {
+    pub(crate) fn allgather_ring(&mut self, c: &Ctx, mine: Vec<u8>) -> MpiResult<Vec<Vec<u8>>> {
         let (n, me) = (c.n as usize, c.me as usize);
         let mut blocks = vec![Vec::new(); n];
         blocks[me] = mine;

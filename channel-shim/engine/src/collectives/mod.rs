@@ -29,7 +29,7 @@
 mod alltoall;
 mod bcast;
 mod gather;
-mod reduce;
+pub(crate) mod reduce;
 
 use crate::comm::CommId;
 use crate::envelope::CallCode;
