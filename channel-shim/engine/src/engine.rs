@@ -184,6 +184,11 @@ impl<T: Transport> Engine<T> {
         &self.t
     }
 
+    /// The transport, mutably (to finalize or abort the connection).
+    pub fn transport_mut(&mut self) -> &mut T {
+        &mut self.t
+    }
+
     /// The datatype table (sizes, extents, spans, pack/unpack).
     pub fn datatypes(&self) -> &Datatypes {
         &self.types

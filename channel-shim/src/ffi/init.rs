@@ -2,13 +2,12 @@
 
 use crate::ffi::{write_c_string, write_out};
 use crate::runtime;
-use mpinetsim_protocol::RankCounters;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
 use crate::abi::{
-    MPI_COMM_SELF, MPI_COMM_WORLD, MPI_ERR_COMM, MPI_MAX_LIBRARY_VERSION_STRING, MPI_MAX_PROCESSOR_NAME,
-    MPI_SUCCESS, MPI_THREAD_MULTIPLE,
+    MPI_COMM_SELF, MPI_COMM_WORLD, MPI_ERR_COMM, MPI_MAX_LIBRARY_VERSION_STRING,
+    MPI_MAX_PROCESSOR_NAME, MPI_SUCCESS, MPI_THREAD_MULTIPLE,
 };
 
 static RANK: AtomicU32 = AtomicU32::new(0);
@@ -58,7 +57,7 @@ mpi_fn! { fn MPI_Finalized(flag: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Finalize() {
-    match runtime::finalize(RankCounters::default()) {
+    match runtime::finalize() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => runtime::fatal(&e),
     }

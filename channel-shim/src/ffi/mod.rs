@@ -33,7 +33,12 @@ macro_rules! mpi_fn {
     };
 }
 
+pub mod buffers;
+pub mod engine_access;
+pub mod errors;
+pub mod handles;
 pub mod init;
+pub mod p2p;
 pub mod symbols;
 
 /// Called at the entry of every MPI function: accounts compute time and

@@ -69,6 +69,11 @@ impl GatewayTransport {
         }
     }
 
+    /// Rendezvous threshold announced by the gateway.
+    pub fn eager_limit_bytes(&self) -> u64 {
+        self.eager_limit
+    }
+
     /// Time factor of the job.
     pub fn factor(&self) -> f64 {
         self.factor

@@ -10,7 +10,7 @@ pub use clock::monotonic_ns;
 pub use connection::GatewayTransport;
 pub use pacer::Pacer;
 pub use state::{
-    abort_job, finalize, init, is_finalized, is_initialized, now_srt_ns, pacer, with_transport,
+    abort_job, finalize, init, is_finalized, is_initialized, now_srt_ns, pacer, with_engine,
     JobInfo,
 };
 

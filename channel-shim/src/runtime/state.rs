@@ -5,6 +5,7 @@ use super::clock::monotonic_ns;
 use super::connection::GatewayTransport;
 use super::pacer::Pacer;
 use mpinetsim_protocol::{RankCounters, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET};
+use shim_engine::{Engine, EngineConfig};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -21,7 +22,8 @@ static INITIALIZED: AtomicBool = AtomicBool::new(false);
 static FINALIZED: AtomicBool = AtomicBool::new(false);
 static EPOCH_NS: AtomicU64 = AtomicU64::new(0);
 static FACTOR_BITS: AtomicU64 = AtomicU64::new(0x3ff0_0000_0000_0000); // 1.0
-static TRANSPORT: Mutex<Option<GatewayTransport>> = Mutex::new(None);
+/// The MPI engine of this process, which owns the gateway connection.
+static ENGINE: Mutex<Option<Engine<GatewayTransport>>> = Mutex::new(None);
 static PACER: Mutex<Option<Pacer>> = Mutex::new(None);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,7 +54,11 @@ pub fn init() -> Result<JobInfo, String> {
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
     *lock(&PACER) = Some(Pacer::new(t.factor()));
-    *lock(&TRANSPORT) = Some(t);
+    let cfg = EngineConfig {
+        eager_limit: Some(t.eager_limit_bytes()),
+        ..EngineConfig::default()
+    };
+    *lock(&ENGINE) = Some(Engine::new(t, cfg));
     INITIALIZED.store(true, Ordering::SeqCst);
     Ok(JobInfo { rank, size })
 }
@@ -83,10 +89,10 @@ pub fn now_srt_ns() -> u64 {
     (monotonic_ns().saturating_sub(epoch) as f64 / factor) as u64
 }
 
-/// Runs `f` with the gateway connection (None before init / after finalize).
-pub fn with_transport<R>(f: impl FnOnce(Option<&mut GatewayTransport>) -> R) -> R {
-    let mut g = lock(&TRANSPORT);
-    f(g.as_mut())
+/// Runs `f` with the MPI engine; None before MPI_Init or after MPI_Finalize.
+pub fn with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) -> Option<R> {
+    let mut g = lock(&ENGINE);
+    g.as_mut().map(f)
 }
 
 /// Runs `f` with the pacer, if MPI is initialised.
@@ -94,11 +100,21 @@ pub fn pacer<R>(f: impl FnOnce(&mut Pacer) -> R) -> Option<R> {
     lock(&PACER).as_mut().map(f)
 }
 
-/// MPI_Finalize: reports `counters` (the pacer's fields are filled in here)
-/// and closes the connection.
-pub fn finalize(mut counters: RankCounters) -> Result<(), String> {
+/// MPI_Finalize: reports the engine's and the pacer's counters and closes
+/// the connection.
+pub fn finalize() -> Result<(), String> {
     if !is_initialized() || is_finalized() {
         return Err("MPI_Finalize was called without a matching MPI_Init, or twice".into());
+    }
+    let mut counters = RankCounters::default();
+    if let Some(e) = lock(&ENGINE).as_ref() {
+        let c = e.counters();
+        counters.messages_sent = c.messages_sent;
+        counters.bytes_sent = c.bytes_sent;
+        counters.messages_received = c.messages_received;
+        counters.expected = c.expected;
+        counters.unexpected = c.unexpected;
+        counters.unsuccessful_matches = c.unsuccessful_matches;
     }
     if let Some(p) = lock(&PACER).as_ref() {
         counters.calls = p.calls;
@@ -107,9 +123,9 @@ pub fn finalize(mut counters: RankCounters) -> Result<(), String> {
         counters.slept_ns = p.slept_ns;
     }
     counters.finalize_srt_ns = now_srt_ns();
-    let t = lock(&TRANSPORT).take();
-    if let Some(mut t) = t {
-        t.finalize(counters);
+    let engine = lock(&ENGINE).take();
+    if let Some(mut e) = engine {
+        e.transport_mut().finalize(counters);
     }
     FINALIZED.store(true, Ordering::SeqCst);
     Ok(())
@@ -127,9 +143,9 @@ pub fn abort_job(code: i32, fallback: &str) -> ! {
 /// Sends an Abort frame if connected (never blocks on a held lock);
 /// returns whether it was sent.
 pub(super) fn notify_gateway_of_abort(code: i32, text: &str) -> bool {
-    if let Ok(mut g) = TRANSPORT.try_lock() {
-        if let Some(t) = g.as_mut() {
-            t.send_abort(code, text);
+    if let Ok(mut g) = ENGINE.try_lock() {
+        if let Some(e) = g.as_mut() {
+            e.transport_mut().send_abort(code, text);
             return true;
         }
     }

@@ -1,0 +1,291 @@
+//! MPICH handle integers ⇄ engine identifiers.
+//!
+//! Predefined handles keep MPICH's values (taken from mpi.h, see
+//! `crate::abi`); objects the program creates get handles in ranges MPICH's
+//! predefined objects never use: communicator `0x8400_0000 + id`, group
+//! `0x8800_0000 + id`, datatype `0xcc00_0000 + id`, op `0x9800_0000 + id`,
+//! request `0xac00_0000 + id`.
+
+use crate::abi::*;
+use shim_engine::{
+    BuiltinOp, BuiltinType, CommId, DatatypeId, Dest, GroupId, MpiError, OpId, RequestId, Source,
+    Tag,
+};
+use std::os::raw::c_int;
+
+const COMM_BASE: u32 = 0x8400_0000;
+const GROUP_BASE: u32 = 0x8800_0000;
+const TYPE_BASE: u32 = 0xcc00_0000;
+const OP_BASE: u32 = 0x9800_0000;
+const REQUEST_BASE: u32 = 0xac00_0000;
+const ID_MASK: u32 = 0x00ff_ffff;
+
+fn bits(h: c_int) -> u32 {
+    h as u32
+}
+
+/// The communicator a handle names.
+pub fn comm_from(h: c_int) -> Result<CommId, MpiError> {
+    match h {
+        MPI_COMM_WORLD => Ok(CommId::WORLD),
+        MPI_COMM_SELF => Ok(CommId::SELF),
+        _ if bits(h) & !ID_MASK == COMM_BASE => Ok(CommId(bits(h) & ID_MASK)),
+        _ => Err(MpiError::Comm),
+    }
+}
+
+/// The handle of a communicator.
+pub fn comm_to(c: CommId) -> c_int {
+    if c == CommId::WORLD {
+        MPI_COMM_WORLD
+    } else if c == CommId::SELF {
+        MPI_COMM_SELF
+    } else {
+        (COMM_BASE | c.0) as c_int
+    }
+}
+
+/// The group a handle names.
+pub fn group_from(h: c_int) -> Result<GroupId, MpiError> {
+    match h {
+        MPI_GROUP_EMPTY => Ok(GroupId::EMPTY),
+        _ if bits(h) & !ID_MASK == GROUP_BASE => Ok(GroupId(bits(h) & ID_MASK)),
+        _ => Err(MpiError::Group),
+    }
+}
+
+/// The handle of a group.
+pub fn group_to(g: GroupId) -> c_int {
+    if g == GroupId::EMPTY {
+        MPI_GROUP_EMPTY
+    } else {
+        (GROUP_BASE | g.0) as c_int
+    }
+}
+
+/// Predefined datatypes: MPICH handle and engine type, in mpi.h order.
+pub const BUILTIN_TYPES: &[(c_int, BuiltinType)] = {
+    use BuiltinType as B;
+    &[
+        (MPI_CHAR, B::Char),
+        (MPI_SIGNED_CHAR, B::SignedChar),
+        (MPI_UNSIGNED_CHAR, B::UnsignedChar),
+        (MPI_BYTE, B::Byte),
+        (MPI_WCHAR, B::Wchar),
+        (MPI_SHORT, B::Short),
+        (MPI_UNSIGNED_SHORT, B::UnsignedShort),
+        (MPI_INT, B::Int),
+        (MPI_UNSIGNED, B::Unsigned),
+        (MPI_LONG, B::Long),
+        (MPI_UNSIGNED_LONG, B::UnsignedLong),
+        (MPI_FLOAT, B::Float),
+        (MPI_DOUBLE, B::Double),
+        (MPI_LONG_DOUBLE, B::LongDouble),
+        (MPI_LONG_LONG_INT, B::LongLongInt),
+        (MPI_UNSIGNED_LONG_LONG, B::UnsignedLongLong),
+        (MPI_PACKED, B::Packed),
+        (MPI_FLOAT_INT, B::FloatInt),
+        (MPI_DOUBLE_INT, B::DoubleInt),
+        (MPI_LONG_INT, B::LongInt),
+        (MPI_SHORT_INT, B::ShortInt),
+        (MPI_2INT, B::TwoInt),
+        (MPI_LONG_DOUBLE_INT, B::LongDoubleInt),
+        (MPI_COMPLEX, B::Complex),
+        (MPI_DOUBLE_COMPLEX, B::DoubleComplex),
+        (MPI_LOGICAL, B::Logical),
+        (MPI_REAL, B::Real),
+        (MPI_DOUBLE_PRECISION, B::DoublePrecision),
+        (MPI_INTEGER, B::Integer),
+        (MPI_2INTEGER, B::TwoInteger),
+        (MPI_2REAL, B::TwoReal),
+        (MPI_2DOUBLE_PRECISION, B::TwoDoublePrecision),
+        (MPI_CHARACTER, B::Character),
+        (MPI_REAL4, B::Real4),
+        (MPI_REAL8, B::Real8),
+        (MPI_REAL16, B::Real16),
+        (MPI_COMPLEX8, B::Complex8),
+        (MPI_COMPLEX16, B::Complex16),
+        (MPI_COMPLEX32, B::Complex32),
+        (MPI_INTEGER1, B::Integer1),
+        (MPI_INTEGER2, B::Integer2),
+        (MPI_INTEGER4, B::Integer4),
+        (MPI_INTEGER8, B::Integer8),
+        (MPI_INT8_T, B::Int8),
+        (MPI_INT16_T, B::Int16),
+        (MPI_INT32_T, B::Int32),
+        (MPI_INT64_T, B::Int64),
+        (MPI_UINT8_T, B::Uint8),
+        (MPI_UINT16_T, B::Uint16),
+        (MPI_UINT32_T, B::Uint32),
+        (MPI_UINT64_T, B::Uint64),
+        (MPI_C_BOOL, B::CBool),
+        (MPI_C_FLOAT_COMPLEX, B::CFloatComplex),
+        (MPI_C_DOUBLE_COMPLEX, B::CDoubleComplex),
+        (MPI_C_LONG_DOUBLE_COMPLEX, B::CLongDoubleComplex),
+        (MPI_AINT, B::Aint),
+        (MPI_OFFSET, B::Offset),
+        (MPI_COUNT, B::Count),
+        (MPI_CXX_BOOL, B::CxxBool),
+        (MPI_CXX_FLOAT_COMPLEX, B::CxxFloatComplex),
+        (MPI_CXX_DOUBLE_COMPLEX, B::CxxDoubleComplex),
+        (MPI_CXX_LONG_DOUBLE_COMPLEX, B::CxxLongDoubleComplex),
+    ]
+};
+
+/// The datatype a handle names.
+pub fn datatype_from(h: c_int) -> Result<DatatypeId, MpiError> {
+    if bits(h) & !ID_MASK == TYPE_BASE {
+        return Ok(DatatypeId::Derived(bits(h) & ID_MASK));
+    }
+    BUILTIN_TYPES
+        .iter()
+        .find(|(handle, _)| *handle == h)
+        .map(|&(_, b)| DatatypeId::Builtin(b))
+        .ok_or(MpiError::Datatype)
+}
+
+/// The handle of a datatype.
+pub fn datatype_to(d: DatatypeId) -> c_int {
+    match d {
+        DatatypeId::Derived(n) => (TYPE_BASE | n) as c_int,
+        DatatypeId::Builtin(b) => BUILTIN_TYPES
+            .iter()
+            .find(|(_, t)| *t == b)
+            .map(|&(h, _)| h)
+            .expect("every builtin type has a handle"),
+    }
+}
+
+const BUILTIN_OPS: &[(c_int, BuiltinOp)] = {
+    use BuiltinOp as O;
+    &[
+        (MPI_MAX, O::Max),
+        (MPI_MIN, O::Min),
+        (MPI_SUM, O::Sum),
+        (MPI_PROD, O::Prod),
+        (MPI_LAND, O::Land),
+        (MPI_BAND, O::Band),
+        (MPI_LOR, O::Lor),
+        (MPI_BOR, O::Bor),
+        (MPI_LXOR, O::Lxor),
+        (MPI_BXOR, O::Bxor),
+        (MPI_MINLOC, O::Minloc),
+        (MPI_MAXLOC, O::Maxloc),
+        (MPI_REPLACE, O::Replace),
+        (MPI_NO_OP, O::NoOp),
+    ]
+};
+
+/// The reduction operation a handle names.
+pub fn op_from(h: c_int) -> Result<OpId, MpiError> {
+    if bits(h) & !ID_MASK == OP_BASE {
+        return Ok(OpId::User(bits(h) & ID_MASK));
+    }
+    BUILTIN_OPS
+        .iter()
+        .find(|(x, _)| *x == h)
+        .map(|&(_, o)| OpId::Builtin(o))
+        .ok_or(MpiError::Op)
+}
+
+/// The handle of an operation.
+pub fn op_to(o: OpId) -> c_int {
+    match o {
+        OpId::User(n) => (OP_BASE | n) as c_int,
+        OpId::Builtin(b) => BUILTIN_OPS
+            .iter()
+            .find(|(_, x)| *x == b)
+            .map(|&(h, _)| h)
+            .expect("builtin op"),
+    }
+}
+
+/// The request a handle names; `MPI_REQUEST_NULL` is None.
+pub fn request_from(h: c_int) -> Result<Option<RequestId>, MpiError> {
+    if h == MPI_REQUEST_NULL {
+        Ok(None)
+    } else if bits(h) & !ID_MASK == REQUEST_BASE {
+        Ok(Some(RequestId(bits(h) & ID_MASK)))
+    } else {
+        Err(MpiError::Request)
+    }
+}
+
+/// The handle of a request.
+pub fn request_to(r: RequestId) -> c_int {
+    (REQUEST_BASE | (r.0 & ID_MASK)) as c_int
+}
+
+/// A source rank argument.
+pub fn source_from(rank: c_int) -> Result<Source, MpiError> {
+    match rank {
+        MPI_ANY_SOURCE => Ok(Source::Any),
+        MPI_PROC_NULL => Ok(Source::ProcNull),
+        r if r >= 0 => Ok(Source::Rank(r as u32)),
+        _ => Err(MpiError::Rank),
+    }
+}
+
+/// A destination rank argument.
+pub fn dest_from(rank: c_int) -> Result<Dest, MpiError> {
+    match rank {
+        MPI_PROC_NULL => Ok(Dest::ProcNull),
+        r if r >= 0 => Ok(Dest::Rank(r as u32)),
+        _ => Err(MpiError::Rank),
+    }
+}
+
+/// A receive tag argument.
+pub fn tag_from(tag: c_int) -> Result<Tag, MpiError> {
+    match tag {
+        MPI_ANY_TAG => Ok(Tag::Any),
+        t if t >= 0 => Ok(Tag::Value(t)),
+        _ => Err(MpiError::Tag),
+    }
+}
+
+/// A send tag argument (no wildcard).
+pub fn send_tag(tag: c_int) -> Result<i32, MpiError> {
+    if tag >= 0 {
+        Ok(tag)
+    } else {
+        Err(MpiError::Tag)
+    }
+}
+
+/// A count argument.
+pub fn count_from(count: c_int) -> Result<usize, MpiError> {
+    usize::try_from(count).map_err(|_| MpiError::Count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_type_has_a_distinct_handle_of_its_size() {
+        assert_eq!(BUILTIN_TYPES.len(), BuiltinType::ALL.len());
+        for b in BuiltinType::ALL {
+            let h = datatype_to(DatatypeId::Builtin(*b));
+            assert_eq!(datatype_from(h), Ok(DatatypeId::Builtin(*b)));
+            if let Some(size) = crate::abi::builtin_datatype_size(h) {
+                assert_eq!(size as u64, b.size(), "{b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn created_handles_round_trip_and_nulls_are_rejected() {
+        assert_eq!(comm_from(comm_to(CommId(7))), Ok(CommId(7)));
+        assert_eq!(comm_from(MPI_COMM_NULL), Err(MpiError::Comm));
+        assert_eq!(
+            request_from(request_to(RequestId(3))),
+            Ok(Some(RequestId(3)))
+        );
+        assert_eq!(request_from(MPI_REQUEST_NULL), Ok(None));
+        assert_eq!(op_from(op_to(OpId::User(2))), Ok(OpId::User(2)));
+        assert_eq!(op_from(MPI_SUM), Ok(OpId::Builtin(BuiltinOp::Sum)));
+        assert_eq!(group_from(group_to(GroupId(4))), Ok(GroupId(4)));
+        assert_eq!(datatype_from(MPI_DATATYPE_NULL), Err(MpiError::Datatype));
+    }
+}

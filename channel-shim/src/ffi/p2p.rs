@@ -1,0 +1,634 @@
+//! Point-to-point communication: sends in four modes, receives, probes,
+//! persistent requests and the wait/test family.
+
+use crate::abi::*;
+use crate::ffi::buffers::{region, region_mut, write_status};
+use crate::ffi::engine_access::engine;
+use crate::ffi::errors::{fail, finish};
+use crate::ffi::handles::*;
+use crate::ffi::write_out;
+use crate::runtime::GatewayTransport;
+use shim_engine::p2p::TestAny;
+use shim_engine::{Completion, DatatypeId, Engine, MpiError, RequestId, SendMode};
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_void};
+use std::sync::Mutex;
+
+/// What the C layer must remember about a request: where a receive's data
+/// goes, or which buffer a persistent send sends again at each start.
+#[derive(Clone, Copy, Debug)]
+struct RequestInfo {
+    buf: usize,
+    count: usize,
+    dt: DatatypeId,
+    comm: c_int,
+    is_recv: bool,
+}
+
+static REQUESTS: Mutex<Option<HashMap<u32, RequestInfo>>> = Mutex::new(None);
+
+fn remember(r: RequestId, info: RequestInfo) {
+    REQUESTS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(r.0, info);
+}
+
+fn info_of(r: RequestId) -> Option<RequestInfo> {
+    REQUESTS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .and_then(|m| m.get(&r.0).copied())
+}
+
+fn forget(r: RequestId) {
+    if let Some(m) = REQUESTS.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+        m.remove(&r.0);
+    }
+}
+
+type Eng = Engine<GatewayTransport>;
+
+/// Copies a completed receive into user memory, writes the status and
+/// clears a freed handle. Returns the request's own error, if any.
+unsafe fn complete(
+    e: &mut Eng,
+    id: RequestId,
+    c: Completion,
+    handle: *mut c_int,
+    status: *mut MpiStatus,
+) -> Result<(), MpiError> {
+    let info = info_of(id);
+    if let (Some(data), Some(i)) = (&c.data, info) {
+        if i.is_recv {
+            let span = e.datatypes().span(i.dt, i.count)?;
+            e.datatypes()
+                .unpack(i.dt, i.count, data, region_mut(i.buf as *mut c_void, span))?;
+        }
+    }
+    if c.freed {
+        forget(id);
+        write_out(handle, MPI_REQUEST_NULL);
+    }
+    write_status(status, &c.status);
+    match c.status.error {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+fn comm_of(id: Option<RequestId>) -> c_int {
+    id.and_then(info_of)
+        .map(|i| i.comm)
+        .unwrap_or(MPI_COMM_WORLD)
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn send(
+    func: &str,
+    mode: SendMode,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
+    let r = (|| {
+        let (c, dt, n, d, t) = (
+            comm_from(comm)?,
+            datatype_from(datatype)?,
+            count_from(count)?,
+            dest_from(dest)?,
+            send_tag(tag)?,
+        );
+        engine(func, |e| {
+            let span = e.datatypes().span(dt, n)?;
+            e.send(mode, region(buf, span), n, dt, d, t, c)
+        })
+    })();
+    finish(comm, func, r)
+}
+
+mpi_fn! { fn MPI_Send(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+    send("MPI_Send", SendMode::Standard, buf, count, datatype, dest, tag, comm)
+} }
+mpi_fn! { fn MPI_Ssend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+    send("MPI_Ssend", SendMode::Synchronous, buf, count, datatype, dest, tag, comm)
+} }
+mpi_fn! { fn MPI_Bsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+    send("MPI_Bsend", SendMode::Buffered, buf, count, datatype, dest, tag, comm)
+} }
+mpi_fn! { fn MPI_Rsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+    send("MPI_Rsend", SendMode::Ready, buf, count, datatype, dest, tag, comm)
+} }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn isend(
+    func: &str,
+    mode: SendMode,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    let r = (|| {
+        let (c, dt, n, d, t) = (
+            comm_from(comm)?,
+            datatype_from(datatype)?,
+            count_from(count)?,
+            dest_from(dest)?,
+            send_tag(tag)?,
+        );
+        let id = engine(func, |e| {
+            let span = e.datatypes().span(dt, n)?;
+            e.isend(mode, region(buf, span), n, dt, d, t, c)
+        })?;
+        remember(
+            id,
+            RequestInfo {
+                buf: buf as usize,
+                count: n,
+                dt,
+                comm,
+                is_recv: false,
+            },
+        );
+        write_out(request, request_to(id));
+        Ok(())
+    })();
+    finish(comm, func, r)
+}
+
+mpi_fn! { fn MPI_Isend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    isend("MPI_Isend", SendMode::Standard, buf, count, datatype, dest, tag, comm, request)
+} }
+mpi_fn! { fn MPI_Issend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    isend("MPI_Issend", SendMode::Synchronous, buf, count, datatype, dest, tag, comm, request)
+} }
+mpi_fn! { fn MPI_Ibsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    isend("MPI_Ibsend", SendMode::Buffered, buf, count, datatype, dest, tag, comm, request)
+} }
+mpi_fn! { fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    isend("MPI_Irsend", SendMode::Ready, buf, count, datatype, dest, tag, comm, request)
+} }
+
+mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        engine("MPI_Recv", |e| {
+            let (data, st) = e.recv(n, dt, s, t, c)?;
+            let span = e.datatypes().span(dt, n)?;
+            e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
+            write_status(status, &st);
+            st.error.map_or(Ok(()), Err)
+        })
+    })();
+    finish(comm, "MPI_Recv", r)
+} }
+
+mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    let r = (|| {
+        let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        let id = engine("MPI_Irecv", |e| e.irecv(n, dt, s, t, c))?;
+        remember(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true });
+        write_out(request, request_to(id));
+        Ok(())
+    })();
+    finish(comm, "MPI_Irecv", r)
+} }
+
+mpi_fn! { fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, dest: c_int, sendtag: c_int,
+                          recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, source: c_int, recvtag: c_int,
+                          comm: c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let c = comm_from(comm)?;
+        let (st_, sn, d, stg) = (datatype_from(sendtype)?, count_from(sendcount)?, dest_from(dest)?, send_tag(sendtag)?);
+        let (rt, rn, s, rtg) = (datatype_from(recvtype)?, count_from(recvcount)?, source_from(source)?, tag_from(recvtag)?);
+        engine("MPI_Sendrecv", |e| {
+            let sspan = e.datatypes().span(st_, sn)?;
+            let (data, stat) = e.sendrecv(region(sendbuf, sspan), sn, st_, d, stg, rn, rt, s, rtg, c)?;
+            let rspan = e.datatypes().span(rt, rn)?;
+            e.datatypes().unpack(rt, rn, &data, region_mut(recvbuf, rspan))?;
+            write_status(status, &stat);
+            stat.error.map_or(Ok(()), Err)
+        })
+    })();
+    finish(comm, "MPI_Sendrecv", r)
+} }
+
+mpi_fn! { fn MPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_int, dest: c_int, sendtag: c_int,
+                                  source: c_int, recvtag: c_int, comm: c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let (c, dt, n) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?);
+        let (d, stg, s, rtg) = (dest_from(dest)?, send_tag(sendtag)?, source_from(source)?, tag_from(recvtag)?);
+        engine("MPI_Sendrecv_replace", |e| {
+            let span = e.datatypes().span(dt, n)?;
+            let copy = region(buf, span).to_vec();
+            let (data, stat) = e.sendrecv(&copy, n, dt, d, stg, n, dt, s, rtg, c)?;
+            e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
+            write_status(status, &stat);
+            stat.error.map_or(Ok(()), Err)
+        })
+    })();
+    finish(comm, "MPI_Sendrecv_replace", r)
+} }
+
+mpi_fn! { fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
+        let st = engine("MPI_Probe", |e| e.probe(s, t, c))?;
+        write_status(status, &st);
+        Ok(())
+    })();
+    finish(comm, "MPI_Probe", r)
+} }
+
+mpi_fn! { fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
+        let st = engine("MPI_Iprobe", |e| e.iprobe(s, t, c))?;
+        write_out(flag, st.is_some() as c_int);
+        if let Some(st) = st {
+            write_status(status, &st);
+        }
+        Ok(())
+    })();
+    finish(comm, "MPI_Iprobe", r)
+} }
+
+mpi_fn! { fn MPI_Get_count(status: *const MpiStatus, datatype: c_int, count: *mut c_int) {
+    let r = (|| {
+        let dt = datatype_from(datatype)?;
+        let bytes = (*status).count() as u64;
+        let n = engine("MPI_Get_count", |e| e.datatypes().get_count(dt, bytes))?;
+        write_out(count, n.map_or(MPI_UNDEFINED, |n| n as c_int));
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Get_count", r)
+} }
+
+mpi_fn! { fn MPI_Get_elements(status: *const MpiStatus, datatype: c_int, count: *mut c_int) {
+    let r = (|| {
+        let dt = datatype_from(datatype)?;
+        let bytes = (*status).count() as u64;
+        let n = engine("MPI_Get_elements", |e| e.datatypes().get_elements(dt, bytes))?;
+        write_out(count, n as c_int);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Get_elements", r)
+} }
+
+mpi_fn! { fn MPI_Test_cancelled(status: *const MpiStatus, flag: *mut c_int) {
+    write_out(flag, (*status).cancelled() as c_int);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Wait(request: *mut c_int, status: *mut MpiStatus) {
+    let id = match request_from(*request) { Ok(i) => i, Err(e) => return fail(MPI_COMM_WORLD, "MPI_Wait", e) };
+    let comm = comm_of(id);
+    let r = (|| {
+        let Some(id) = id else {
+            write_status(status, &shim_engine::Status::empty());
+            return Ok(());
+        };
+        engine("MPI_Wait", |e| {
+            let c = e.wait(id)?;
+            complete(e, id, c, request, status)
+        })
+    })();
+    finish(comm, "MPI_Wait", r)
+} }
+
+mpi_fn! { fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut MpiStatus) {
+    let id = match request_from(*request) { Ok(i) => i, Err(e) => return fail(MPI_COMM_WORLD, "MPI_Test", e) };
+    let comm = comm_of(id);
+    let r = (|| {
+        let Some(id) = id else {
+            write_out(flag, 1);
+            write_status(status, &shim_engine::Status::empty());
+            return Ok(());
+        };
+        engine("MPI_Test", |e| match e.test(id)? {
+            Some(c) => {
+                write_out(flag, 1);
+                complete(e, id, c, request, status)
+            }
+            None => {
+                write_out(flag, 0);
+                Ok(())
+            }
+        })
+    })();
+    finish(comm, "MPI_Test", r)
+} }
+
+/// Reads `count` request handles.
+unsafe fn request_list(
+    count: c_int,
+    requests: *mut c_int,
+) -> Result<Vec<Option<RequestId>>, MpiError> {
+    let n = count_from(count)?;
+    (0..n).map(|i| request_from(*requests.add(i))).collect()
+}
+
+unsafe fn status_at(statuses: *mut MpiStatus, i: usize) -> *mut MpiStatus {
+    if crate::ffi::buffers::ignored(statuses) {
+        statuses
+    } else {
+        statuses.add(i)
+    }
+}
+
+mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiStatus) {
+    let r = (|| {
+        let ids = request_list(count, requests)?;
+        engine("MPI_Waitall", |e| {
+            let done = e.waitall(&ids)?;
+            let mut any_error = false;
+            for (i, c) in done.into_iter().enumerate() {
+                match ids[i] {
+                    Some(id) => any_error |= complete(e, id, c, requests.add(i), status_at(statuses, i)).is_err(),
+                    None => write_status(status_at(statuses, i), &c.status),
+                }
+            }
+            if any_error { Err(MpiError::InStatus) } else { Ok(()) }
+        })
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Waitall", r)
+} }
+
+mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, statuses: *mut MpiStatus) {
+    let r = (|| {
+        let ids = request_list(count, requests)?;
+        engine("MPI_Testall", |e| match e.testall(&ids)? {
+            Some(done) => {
+                write_out(flag, 1);
+                let mut any_error = false;
+                for (i, c) in done.into_iter().enumerate() {
+                    match ids[i] {
+                        Some(id) => any_error |= complete(e, id, c, requests.add(i), status_at(statuses, i)).is_err(),
+                        None => write_status(status_at(statuses, i), &c.status),
+                    }
+                }
+                if any_error { Err(MpiError::InStatus) } else { Ok(()) }
+            }
+            None => {
+                write_out(flag, 0);
+                Ok(())
+            }
+        })
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Testall", r)
+} }
+
+mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let ids = request_list(count, requests)?;
+        engine("MPI_Waitany", |e| match e.waitany(&ids)? {
+            Some((i, c)) => {
+                write_out(index, i as c_int);
+                complete(e, ids[i].expect("completed entry is a request"), c, requests.add(i), status)
+            }
+            None => {
+                write_out(index, MPI_UNDEFINED);
+                write_status(status, &shim_engine::Status::empty());
+                Ok(())
+            }
+        })
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Waitany", r)
+} }
+
+mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, flag: *mut c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let ids = request_list(count, requests)?;
+        engine("MPI_Testany", |e| match e.testany(&ids)? {
+            TestAny::Done(i, c) => {
+                write_out(flag, 1);
+                write_out(index, i as c_int);
+                complete(e, ids[i].expect("completed entry is a request"), c, requests.add(i), status)
+            }
+            TestAny::NoneActive => {
+                write_out(flag, 1);
+                write_out(index, MPI_UNDEFINED);
+                write_status(status, &shim_engine::Status::empty());
+                Ok(())
+            }
+            TestAny::Pending => {
+                write_out(flag, 0);
+                write_out(index, MPI_UNDEFINED);
+                Ok(())
+            }
+        })
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Testany", r)
+} }
+
+unsafe fn some(
+    func: &str,
+    wait: bool,
+    incount: c_int,
+    requests: *mut c_int,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MpiStatus,
+) -> c_int {
+    let r = (|| {
+        let ids = request_list(incount, requests)?;
+        engine(func, |e| {
+            let got = if wait {
+                e.waitsome(&ids)?
+            } else {
+                e.testsome(&ids)?
+            };
+            match got {
+                None => {
+                    write_out(outcount, MPI_UNDEFINED);
+                    Ok(())
+                }
+                Some(done) => {
+                    write_out(outcount, done.len() as c_int);
+                    let mut any_error = false;
+                    for (k, (i, c)) in done.into_iter().enumerate() {
+                        write_out(indices.add(k), i as c_int);
+                        let id = ids[i].expect("completed entry is a request");
+                        any_error |=
+                            complete(e, id, c, requests.add(i), status_at(statuses, k)).is_err();
+                    }
+                    if any_error {
+                        Err(MpiError::InStatus)
+                    } else {
+                        Ok(())
+                    }
+                }
+            }
+        })
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+}
+
+mpi_fn! { fn MPI_Waitsome(incount: c_int, requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut MpiStatus) {
+    some("MPI_Waitsome", true, incount, requests, outcount, indices, statuses)
+} }
+mpi_fn! { fn MPI_Testsome(incount: c_int, requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut MpiStatus) {
+    some("MPI_Testsome", false, incount, requests, outcount, indices, statuses)
+} }
+
+mpi_fn! { fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *mut MpiStatus) {
+    let r = (|| {
+        let Some(id) = request_from(request)? else {
+            write_out(flag, 1);
+            write_status(status, &shim_engine::Status::empty());
+            return Ok(());
+        };
+        let st = engine("MPI_Request_get_status", |e| e.request_get_status(id))?;
+        write_out(flag, st.is_some() as c_int);
+        if let Some(st) = st {
+            write_status(status, &st);
+        }
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Request_get_status", r)
+} }
+
+mpi_fn! { fn MPI_Cancel(request: *mut c_int) {
+    let r = (|| {
+        let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
+        engine("MPI_Cancel", |e| e.cancel(id))
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Cancel", r)
+} }
+
+mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
+    let r = (|| {
+        let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
+        engine("MPI_Request_free", |e| e.request_free(id))?;
+        forget(id);
+        write_out(request, MPI_REQUEST_NULL);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Request_free", r)
+} }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_init(
+    func: &str,
+    mode: SendMode,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    let r = (|| {
+        let (c, dt, n, d, t) = (
+            comm_from(comm)?,
+            datatype_from(datatype)?,
+            count_from(count)?,
+            dest_from(dest)?,
+            send_tag(tag)?,
+        );
+        let id = engine(func, |e| e.send_init(mode, n, dt, d, t, c))?;
+        remember(
+            id,
+            RequestInfo {
+                buf: buf as usize,
+                count: n,
+                dt,
+                comm,
+                is_recv: false,
+            },
+        );
+        write_out(request, request_to(id));
+        Ok(())
+    })();
+    finish(comm, func, r)
+}
+
+mpi_fn! { fn MPI_Send_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    send_init("MPI_Send_init", SendMode::Standard, buf, count, datatype, dest, tag, comm, request)
+} }
+mpi_fn! { fn MPI_Ssend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    send_init("MPI_Ssend_init", SendMode::Synchronous, buf, count, datatype, dest, tag, comm, request)
+} }
+mpi_fn! { fn MPI_Bsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    send_init("MPI_Bsend_init", SendMode::Buffered, buf, count, datatype, dest, tag, comm, request)
+} }
+mpi_fn! { fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    send_init("MPI_Rsend_init", SendMode::Ready, buf, count, datatype, dest, tag, comm, request)
+} }
+
+mpi_fn! { fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+    let r = (|| {
+        let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        let id = engine("MPI_Recv_init", |e| e.recv_init(n, dt, s, t, c))?;
+        remember(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true });
+        write_out(request, request_to(id));
+        Ok(())
+    })();
+    finish(comm, "MPI_Recv_init", r)
+} }
+
+unsafe fn start_one(e: &mut Eng, id: RequestId) -> Result<(), MpiError> {
+    match info_of(id) {
+        Some(i) if !i.is_recv => {
+            let span = e.datatypes().span(i.dt, i.count)?;
+            e.start(id, Some(region(i.buf as *const c_void, span)))
+        }
+        _ => e.start(id, None),
+    }
+}
+
+mpi_fn! { fn MPI_Start(request: *mut c_int) {
+    let r = (|| {
+        let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
+        engine("MPI_Start", |e| start_one(e, id))
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Start", r)
+} }
+
+mpi_fn! { fn MPI_Startall(count: c_int, requests: *mut c_int) {
+    let r = (|| {
+        let ids = request_list(count, requests)?;
+        engine("MPI_Startall", |e| {
+            for id in ids.into_iter().flatten() {
+                start_one(e, id)?;
+            }
+            Ok(())
+        })
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Startall", r)
+} }
+
+mpi_fn! { fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) {
+    let r = (|| {
+        let n = count_from(size)?;
+        ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).replace((buffer as usize, n));
+        engine("MPI_Buffer_attach", |e| e.buffer_attach(n))
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Buffer_attach", r)
+} }
+
+/// The buffer the program attached for buffered sends (address, size); the
+/// engine copies messages itself, so only the size is used, but
+/// MPI_Buffer_detach must hand the address back.
+static ATTACHED: Mutex<Option<(usize, usize)>> = Mutex::new(None);
+
+mpi_fn! { fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) {
+    let r = (|| {
+        let n = engine("MPI_Buffer_detach", |e| e.buffer_detach())?;
+        let (addr, _) = ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or((0, 0));
+        write_out(buffer_addr as *mut usize, addr);
+        write_out(size, n as c_int);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Buffer_detach", r)
+} }
