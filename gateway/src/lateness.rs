@@ -9,6 +9,7 @@ use serde::Serialize;
 /// Collects lateness samples.
 pub struct LatenessRecorder {
     hist: Histogram<u64>,
+    by_class: Vec<(EventClass, Histogram<u64>)>,
     max_ns: u64,
     max_kind: Option<EventClass>,
     max_at_ns: u64,
@@ -32,13 +33,30 @@ pub struct LatenessSummary {
     pub max_kind: Option<EventClass>,
     /// Virtual time of the latest event, ns.
     pub max_at_ns: u64,
+    /// The same per kind of event.
+    pub by_kind: Vec<KindLateness>,
+}
+
+/// Lateness of one kind of event.
+#[derive(Clone, Debug, Serialize)]
+pub struct KindLateness {
+    /// Event kind.
+    pub kind: EventClass,
+    /// Events of this kind.
+    pub events: u64,
+    /// Median, ns.
+    pub p50_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// Maximum, ns.
+    pub max_ns: u64,
 }
 
 impl Default for LatenessRecorder {
     fn default() -> Self {
         LatenessRecorder {
-            hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-                .expect("valid histogram bounds"),
+            hist: new_histogram(),
+            by_class: Vec::new(),
             max_ns: 0,
             max_kind: None,
             max_at_ns: 0,
@@ -47,11 +65,23 @@ impl Default for LatenessRecorder {
     }
 }
 
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+}
+
 impl LatenessRecorder {
     /// Records that an event of `kind` at virtual time `at_ns` ran `late_ns` late.
     pub fn record(&mut self, late_ns: u64, kind: EventClass, at_ns: u64) {
         self.events += 1;
         self.hist.saturating_record(late_ns.max(1));
+        match self.by_class.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, h)) => h.saturating_record(late_ns.max(1)),
+            None => {
+                let mut h = new_histogram();
+                h.saturating_record(late_ns.max(1));
+                self.by_class.push((kind, h));
+            }
+        }
         if late_ns >= self.max_ns {
             self.max_ns = late_ns;
             self.max_kind = Some(kind);
@@ -76,6 +106,17 @@ impl LatenessRecorder {
             max_ns: self.max_ns,
             max_kind: self.max_kind,
             max_at_ns: self.max_at_ns,
+            by_kind: self
+                .by_class
+                .iter()
+                .map(|(k, h)| KindLateness {
+                    kind: *k,
+                    events: h.len(),
+                    p50_ns: h.value_at_quantile(0.5),
+                    p99_ns: h.value_at_quantile(0.99),
+                    max_ns: h.max(),
+                })
+                .collect(),
         }
     }
 }

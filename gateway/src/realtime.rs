@@ -25,6 +25,13 @@ const LISTENER: Token = Token(0);
 const TIMER: Token = Token(1);
 const FIRST_CONN: usize = 2;
 
+/// How far ahead of its wall deadline an event may run. Deliveries carry
+/// their virtual arrival time and the shim holds them until then, so
+/// running a little early hides wake-up latencies; a message a rank sends
+/// inside this window after an event it could have affected already ran is
+/// injected at that event's time instead (counted as lateness).
+pub const DEFAULT_LOOKAHEAD_NS: u64 = 250_000;
+
 /// Output buffered for one rank beyond which the gateway stops reading new
 /// messages from every rank until it drains (backpressure, bounded memory).
 pub const OUTPUT_LIMIT_BYTES: usize = 64 << 20;
@@ -76,6 +83,8 @@ pub struct GatewaySettings {
     pub socket: PathBuf,
     /// Job id ranks must present.
     pub job_id: u64,
+    /// Wall nanoseconds an event may run before its deadline.
+    pub lookahead_ns: u64,
 }
 
 /// The gateway's live state, also readable by the supervisor callback.
@@ -378,6 +387,12 @@ impl Gateway {
                 }
                 self.messages_in += 1;
                 let at = Nanos(srt_ns).max(self.sim.now());
+                if at.0 > srt_ns {
+                    // The simulator already ran past the send time: the
+                    // message enters late by the difference.
+                    self.lateness
+                        .record(at.0 - srt_ns, netsim::EventClass::Inject, at.0);
+                }
                 if let Err(e) = self.sim.inject(src, dst, bytes.into(), at) {
                     return Err(self.protocol_error(idx, format!("rank {src}: {e}")));
                 }
@@ -418,14 +433,13 @@ impl Gateway {
         let mut deliveries = Vec::new();
         loop {
             let now = monotonic_ns();
-            let srt_now = self.time.srt(now);
             let Some(t) = self.sim.next_event_time() else {
                 break;
             };
-            if t.0 > srt_now {
+            let deadline = self.time.deadline(t.0);
+            if deadline > now + self.settings.lookahead_ns {
                 break;
             }
-            let deadline = self.time.deadline(t.0);
             let (t, class) = self.sim.step_classified().expect("an event is pending");
             let late = (now.saturating_sub(deadline) as f64 / self.time.factor) as u64;
             self.lateness.record(late, class, t.0);
@@ -468,7 +482,11 @@ impl Gateway {
     fn arm_timer(&mut self) {
         match self.sim.next_event_time() {
             Some(t) => {
-                let d = self.time.deadline(t.0);
+                let d = self
+                    .time
+                    .deadline(t.0)
+                    .saturating_sub(self.settings.lookahead_ns)
+                    .max(1);
                 let ts = TimeSpec::new((d / 1_000_000_000) as i64, (d % 1_000_000_000) as i64);
                 let _ = self.timer.set(
                     Expiration::OneShot(ts),

@@ -55,6 +55,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         eager_limit,
         socket: socket.clone(),
         job_id,
+        lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
     };
     let started = Instant::now();
     let epoch = monotonic_ns();

@@ -74,6 +74,25 @@ impl GatewayTransport {
         self.eager_limit
     }
 
+    /// Waits until scaled time reaches `srt_ns`: sleeps while far, then
+    /// spins the last stretch for precision.
+    fn wait_until_srt(&self, srt_ns: u64) {
+        const SPIN_WALL_NS: u64 = 200_000;
+        let deadline = self.epoch_ns + (srt_ns as f64 * self.factor) as u64;
+        loop {
+            let now = monotonic_ns();
+            if now >= deadline {
+                return;
+            }
+            let left = deadline - now;
+            if left > SPIN_WALL_NS {
+                std::thread::sleep(std::time::Duration::from_nanos(left - SPIN_WALL_NS));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
     /// Time factor of the job.
     pub fn factor(&self) -> f64 {
         self.factor
@@ -209,16 +228,23 @@ impl Transport for GatewayTransport {
         let srt_ns = self.srt_ns();
         self.write_frame(&Frame::Send { dst, srt_ns, bytes });
     }
+    /// A delivery becomes visible only once scaled time reaches its
+    /// virtual arrival time: the gateway may write it a little early (its
+    /// lookahead) so that neither its own nor this process's wake-up latency
+    /// adds to the emulated latency.
     fn try_recv(&mut self) -> Option<Incoming> {
-        if self.ready.is_empty() {
-            while self.pump(false) {}
+        while self.pump(false) {}
+        match self.ready.front() {
+            Some(m) if m.vtime_ns <= self.srt_ns() => self.ready.pop_front(),
+            _ => None,
         }
-        self.ready.pop_front()
     }
     fn recv_blocking(&mut self) -> Incoming {
         while self.ready.is_empty() {
             self.pump(true);
         }
+        let due = self.ready.front().unwrap().vtime_ns;
+        self.wait_until_srt(due);
         self.ready.pop_front().unwrap()
     }
     fn now_srt_ns(&self) -> u64 {
