@@ -33,11 +33,16 @@ macro_rules! mpi_fn {
     };
 }
 
+pub mod attr;
 pub mod buffers;
+pub mod collectives;
+pub mod comm;
+pub mod datatype;
 pub mod engine_access;
 pub mod errors;
 pub mod handles;
 pub mod init;
+pub mod op;
 pub mod p2p;
 pub mod symbols;
 

@@ -1,0 +1,1 @@
+//! (being written; see p2p.rs for the pattern)
