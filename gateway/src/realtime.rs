@@ -112,7 +112,12 @@ pub struct Gateway {
     /// Wall time when a rank's connection closed before MPI_Finalize.
     lost: Vec<(u32, u64)>,
     events_since_flush: u64,
+    next_supervise_ns: u64,
+    armed_ns: Option<u64>,
 }
+
+/// How often the supervisor callback (process reaping) runs.
+const SUPERVISE_EVERY_NS: u64 = 5_000_000;
 
 impl Gateway {
     /// Listens on the socket and prepares the loop. `epoch_ns` is SRT zero.
@@ -158,6 +163,8 @@ impl Gateway {
             messages_out: 0,
             lost: Vec::new(),
             events_since_flush: 0,
+            next_supervise_ns: 0,
+            armed_ns: None,
             settings,
         })
     }
@@ -187,8 +194,12 @@ impl Gateway {
             if let Err(o) = self.flush_all() {
                 return o;
             }
-            if let Some(o) = supervise(self) {
-                return o;
+            let now = monotonic_ns();
+            if now >= self.next_supervise_ns {
+                self.next_supervise_ns = now + SUPERVISE_EVERY_NS;
+                if let Some(o) = supervise(self) {
+                    return o;
+                }
             }
             if let Some(o) = self.check_lost() {
                 return o;
@@ -214,6 +225,7 @@ impl Gateway {
                     LISTENER => self.accept_all(),
                     TIMER => {
                         let _ = self.timer.wait(); // non-blocking read of the expiration count
+                        self.armed_ns = None; // fired: must be armed again
                     }
                     Token(t) => {
                         if let Some(Some(c)) = self.conns.get_mut(t - FIRST_CONN) {
@@ -479,19 +491,21 @@ impl Gateway {
         Ok(())
     }
 
+    /// Arms the timerfd for the next event's deadline minus the lookahead
+    /// (a syscall only when that instant changed).
     fn arm_timer(&mut self) {
-        match self.sim.next_event_time() {
-            Some(t) => {
-                let d = self
-                    .time
-                    .deadline(t.0)
-                    .saturating_sub(self.settings.lookahead_ns)
-                    .max(1);
+        let want = self
+            .sim
+            .next_event_time()
+            .map(|t| self.time.deadline(t.0).saturating_sub(self.settings.lookahead_ns).max(1));
+        if want == self.armed_ns {
+            return;
+        }
+        self.armed_ns = want;
+        match want {
+            Some(d) => {
                 let ts = TimeSpec::new((d / 1_000_000_000) as i64, (d % 1_000_000_000) as i64);
-                let _ = self.timer.set(
-                    Expiration::OneShot(ts),
-                    TimerSetTimeFlags::TFD_TIMER_ABSTIME,
-                );
+                let _ = self.timer.set(Expiration::OneShot(ts), TimerSetTimeFlags::TFD_TIMER_ABSTIME);
             }
             None => {
                 let _ = self.timer.unset();
