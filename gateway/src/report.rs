@@ -79,7 +79,8 @@ pub struct JobReport {
     pub exit_code: i32,
     /// Wall time of the job, s.
     pub wall_s: f64,
-    /// Emulated runtime: last MPI_Finalize − first MPI_Init, in SRT seconds.
+    /// Emulated runtime: last MPI_Finalize − last MPI_Init (the job can
+    /// communicate only once every rank is up), in SRT seconds.
     pub emulated_runtime_s: f64,
     /// Lateness of simulation events (maxBehind).
     pub max_behind: LatenessSummary,

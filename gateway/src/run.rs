@@ -135,7 +135,8 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
     };
     let mut rank_reports = Vec::new();
-    let mut first_init = u64::MAX;
+    let mut last_init = 0u64;
+    let mut any_init = false;
     let mut last_finalize = 0u64;
     for p in &procs {
         let conn = gw
@@ -145,7 +146,8 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         let counters = conn.and_then(|c| c.counters.as_ref());
         if let Some(c) = conn {
             if c.state != ConnState::AwaitHello {
-                first_init = first_init.min(c.hello_srt_ns);
+                last_init = last_init.max(c.hello_srt_ns);
+                any_init = true;
             }
         }
         if let Some(c) = counters {
@@ -181,8 +183,8 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         outcome: outcome_text.clone(),
         exit_code,
         wall_s: wall,
-        emulated_runtime_s: if last_finalize >= first_init && first_init != u64::MAX {
-            (last_finalize - first_init) as f64 / 1e9
+        emulated_runtime_s: if any_init && last_finalize >= last_init {
+            (last_finalize - last_init) as f64 / 1e9
         } else {
             0.0
         },

@@ -1,0 +1,122 @@
+//! The time factor and the fidelity of `mpinetsim run`, checked against a
+//! written-down model. These tests measure real time, so they run one after
+//! another (a lock), and their bounds are the model's tolerances.
+
+mod common;
+use common::*;
+use netsim::packet::data_frame_wire_len;
+use netsim::time::serialization_time;
+use std::sync::Mutex;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn report(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn value_after(out: &str, key: &str) -> f64 {
+    let start = out
+        .find(key)
+        .unwrap_or_else(|| panic!("{key} missing in {out}"))
+        + key.len();
+    out[start..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Runs a program at `factor` on `net`; returns stdout and the report.
+fn run_at(
+    prog: &std::path::Path,
+    args: &[&str],
+    net: &str,
+    factor: f64,
+) -> (String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let f = factor.to_string();
+    let o = run(
+        &[
+            "-n",
+            "2",
+            "--net",
+            &config(net),
+            "--time-factor",
+            &f,
+            "--report",
+            rep.to_str().unwrap(),
+        ],
+        prog,
+        args,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        report(&rep),
+    )
+}
+
+#[test]
+fn compute_is_stretched_by_the_factor_while_wtime_reads_emulated_time() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("compute_between_messages", "mpicc");
+    let mut walls = Vec::new();
+    for factor in [1.0, 4.0, 16.0] {
+        let (out, r) = run_at(&prog, &[], "reference.toml", factor);
+        let compute_ms = value_after(&out, "compute_wtime_ms=");
+        // 200 ms of computation reads as 200 ms of emulated time, ± 5 %.
+        assert!(
+            (190.0..=210.0).contains(&compute_ms),
+            "factor {factor}: MPI_Wtime measured {compute_ms} ms"
+        );
+        // ... and takes factor × 200 ms of wall time (the sleep never ends early).
+        let wall = r["wall_s"].as_f64().unwrap();
+        assert!(
+            wall >= 0.2 * factor * 0.95,
+            "factor {factor}: wall {wall} s"
+        );
+        walls.push(wall);
+    }
+    assert!(
+        walls[0] < walls[1] && walls[1] < walls[2],
+        "wall time grows with the factor: {walls:?}"
+    );
+}
+
+#[test]
+fn pingpong_latency_matches_the_closed_form_and_converges() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("pingpong", "mpicc");
+    // One way on the reference network: two hops of (frame serialisation at
+    // 1 Gbps + 0.5 ms); the frame carries the shim's envelope + 32 B.
+    let payload = (shim_engine::envelope::HEADER_LEN + 32) as u64;
+    let one_way_us = 2.0
+        * (serialization_time(data_frame_wire_len(payload), 1_000_000_000).0 as f64 + 500_000.0)
+        / 1e3;
+    let mut runtimes = Vec::new();
+    for factor in [4.0, 8.0] {
+        let (out, r) = run_at(&prog, &["300", "32"], "reference.toml", factor);
+        let measured = value_after(&out, "one_way_us=");
+        let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
+        let tolerance = max_behind_us + 0.02 * one_way_us;
+        assert!(
+            (measured - one_way_us).abs() <= tolerance,
+            "factor {factor}: measured {measured} us, closed form {one_way_us} us, tolerance {tolerance} us"
+        );
+        runtimes.push(r["emulated_runtime_s"].as_f64().unwrap());
+    }
+    let change = (runtimes[1] - runtimes[0]).abs() / runtimes[0];
+    assert!(
+        change < 0.01,
+        "emulated runtime changed by {:.2} % from factor 4 to 8: {runtimes:?}",
+        change * 100.0
+    );
+}
