@@ -35,6 +35,15 @@ fn remember(r: RequestId, info: RequestInfo) {
         .insert(r.0, info);
 }
 
+/// Remembers a new request and writes its handle for the program.
+///
+/// # Safety
+/// `request` must be valid for writing an `int`.
+unsafe fn hand_out(r: RequestId, info: RequestInfo, request: *mut c_int) {
+    remember(r, info);
+    write_out(request, request_to(r));
+}
+
 fn info_of(r: RequestId) -> Option<RequestInfo> {
     REQUESTS
         .lock()
@@ -125,6 +134,58 @@ mpi_fn! { fn MPI_Rsend(buf: *const c_void, count: c_int, datatype: c_int, dest: 
     send("MPI_Rsend", SendMode::Ready, buf, count, datatype, dest, tag, comm)
 } }
 
+/// The arguments of a send, checked and converted.
+type SendArgs = (
+    shim_engine::CommId,
+    DatatypeId,
+    usize,
+    shim_engine::Dest,
+    i32,
+);
+
+/// Creates a send request (nonblocking or persistent) with `make`, which
+/// gets the engine, the user's send region and the converted arguments.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_request(
+    func: &str,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+    make: impl FnOnce(&mut Eng, &[u8], SendArgs) -> Result<RequestId, MpiError>,
+) -> c_int {
+    let r = (|| {
+        let args = (
+            comm_from(comm)?,
+            datatype_from(datatype)?,
+            count_from(count)?,
+            dest_from(dest)?,
+            send_tag(tag)?,
+        );
+        let (dt, n) = (args.1, args.2);
+        let id = engine(func, |e| {
+            let span = e.datatypes().span(dt, n)?;
+            make(e, region(buf, span), args)
+        })?;
+        hand_out(
+            id,
+            RequestInfo {
+                buf: buf as usize,
+                count: n,
+                dt,
+                comm,
+                is_recv: false,
+            },
+            request,
+        );
+        Ok(())
+    })();
+    finish(comm, func, r)
+}
+
 #[allow(clippy::too_many_arguments)]
 unsafe fn isend(
     func: &str,
@@ -137,32 +198,17 @@ unsafe fn isend(
     comm: c_int,
     request: *mut c_int,
 ) -> c_int {
-    let r = (|| {
-        let (c, dt, n, d, t) = (
-            comm_from(comm)?,
-            datatype_from(datatype)?,
-            count_from(count)?,
-            dest_from(dest)?,
-            send_tag(tag)?,
-        );
-        let id = engine(func, |e| {
-            let span = e.datatypes().span(dt, n)?;
-            e.isend(mode, region(buf, span), n, dt, d, t, c)
-        })?;
-        remember(
-            id,
-            RequestInfo {
-                buf: buf as usize,
-                count: n,
-                dt,
-                comm,
-                is_recv: false,
-            },
-        );
-        write_out(request, request_to(id));
-        Ok(())
-    })();
-    finish(comm, func, r)
+    send_request(
+        func,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        |e, region, (c, dt, n, d, t)| e.isend(mode, region, n, dt, d, t, c),
+    )
 }
 
 mpi_fn! { fn MPI_Isend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
@@ -196,8 +242,7 @@ mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: 
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         let id = engine("MPI_Irecv", |e| e.irecv(n, dt, s, t, c))?;
-        remember(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true });
-        write_out(request, request_to(id));
+        hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
         Ok(())
     })();
     finish(comm, "MPI_Irecv", r)
@@ -528,29 +573,17 @@ unsafe fn send_init(
     comm: c_int,
     request: *mut c_int,
 ) -> c_int {
-    let r = (|| {
-        let (c, dt, n, d, t) = (
-            comm_from(comm)?,
-            datatype_from(datatype)?,
-            count_from(count)?,
-            dest_from(dest)?,
-            send_tag(tag)?,
-        );
-        let id = engine(func, |e| e.send_init(mode, n, dt, d, t, c))?;
-        remember(
-            id,
-            RequestInfo {
-                buf: buf as usize,
-                count: n,
-                dt,
-                comm,
-                is_recv: false,
-            },
-        );
-        write_out(request, request_to(id));
-        Ok(())
-    })();
-    finish(comm, func, r)
+    send_request(
+        func,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        |e, _region, (c, dt, n, d, t)| e.send_init(mode, n, dt, d, t, c),
+    )
 }
 
 mpi_fn! { fn MPI_Send_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
@@ -570,8 +603,7 @@ mpi_fn! { fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, sour
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         let id = engine("MPI_Recv_init", |e| e.recv_init(n, dt, s, t, c))?;
-        remember(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true });
-        write_out(request, request_to(id));
+        hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
         Ok(())
     })();
     finish(comm, "MPI_Recv_init", r)
