@@ -155,3 +155,54 @@ fn bad_invocations_fail_before_any_rank_starts() {
         assert!(err.contains(needle), "{err}");
     }
 }
+
+#[test]
+fn ctrl_c_stops_the_job_cleanly() {
+    if skip_without_mpicc() {
+        return;
+    }
+    // With one rank, crash_segv's rank 0 just sleeps 30 s inside the job.
+    let prog = build_c("crash_segv", "mpicc");
+    ensure_shim();
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let child = std::process::Command::new(bin())
+        .args([
+            "run",
+            "-n",
+            "1",
+            "--net",
+            &config("reference.toml"),
+            "--report",
+            rep.to_str().unwrap(),
+            "--",
+        ])
+        .arg(&prog)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    nix_kill(child.id(), 2);
+    let t = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(t.elapsed().as_secs_f64() < 3.0, "{err}");
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l == "mpinetsim: interrupted; the ranks were stopped"),
+        "{err}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    assert_eq!(r["exit_code"], 130);
+}
+
+fn nix_kill(pid: u32, sig: i32) {
+    let st = std::process::Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
