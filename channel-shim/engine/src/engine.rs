@@ -189,6 +189,11 @@ impl<T: Transport> Engine<T> {
         &mut self.t
     }
 
+    /// The settings this engine was made with (e.g. `tag_ub` for `MPI_TAG_UB`).
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
     /// The datatype table (sizes, extents, spans, pack/unpack).
     pub fn datatypes(&self) -> &Datatypes {
         &self.types

@@ -1,4 +1,5 @@
-//! Environment management: init, finalize, abort, ranks, time, versions.
+//! Environment management: init, finalize, abort, time, versions (ranks
+//! and sizes of communicators are in `comm.rs`).
 
 use crate::ffi::{write_c_string, write_out};
 use crate::runtime;
@@ -6,19 +7,16 @@ use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
 use crate::abi::{
-    MPI_COMM_SELF, MPI_COMM_WORLD, MPI_ERR_COMM, MPI_MAX_LIBRARY_VERSION_STRING,
-    MPI_MAX_PROCESSOR_NAME, MPI_SUCCESS, MPI_THREAD_MULTIPLE,
+    MPI_MAX_LIBRARY_VERSION_STRING, MPI_MAX_PROCESSOR_NAME, MPI_SUCCESS, MPI_THREAD_MULTIPLE,
 };
 
 static RANK: AtomicU32 = AtomicU32::new(0);
-static SIZE: AtomicU32 = AtomicU32::new(1);
 static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
 
 fn do_init(required: c_int) -> c_int {
     match runtime::init() {
         Ok(info) => {
             RANK.store(info.rank, Ordering::SeqCst);
-            SIZE.store(info.size, Ordering::SeqCst);
             THREAD_LEVEL.store(required.clamp(0, MPI_THREAD_MULTIPLE), Ordering::SeqCst);
             MPI_SUCCESS
         }
@@ -66,22 +64,6 @@ mpi_fn! { fn MPI_Finalize() {
 mpi_fn! { fn MPI_Abort(_comm: c_int, errorcode: c_int) {
     let rank = RANK.load(Ordering::SeqCst);
     runtime::abort_job(errorcode, &format!("rank {rank} called MPI_Abort with error code {errorcode}"))
-} }
-
-mpi_fn! { fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) {
-    match comm {
-        MPI_COMM_WORLD => { write_out(rank, RANK.load(Ordering::SeqCst) as c_int); MPI_SUCCESS }
-        MPI_COMM_SELF => { write_out(rank, 0); MPI_SUCCESS }
-        _ => MPI_ERR_COMM,
-    }
-} }
-
-mpi_fn! { fn MPI_Comm_size(comm: c_int, size: *mut c_int) {
-    match comm {
-        MPI_COMM_WORLD => { write_out(size, SIZE.load(Ordering::SeqCst) as c_int); MPI_SUCCESS }
-        MPI_COMM_SELF => { write_out(size, 1); MPI_SUCCESS }
-        _ => MPI_ERR_COMM,
-    }
 } }
 
 mpi_fn! { fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) {
