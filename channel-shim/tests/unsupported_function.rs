@@ -183,18 +183,18 @@ int main(void) {
 
 #[test]
 fn unsupported_profiling_name_and_non_int_return_type() {
-    // PMPI_ name, and a function returning MPI_Aint rather than int.
+    // PMPI_ name, and a function returning a pointer (MPI_File) rather than int.
     let source = r#"
 #include <mpi.h>
 #include <stdio.h>
 int main(void) {
-    MPI_Aint a = PMPI_Aint_add((MPI_Aint)16, (MPI_Aint)4);
-    printf("PMPI_Aint_add returned %ld\n", (long)a);
+    MPI_File f = PMPI_File_f2c((MPI_Fint)0);
+    printf("PMPI_File_f2c returned %p\n", (void *)f);
     return 0;
 }
 "#;
-    let Some(out) = run_on_shim("aint_add", source) else {
+    let Some(out) = run_on_shim("file_f2c", source) else {
         return;
     };
-    assert_not_supported(&out, "MPI_Aint_add");
+    assert_not_supported(&out, "MPI_File_f2c");
 }

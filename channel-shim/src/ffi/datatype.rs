@@ -1,1 +1,447 @@
-//! (being written; see p2p.rs for the pattern)
+//! Derived datatypes (constructors, commit, free), their sizes and bounds,
+//! addresses, and MPI_Pack / MPI_Unpack.
+//!
+//! The C layer also remembers each derived type's true lower bound and
+//! extent, so that user reduction functions (see `op.rs`), which run while
+//! the engine is busy, can find the buffer address C expects.
+
+use crate::abi::*;
+use crate::ffi::buffers::{region, region_mut};
+use crate::ffi::engine_access::engine;
+use crate::ffi::errors::finish;
+use crate::ffi::handles::*;
+use crate::ffi::write_out;
+use shim_engine::datatype::Datatypes;
+use shim_engine::{DatatypeId, MpiError};
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_void};
+use std::sync::Mutex;
+
+/// `MPI_Aint`.
+pub type Aint = isize;
+/// `MPI_Count`.
+pub type Count = i64;
+
+type R = Result<(), MpiError>;
+
+/// (true lower bound, extent) of each derived type, by engine number.
+static BOUNDS: Mutex<Option<HashMap<u32, (i64, i64)>>> = Mutex::new(None);
+
+fn with_bounds<T>(f: impl FnOnce(&mut HashMap<u32, (i64, i64)>) -> T) -> T {
+    let mut g = BOUNDS.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(HashMap::new))
+}
+
+/// Offset from the buffer address of the first byte `count` instances of
+/// `dt` touch: what [`Datatypes::span`] gives as `base`, computed without
+/// the engine (for user reduction functions).
+pub fn span_base(dt: DatatypeId, count: usize) -> i64 {
+    let DatatypeId::Derived(n) = dt else { return 0 };
+    let (true_lb, extent) = with_bounds(|m| m.get(&n).copied()).unwrap_or((0, 0));
+    let last = count.saturating_sub(1) as i64 * extent;
+    last.min(0) + true_lb
+}
+
+/// Runs a constructor on the datatype table and hands out the new type.
+unsafe fn make(
+    func: &str,
+    newtype: *mut c_int,
+    f: impl FnOnce(&mut Datatypes) -> Result<DatatypeId, MpiError>,
+) -> c_int {
+    let r = engine(func, |e| {
+        let t = e.datatypes_mut();
+        let id = f(t)?;
+        if let DatatypeId::Derived(n) = id {
+            let (tlb, _) = t.true_extent(id)?;
+            let (_, ext) = t.extent(id)?;
+            with_bounds(|m| m.insert(n, (tlb, ext)));
+        }
+        Ok(id)
+    })
+    .map(|id| write_out(newtype, datatype_to(id)));
+    finish(MPI_COMM_WORLD, func, r)
+}
+
+/// Runs a query on the datatype table.
+fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
+    finish(MPI_COMM_WORLD, func, engine(func, |e| f(e.datatypes())))
+}
+
+fn len_from(n: c_int) -> Result<usize, MpiError> {
+    usize::try_from(n).map_err(|_| MpiError::Arg)
+}
+
+/// `n` block lengths from a C array.
+unsafe fn lens(n: usize, p: *const c_int) -> Result<Vec<usize>, MpiError> {
+    if n > 0 && p.is_null() {
+        return Err(MpiError::Arg);
+    }
+    (0..n).map(|i| len_from(*p.add(i))).collect()
+}
+
+/// `n` displacements from a C `int` array.
+unsafe fn ints(n: usize, p: *const c_int) -> Result<Vec<i64>, MpiError> {
+    if n > 0 && p.is_null() {
+        return Err(MpiError::Arg);
+    }
+    Ok((0..n).map(|i| *p.add(i) as i64).collect())
+}
+
+/// `n` displacements from a C `MPI_Aint` array.
+unsafe fn aints(n: usize, p: *const Aint) -> Result<Vec<i64>, MpiError> {
+    if n > 0 && p.is_null() {
+        return Err(MpiError::Arg);
+    }
+    Ok((0..n).map(|i| *p.add(i) as i64).collect())
+}
+
+mpi_fn! { fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mut c_int) {
+    make("MPI_Type_contiguous", newtype, |t| t.contiguous(count_from(count)?, datatype_from(oldtype)?))
+} }
+
+mpi_fn! { fn MPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: c_int, newtype: *mut c_int) {
+    make("MPI_Type_vector", newtype, |t| {
+        t.vector(count_from(count)?, len_from(blocklength)?, stride as i64, datatype_from(oldtype)?)
+    })
+} }
+
+unsafe fn hvector(
+    func: &str,
+    count: c_int,
+    blocklength: c_int,
+    stride: Aint,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    make(func, newtype, |t| {
+        t.hvector(
+            count_from(count)?,
+            len_from(blocklength)?,
+            stride as i64,
+            datatype_from(oldtype)?,
+        )
+    })
+}
+
+mpi_fn! { fn MPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: Aint, oldtype: c_int, newtype: *mut c_int) {
+    hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype)
+} }
+
+mpi_fn! { fn MPI_Type_hvector(count: c_int, blocklength: c_int, stride: Aint, oldtype: c_int, newtype: *mut c_int) {
+    hvector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype)
+} }
+
+mpi_fn! { fn MPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: c_int, newtype: *mut c_int) {
+    make("MPI_Type_indexed", newtype, |t| {
+        let n = count_from(count)?;
+        t.indexed(&lens(n, array_of_blocklengths)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
+    })
+} }
+
+unsafe fn hindexed(
+    func: &str,
+    count: c_int,
+    blocklengths: *const c_int,
+    displacements: *const Aint,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    make(func, newtype, |t| {
+        let n = count_from(count)?;
+        t.hindexed(
+            &lens(n, blocklengths)?,
+            &aints(n, displacements)?,
+            datatype_from(oldtype)?,
+        )
+    })
+}
+
+mpi_fn! { fn MPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
+    hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements, oldtype, newtype)
+} }
+
+mpi_fn! { fn MPI_Type_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
+    hindexed("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements, oldtype, newtype)
+} }
+
+mpi_fn! { fn MPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: c_int, newtype: *mut c_int) {
+    make("MPI_Type_create_indexed_block", newtype, |t| {
+        let n = count_from(count)?;
+        t.indexed_block(len_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
+    })
+} }
+
+mpi_fn! { fn MPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
+    make("MPI_Type_create_hindexed_block", newtype, |t| {
+        let n = count_from(count)?;
+        t.hindexed_block(len_from(blocklength)?, &aints(n, array_of_displacements)?, datatype_from(oldtype)?)
+    })
+} }
+
+/// A struct type; MPI-1's `MPI_LB` / `MPI_UB` members set explicit bounds.
+unsafe fn create_struct(
+    func: &str,
+    count: c_int,
+    blocklengths: *const c_int,
+    displacements: *const Aint,
+    types: *const c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    make(func, newtype, |t| {
+        let n = count_from(count)?;
+        let (bl, dp) = (lens(n, blocklengths)?, aints(n, displacements)?);
+        if n > 0 && types.is_null() {
+            return Err(MpiError::Arg);
+        }
+        let (mut keep, mut lb, mut ub) = ((vec![], vec![], vec![]), None::<i64>, None::<i64>);
+        for i in 0..n {
+            match *types.add(i) {
+                MPI_LB => lb = Some(lb.map_or(dp[i], |x| x.min(dp[i]))),
+                MPI_UB => ub = Some(ub.map_or(dp[i], |x| x.max(dp[i]))),
+                h => {
+                    keep.0.push(bl[i]);
+                    keep.1.push(dp[i]);
+                    keep.2.push(datatype_from(h)?);
+                }
+            }
+        }
+        let id = t.create_struct(&keep.0, &keep.1, &keep.2)?;
+        if lb.is_none() && ub.is_none() {
+            return Ok(id);
+        }
+        let (l, ext) = t.extent(id)?;
+        let (lb, ub) = (lb.unwrap_or(l), ub.unwrap_or(l + ext));
+        let r = t.resized(id, lb, ub - lb);
+        t.free(id)?;
+        r
+    })
+}
+
+mpi_fn! { fn MPI_Type_create_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const Aint, array_of_types: *const c_int, newtype: *mut c_int) {
+    create_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype)
+} }
+
+mpi_fn! { fn MPI_Type_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const Aint, array_of_types: *const c_int, newtype: *mut c_int) {
+    create_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype)
+} }
+
+mpi_fn! { fn MPI_Type_create_resized(oldtype: c_int, lb: Aint, extent: Aint, newtype: *mut c_int) {
+    make("MPI_Type_create_resized", newtype, |t| t.resized(datatype_from(oldtype)?, lb as i64, extent as i64))
+} }
+
+mpi_fn! { fn MPI_Type_dup(oldtype: c_int, newtype: *mut c_int) {
+    make("MPI_Type_dup", newtype, |t| t.dup(datatype_from(oldtype)?))
+} }
+
+mpi_fn! { fn MPI_Type_commit(datatype: *mut c_int) {
+    let r = (|| {
+        let dt = datatype_from(*datatype)?;
+        engine("MPI_Type_commit", |e| e.datatypes_mut().commit(dt))
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Type_commit", r)
+} }
+
+mpi_fn! { fn MPI_Type_free(datatype: *mut c_int) {
+    let r = (|| {
+        let dt = datatype_from(*datatype)?;
+        engine("MPI_Type_free", |e| e.datatypes_mut().free(dt))?;
+        if let DatatypeId::Derived(n) = dt {
+            with_bounds(|m| m.remove(&n));
+        }
+        write_out(datatype, MPI_DATATYPE_NULL);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Type_free", r)
+} }
+
+// ---- sizes and bounds ----
+
+/// A byte count as `int`, or MPI_UNDEFINED when it does not fit.
+fn int_or_undefined(v: i64) -> c_int {
+    c_int::try_from(v).unwrap_or(MPI_UNDEFINED)
+}
+
+mpi_fn! { fn MPI_Type_size(datatype: c_int, size: *mut c_int) {
+    query("MPI_Type_size", |t| {
+        write_out(size, int_or_undefined(t.size(datatype_from(datatype)?)? as i64));
+        Ok(())
+    })
+} }
+
+mpi_fn! { fn MPI_Type_size_x(datatype: c_int, size: *mut Count) {
+    query("MPI_Type_size_x", |t| {
+        write_out(size, t.size(datatype_from(datatype)?)? as Count);
+        Ok(())
+    })
+} }
+
+/// (lb, extent) or (true lb, true extent) of a handle.
+fn bounds(t: &Datatypes, datatype: c_int, true_bounds: bool) -> Result<(i64, i64), MpiError> {
+    let dt = datatype_from(datatype)?;
+    if true_bounds {
+        t.true_extent(dt)
+    } else {
+        t.extent(dt)
+    }
+}
+
+unsafe fn get_extent<T: TryFrom<i64>>(
+    func: &str,
+    datatype: c_int,
+    true_bounds: bool,
+    lb: *mut T,
+    extent: *mut T,
+) -> c_int {
+    query(func, |t| {
+        let (l, x) = bounds(t, datatype, true_bounds)?;
+        let cv = |v: i64| T::try_from(v).map_err(|_| MpiError::Other);
+        write_out(lb, cv(l)?);
+        write_out(extent, cv(x)?);
+        Ok(())
+    })
+}
+
+mpi_fn! { fn MPI_Type_get_extent(datatype: c_int, lb: *mut Aint, extent: *mut Aint) {
+    get_extent("MPI_Type_get_extent", datatype, false, lb, extent)
+} }
+
+mpi_fn! { fn MPI_Type_get_extent_x(datatype: c_int, lb: *mut Count, extent: *mut Count) {
+    get_extent("MPI_Type_get_extent_x", datatype, false, lb, extent)
+} }
+
+mpi_fn! { fn MPI_Type_get_true_extent(datatype: c_int, true_lb: *mut Aint, true_extent: *mut Aint) {
+    get_extent("MPI_Type_get_true_extent", datatype, true, true_lb, true_extent)
+} }
+
+mpi_fn! { fn MPI_Type_get_true_extent_x(datatype: c_int, true_lb: *mut Count, true_extent: *mut Count) {
+    get_extent("MPI_Type_get_true_extent_x", datatype, true, true_lb, true_extent)
+} }
+
+/// MPI-1 bound queries: `pick` chooses from (lb, extent).
+unsafe fn mpi1_bound(
+    func: &str,
+    datatype: c_int,
+    out: *mut Aint,
+    pick: fn(i64, i64) -> i64,
+) -> c_int {
+    query(func, |t| {
+        let (l, x) = bounds(t, datatype, false)?;
+        write_out(out, pick(l, x) as Aint);
+        Ok(())
+    })
+}
+
+mpi_fn! { fn MPI_Type_extent(datatype: c_int, extent: *mut Aint) {
+    mpi1_bound("MPI_Type_extent", datatype, extent, |_, x| x)
+} }
+
+mpi_fn! { fn MPI_Type_lb(datatype: c_int, displacement: *mut Aint) {
+    mpi1_bound("MPI_Type_lb", datatype, displacement, |l, _| l)
+} }
+
+mpi_fn! { fn MPI_Type_ub(datatype: c_int, displacement: *mut Aint) {
+    mpi1_bound("MPI_Type_ub", datatype, displacement, |l, x| l + x)
+} }
+
+// ---- addresses ----
+
+mpi_fn! { fn MPI_Get_address(location: *const c_void, address: *mut Aint) {
+    write_out(address, location as Aint);
+    MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Address(location: *const c_void, address: *mut Aint) {
+    write_out(address, location as Aint);
+    MPI_SUCCESS
+} }
+
+/// MPI_Aint_add (profiling name).
+#[no_mangle]
+pub extern "C" fn PMPI_Aint_add(base: Aint, disp: Aint) -> Aint {
+    base.wrapping_add(disp)
+}
+
+/// MPI_Aint_add: `base + disp` as an address.
+#[no_mangle]
+pub extern "C" fn MPI_Aint_add(base: Aint, disp: Aint) -> Aint {
+    PMPI_Aint_add(base, disp)
+}
+
+/// MPI_Aint_diff (profiling name).
+#[no_mangle]
+pub extern "C" fn PMPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint {
+    addr1.wrapping_sub(addr2)
+}
+
+/// MPI_Aint_diff: `addr1 - addr2` as a displacement.
+#[no_mangle]
+pub extern "C" fn MPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint {
+    PMPI_Aint_diff(addr1, addr2)
+}
+
+// ---- pack / unpack ----
+
+/// A position inside a pack buffer of `size` bytes.
+fn position_in(pos: c_int, size: c_int) -> Result<(usize, usize), MpiError> {
+    let (p, s) = (len_from(pos)?, len_from(size)?);
+    if p > s {
+        return Err(MpiError::Arg);
+    }
+    Ok((p, s))
+}
+
+mpi_fn! { fn MPI_Pack(inbuf: *const c_void, incount: c_int, datatype: c_int, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: c_int) {
+    let r = (|| {
+        comm_from(comm)?;
+        let (dt, n) = (datatype_from(datatype)?, count_from(incount)?);
+        let (pos, size) = position_in(*position, outsize)?;
+        let packed = engine("MPI_Pack", |e| {
+            let s = e.datatypes().span(dt, n)?;
+            e.datatypes().committed(dt)?;
+            e.datatypes().pack(dt, n, region(inbuf, s))
+        })?;
+        if packed.len() > size - pos {
+            return Err(MpiError::Truncate);
+        }
+        if !packed.is_empty() {
+            let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(pos), packed.len());
+            out.copy_from_slice(&packed);
+        }
+        write_out(position, (pos + packed.len()) as c_int);
+        Ok(())
+    })();
+    finish(comm, "MPI_Pack", r)
+} }
+
+mpi_fn! { fn MPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, datatype: c_int, comm: c_int) {
+    let r = (|| {
+        comm_from(comm)?;
+        let (dt, n) = (datatype_from(datatype)?, count_from(outcount)?);
+        let (pos, size) = position_in(*position, insize)?;
+        let used = engine("MPI_Unpack", |e| {
+            let t = e.datatypes();
+            let need = t.committed(dt)?.size as usize * n;
+            if need > size - pos {
+                return Err(MpiError::Truncate);
+            }
+            let src: &[u8] = if need == 0 { &[] } else { std::slice::from_raw_parts((inbuf as *const u8).add(pos), need) };
+            let s = t.span(dt, n)?;
+            t.unpack(dt, n, src, region_mut(outbuf, s))?;
+            Ok(need)
+        })?;
+        write_out(position, (pos + used) as c_int);
+        Ok(())
+    })();
+    finish(comm, "MPI_Unpack", r)
+} }
+
+mpi_fn! { fn MPI_Pack_size(incount: c_int, datatype: c_int, comm: c_int, size: *mut c_int) {
+    let r = (|| {
+        comm_from(comm)?;
+        let (dt, n) = (datatype_from(datatype)?, count_from(incount)?);
+        let bytes = engine("MPI_Pack_size", |e| e.datatypes().pack_size(dt, n))?;
+        write_out(size, int_or_undefined(bytes as i64));
+        Ok(())
+    })();
+    finish(comm, "MPI_Pack_size", r)
+} }

@@ -1,1 +1,71 @@
-//! (being written; see p2p.rs for the pattern)
+//! User-defined reduction operations: `MPI_Op_create`, `MPI_Op_free`,
+//! `MPI_Op_commutative`.
+//!
+//! The C function (`MPI_User_function`: `void f(void *invec, void
+//! *inoutvec, int *len, MPI_Datatype *datatype)`) becomes the engine's
+//! boxed closure. The engine hands it user-layout regions of `len`
+//! instances (see `shim_engine::op::UserFn`); the address C expects is the
+//! region start minus the span's base, which `datatype::span_base` knows.
+//! The function runs while the engine is busy, so it must not call MPI
+//! communication functions (MPI forbids that too).
+
+use crate::abi::*;
+use crate::ffi::datatype::span_base;
+use crate::ffi::engine_access::engine;
+use crate::ffi::errors::finish;
+use crate::ffi::handles::*;
+use crate::ffi::write_out;
+use shim_engine::op::UserFn;
+use shim_engine::{DatatypeId, MpiError};
+use std::os::raw::{c_int, c_void};
+
+/// `MPI_User_function`.
+pub type UserFunction = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut c_int);
+
+/// The engine closure calling the C function `f`.
+fn wrap(f: UserFunction) -> UserFn {
+    Box::new(
+        move |inp: &[u8], inout: &mut [u8], count: usize, dt: DatatypeId| {
+            let base = span_base(dt, count) as isize;
+            let a = inp.as_ptr().wrapping_offset(-base) as *mut c_void;
+            let b = inout.as_mut_ptr().wrapping_offset(-base) as *mut c_void;
+            let mut len = count as c_int;
+            let mut handle = datatype_to(dt);
+            // SAFETY: the program registered `f` as an MPI_User_function;
+            // `a` and `b` address `count` instances of `dt` laid out as C
+            // expects them (the regions the engine gave us, shifted to the
+            // buffer address).
+            unsafe { f(a, b, &mut len, &mut handle) }
+        },
+    )
+}
+
+mpi_fn! { fn MPI_Op_create(user_fn: Option<UserFunction>, commute: c_int, op: *mut c_int) {
+    let r = (|| {
+        let f = user_fn.ok_or(MpiError::Arg)?;
+        let id = engine("MPI_Op_create", |e| Ok(e.ops_mut().create(wrap(f), commute != 0)))?;
+        write_out(op, op_to(id));
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Op_create", r)
+} }
+
+mpi_fn! { fn MPI_Op_free(op: *mut c_int) {
+    let r = (|| {
+        let o = op_from(*op)?;
+        engine("MPI_Op_free", |e| e.ops_mut().free(o))?;
+        write_out(op, MPI_OP_NULL);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Op_free", r)
+} }
+
+mpi_fn! { fn MPI_Op_commutative(op: c_int, commute: *mut c_int) {
+    let r = (|| {
+        let o = op_from(op)?;
+        let c = engine("MPI_Op_commutative", |e| e.ops_mut().commutative(o))?;
+        write_out(commute, c as c_int);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, "MPI_Op_commutative", r)
+} }
