@@ -64,6 +64,13 @@ pub fn class_text(class: c_int) -> &'static str {
 }
 
 fn errhandler_of(comm: c_int) -> c_int {
+    // Errors on an invalid communicator (e.g. MPI_COMM_NULL) go to
+    // MPI_COMM_WORLD's handler, as in MPICH.
+    let comm = if handles::comm_from(comm).is_ok() {
+        comm
+    } else {
+        MPI_COMM_WORLD
+    };
     let g = ERRHANDLERS.lock().unwrap_or_else(|p| p.into_inner());
     g.as_ref()
         .and_then(|m| m.get(&comm).copied())
