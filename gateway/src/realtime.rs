@@ -494,10 +494,12 @@ impl Gateway {
     /// Arms the timerfd for the next event's deadline minus the lookahead
     /// (a syscall only when that instant changed).
     fn arm_timer(&mut self) {
-        let want = self
-            .sim
-            .next_event_time()
-            .map(|t| self.time.deadline(t.0).saturating_sub(self.settings.lookahead_ns).max(1));
+        let want = self.sim.next_event_time().map(|t| {
+            self.time
+                .deadline(t.0)
+                .saturating_sub(self.settings.lookahead_ns)
+                .max(1)
+        });
         if want == self.armed_ns {
             return;
         }
@@ -505,7 +507,10 @@ impl Gateway {
         match want {
             Some(d) => {
                 let ts = TimeSpec::new((d / 1_000_000_000) as i64, (d % 1_000_000_000) as i64);
-                let _ = self.timer.set(Expiration::OneShot(ts), TimerSetTimeFlags::TFD_TIMER_ABSTIME);
+                let _ = self.timer.set(
+                    Expiration::OneShot(ts),
+                    TimerSetTimeFlags::TFD_TIMER_ABSTIME,
+                );
             }
             None => {
                 let _ = self.timer.unset();
