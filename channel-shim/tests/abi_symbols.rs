@@ -24,7 +24,11 @@ fn shim_dir() -> PathBuf {
         deps
     };
     let lib = profile.join("libchannel_shim.so");
-    assert!(lib.is_file(), "{} not found", lib.display());
+    assert!(
+        lib.is_file(),
+        "{} not found; build the workspace first (cargo build --workspace)",
+        lib.display()
+    );
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("abi-symbols");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

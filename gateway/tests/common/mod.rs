@@ -37,21 +37,16 @@ pub fn skip_without_mpicc() -> bool {
     !ok
 }
 
-/// Builds libchannel_shim.so next to the mpinetsim binary if it is missing.
+/// Checks that libchannel_shim.so was built next to the mpinetsim binary
+/// (`cargo test` builds the shim's rlib for tests, not its cdylib).
 pub fn ensure_shim() {
     let dir = Path::new(bin()).parent().unwrap();
-    if dir.join("libchannel_shim.so").is_file() {
-        return;
-    }
-    let release = dir.ends_with("release");
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "-p", "channel-shim"])
-        .current_dir(root());
-    if release {
-        cmd.arg("--release");
-    }
-    let st = cmd.status().expect("run cargo build -p channel-shim");
-    assert!(st.success(), "building the shim failed");
+    assert!(
+        dir.join("libchannel_shim.so").is_file(),
+        "libchannel_shim.so is missing in {}: build the workspace first (cargo build --workspace{})",
+        dir.display(),
+        if dir.ends_with("release") { " --release" } else { "" }
+    );
 }
 
 /// Compiles tests/mpi/<name>.c with `compiler` (mpicc or cc) into the test
