@@ -105,6 +105,13 @@ fn same_output(name: &str) -> Option<u64> {
 }
 
 #[test]
+fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
+    if let Some(n) = same_output("threads_multiple") {
+        assert_eq!(n, 5);
+    }
+}
+
+#[test]
 fn collectives_match_native_mpich() {
     if let Some(n) = same_output("collectives") {
         assert!(n >= 700, "{n} checks");

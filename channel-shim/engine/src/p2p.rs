@@ -501,6 +501,35 @@ impl<T: Transport> Engine<T> {
         })
     }
 
+    /// Makes progress without blocking and tells whether every request of
+    /// `reqs` is complete or inactive, without completing any (so a caller
+    /// can wait without holding a lock, then call [`Engine::waitall`]).
+    pub fn testall_done(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<bool> {
+        self.progress(false);
+        for r in reqs.iter().flatten() {
+            if !self.is_complete(*r)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Makes progress without blocking and tells whether a wait on any of
+    /// `reqs` would return at once (one is complete, or none is active).
+    pub fn testany_done(&mut self, reqs: &[Option<RequestId>]) -> MpiResult<bool> {
+        self.progress(false);
+        let mut active = false;
+        for r in reqs.iter() {
+            if let Some(id) = self.active(*r)? {
+                active = true;
+                if self.is_complete(id)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(!active)
+    }
+
     /// `MPI_Waitany`: `None` when every entry is null or inactive.
     pub fn waitany(
         &mut self,

@@ -46,17 +46,19 @@ pub fn ignored(status: *const MpiStatus) -> bool {
 
 /// The C status of an engine status.
 pub fn to_c(s: &Status) -> MpiStatus {
-    let mut c = MpiStatus::default();
-    c.mpi_source = match s.source {
-        Source::Rank(r) => r as c_int,
-        Source::Any => MPI_ANY_SOURCE,
-        Source::ProcNull => MPI_PROC_NULL,
+    let mut c = MpiStatus {
+        mpi_source: match s.source {
+            Source::Rank(r) => r as c_int,
+            Source::Any => MPI_ANY_SOURCE,
+            Source::ProcNull => MPI_PROC_NULL,
+        },
+        mpi_tag: match s.tag {
+            Tag::Value(t) => t,
+            Tag::Any => MPI_ANY_TAG,
+        },
+        mpi_error: s.error.map(error_class).unwrap_or(MPI_SUCCESS),
+        ..MpiStatus::default()
     };
-    c.mpi_tag = match s.tag {
-        Tag::Value(t) => t,
-        Tag::Any => MPI_ANY_TAG,
-    };
-    c.mpi_error = s.error.map(error_class).unwrap_or(MPI_SUCCESS);
     c.set_count(s.count_bytes as i64);
     c.set_cancelled(s.cancelled);
     c

@@ -11,7 +11,8 @@ use crate::abi::{
 };
 
 static RANK: AtomicU32 = AtomicU32::new(0);
-static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
+/// The thread level MPI_Init_thread provided.
+pub(crate) static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
 
 fn do_init(required: c_int) -> c_int {
     match runtime::init() {

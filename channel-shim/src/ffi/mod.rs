@@ -42,6 +42,7 @@ pub mod engine_access;
 pub mod errors;
 pub mod handles;
 pub mod init;
+pub mod multiple;
 pub mod op;
 pub mod p2p;
 pub mod symbols;

@@ -6,6 +6,7 @@ use crate::ffi::buffers::{region, region_mut, write_status};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::handles::*;
+use crate::ffi::multiple::{block_until, thread_multiple};
 use crate::ffi::write_out;
 use crate::runtime::GatewayTransport;
 use shim_engine::p2p::TestAny;
@@ -60,6 +61,27 @@ fn forget(r: RequestId) {
 
 type Eng = Engine<GatewayTransport>;
 
+/// Waits for request `id` and hands its completion to `then`: inside the
+/// engine, or under MPI_THREAD_MULTIPLE by polling without holding the lock
+/// while waiting (see `multiple`).
+fn wait_then<R>(
+    func: &str,
+    id: RequestId,
+    then: impl FnOnce(&mut Eng, Completion) -> Result<R, MpiError>,
+) -> Result<R, MpiError> {
+    if !thread_multiple() {
+        return engine(func, |e| {
+            let c = e.wait(id)?;
+            then(e, c)
+        });
+    }
+    let mut then = Some(then);
+    block_until(func, |e| match e.test(id)? {
+        Some(c) => (then.take().expect("runs once"))(e, c).map(Some),
+        None => Ok(None),
+    })
+}
+
 /// Copies a completed receive into user memory, writes the status and
 /// clears a freed handle. Returns the request's own error, if any.
 unsafe fn complete(
@@ -113,6 +135,13 @@ unsafe fn send(
             dest_from(dest)?,
             send_tag(tag)?,
         );
+        if thread_multiple() {
+            let id = engine(func, |e| {
+                let span = e.datatypes().span(dt, n)?;
+                e.isend(mode, region(buf, span), n, dt, d, t, c)
+            })?;
+            return wait_then(func, id, |_, _| Ok(()));
+        }
         engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
             e.send(mode, region(buf, span), n, dt, d, t, c)
@@ -227,6 +256,16 @@ mpi_fn! { fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: c_int, dest:
 mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        let unpack = |e: &mut Eng, data: Vec<u8>, st: shim_engine::Status| {
+            let span = e.datatypes().span(dt, n)?;
+            e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
+            write_status(status, &st);
+            st.error.map_or(Ok(()), Err)
+        };
+        if thread_multiple() {
+            let id = engine("MPI_Recv", |e| e.irecv(n, dt, s, t, c))?;
+            return wait_then("MPI_Recv", id, |e, done| unpack(e, done.data.unwrap_or_default(), done.status));
+        }
         engine("MPI_Recv", |e| {
             let (data, st) = e.recv(n, dt, s, t, c)?;
             let span = e.datatypes().span(dt, n)?;
@@ -287,7 +326,11 @@ mpi_fn! { fn MPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_in
 mpi_fn! { fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
-        let st = engine("MPI_Probe", |e| e.probe(s, t, c))?;
+        let st = if thread_multiple() {
+            block_until("MPI_Probe", |e| e.iprobe(s, t, c))?
+        } else {
+            engine("MPI_Probe", |e| e.probe(s, t, c))?
+        };
         write_status(status, &st);
         Ok(())
     })();
@@ -342,10 +385,7 @@ mpi_fn! { fn MPI_Wait(request: *mut c_int, status: *mut MpiStatus) {
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
-        engine("MPI_Wait", |e| {
-            let c = e.wait(id)?;
-            complete(e, id, c, request, status)
-        })
+        wait_then("MPI_Wait", id, |e, c| complete(e, id, c, request, status))
     })();
     finish(comm, "MPI_Wait", r)
 } }
@@ -393,6 +433,11 @@ unsafe fn status_at(statuses: *mut MpiStatus, i: usize) -> *mut MpiStatus {
 mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
+        if thread_multiple() {
+            // Wait until all are done (without holding the lock meanwhile),
+            // then collect them as below.
+            block_until("MPI_Waitall", |e| Ok(e.testall_done(&ids)?.then_some(())))?;
+        }
         engine("MPI_Waitall", |e| {
             let done = e.waitall(&ids)?;
             let mut any_error = false;
@@ -435,6 +480,9 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
 mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, status: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
+        if thread_multiple() {
+            block_until("MPI_Waitany", |e| Ok(e.testany_done(&ids)?.then_some(())))?;
+        }
         engine("MPI_Waitany", |e| match e.waitany(&ids)? {
             Some((i, c)) => {
                 write_out(index, i as c_int);
@@ -486,6 +534,9 @@ unsafe fn some(
 ) -> c_int {
     let r = (|| {
         let ids = request_list(incount, requests)?;
+        if wait && thread_multiple() {
+            block_until(func, |e| Ok(e.testany_done(&ids)?.then_some(())))?;
+        }
         engine(func, |e| {
             let got = if wait {
                 e.waitsome(&ids)?

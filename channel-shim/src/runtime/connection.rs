@@ -69,6 +69,12 @@ impl GatewayTransport {
         }
     }
 
+    /// The socket's file descriptor (for waiting on it without the engine
+    /// lock when several threads call MPI).
+    pub fn raw_fd(&self) -> i32 {
+        self.stream.as_raw_fd()
+    }
+
     /// Rendezvous threshold announced by the gateway.
     pub fn eager_limit_bytes(&self) -> u64 {
         self.eager_limit

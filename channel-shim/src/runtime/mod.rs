@@ -10,8 +10,8 @@ pub use clock::monotonic_ns;
 pub use connection::GatewayTransport;
 pub use pacer::Pacer;
 pub use state::{
-    abort_job, finalize, init, is_finalized, is_initialized, now_srt_ns, pacer, with_engine,
-    JobInfo,
+    abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, now_srt_ns, pacer,
+    with_engine, JobInfo,
 };
 
 /// Ends the job because of an error the program cannot recover from: tells

@@ -25,6 +25,12 @@ static FACTOR_BITS: AtomicU64 = AtomicU64::new(0x3ff0_0000_0000_0000); // 1.0
 /// The MPI engine of this process, which owns the gateway connection.
 static ENGINE: Mutex<Option<Engine<GatewayTransport>>> = Mutex::new(None);
 static PACER: Mutex<Option<Pacer>> = Mutex::new(None);
+static SOCKET_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// The gateway socket's descriptor (-1 when not connected).
+pub fn gateway_fd() -> i32 {
+    SOCKET_FD.load(Ordering::SeqCst)
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -54,6 +60,7 @@ pub fn init() -> Result<JobInfo, String> {
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
     *lock(&PACER) = Some(Pacer::new(t.factor()));
+    SOCKET_FD.store(t.raw_fd(), Ordering::SeqCst);
     let cfg = EngineConfig {
         eager_limit: Some(t.eager_limit_bytes()),
         ..EngineConfig::default()
