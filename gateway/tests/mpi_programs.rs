@@ -107,7 +107,7 @@ fn same_output(name: &str) -> Option<u64> {
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {
-        assert_eq!(n, 5);
+        assert_eq!(n, 6);
     }
 }
 

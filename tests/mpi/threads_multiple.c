@@ -45,9 +45,11 @@ int main(int argc, char **argv) {
         MPI_Status sts[2];
         MPI_Waitall(2, rq, sts);
         pthread_join(t, NULL);
-        errors += (reply != 42) + (probed_tag != 1) + (a != 2) + (b != 3);
-        printf("threads_multiple: reply=%d probed_tag=%d a=%d b=%d\n", reply, probed_tag, a, b);
-        if (errors == 0) printf("threads_multiple: 5 checks passed\n");
+        int mine = 7, theirs = 0;
+        MPI_Sendrecv(&mine, 1, MPI_INT, 1, 4, &theirs, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        errors += (reply != 42) + (probed_tag != 1) + (a != 2) + (b != 3) + (theirs != 8);
+        printf("threads_multiple: reply=%d probed_tag=%d a=%d b=%d sendrecv=%d\n", reply, probed_tag, a, b, theirs);
+        if (errors == 0) printf("threads_multiple: 6 checks passed\n");
     } else if (rank == 1) {
         int x, two = 2, three = 3;
         MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -55,6 +57,8 @@ int main(int argc, char **argv) {
         MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
         MPI_Send(&two, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
         MPI_Send(&three, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+        int in = 0, out = 8;
+        MPI_Sendrecv(&out, 1, MPI_INT, 0, 5, &in, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     MPI_Finalize();
     return errors != 0;

@@ -61,6 +61,34 @@ fn forget(r: RequestId) {
 
 type Eng = Engine<GatewayTransport>;
 
+/// MPI_Sendrecv under MPI_THREAD_MULTIPLE: an Irecv and an Isend (of the
+/// send buffer's span, which `send_region` copies from user memory) waited
+/// for without holding the lock. Returns the packed bytes received and the receive's status.
+fn exchange_unlocked(
+    func: &str,
+    send_region: impl FnOnce(&mut Eng) -> Result<Vec<u8>, MpiError>,
+    (sn, st, d, stag): (usize, DatatypeId, shim_engine::Dest, i32),
+    (rn, rt, s, rtag): (usize, DatatypeId, shim_engine::Source, shim_engine::Tag),
+    c: shim_engine::CommId,
+) -> Result<(Vec<u8>, shim_engine::Status), MpiError> {
+    let (rid, sid) = engine(func, |e| {
+        let bytes = send_region(e)?;
+        let rid = e.irecv(rn, rt, s, rtag, c)?;
+        // `bytes` is a copy of the send buffer's whole span, which is what
+        // the engine packs from.
+        let sid = e.isend(SendMode::Standard, &bytes, sn, st, d, stag, c)?;
+        Ok((rid, sid))
+    })?;
+    block_until(func, |e| {
+        Ok(e.testall_done(&[Some(rid), Some(sid)])?.then_some(()))
+    })?;
+    engine(func, |e| {
+        let done = e.test(rid)?.ok_or(MpiError::Other)?;
+        e.test(sid)?;
+        Ok((done.data.unwrap_or_default(), done.status))
+    })
+}
+
 /// Waits for request `id` and hands its completion to `then`: inside the
 /// engine, or under MPI_THREAD_MULTIPLE by polling without holding the lock
 /// while waiting (see `multiple`).
@@ -294,6 +322,19 @@ mpi_fn! { fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_
         let c = comm_from(comm)?;
         let (st_, sn, d, stg) = (datatype_from(sendtype)?, count_from(sendcount)?, dest_from(dest)?, send_tag(sendtag)?);
         let (rt, rn, s, rtg) = (datatype_from(recvtype)?, count_from(recvcount)?, source_from(source)?, tag_from(recvtag)?);
+        if thread_multiple() {
+            let send = move |e: &mut Eng| -> Result<Vec<u8>, MpiError> {
+                let sspan = e.datatypes().span(st_, sn)?;
+                Ok(region(sendbuf, sspan).to_vec())
+            };
+            let (data, stat) = exchange_unlocked("MPI_Sendrecv", send, (sn, st_, d, stg), (rn, rt, s, rtg), c)?;
+            return engine("MPI_Sendrecv", |e| {
+                let rspan = e.datatypes().span(rt, rn)?;
+                e.datatypes().unpack(rt, rn, &data, region_mut(recvbuf, rspan))?;
+                write_status(status, &stat);
+                stat.error.map_or(Ok(()), Err)
+            });
+        }
         engine("MPI_Sendrecv", |e| {
             let sspan = e.datatypes().span(st_, sn)?;
             let (data, stat) = e.sendrecv(region(sendbuf, sspan), sn, st_, d, stg, rn, rt, s, rtg, c)?;
@@ -311,6 +352,19 @@ mpi_fn! { fn MPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_in
     let r = (|| {
         let (c, dt, n) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?);
         let (d, stg, s, rtg) = (dest_from(dest)?, send_tag(sendtag)?, source_from(source)?, tag_from(recvtag)?);
+        if thread_multiple() {
+            let send = move |e: &mut Eng| -> Result<Vec<u8>, MpiError> {
+                let span = e.datatypes().span(dt, n)?;
+                Ok(region(buf, span).to_vec())
+            };
+            let (data, stat) = exchange_unlocked("MPI_Sendrecv_replace", send, (n, dt, d, stg), (n, dt, s, rtg), c)?;
+            return engine("MPI_Sendrecv_replace", |e| {
+                let span = e.datatypes().span(dt, n)?;
+                e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
+                write_status(status, &stat);
+                stat.error.map_or(Ok(()), Err)
+            });
+        }
         engine("MPI_Sendrecv_replace", |e| {
             let span = e.datatypes().span(dt, n)?;
             let copy = region(buf, span).to_vec();
