@@ -11,27 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, checks, fails;
+static int rank, size;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        checks++;                                                                 \
-        if (!(cond)) {                                                            \
-            fails++;                                                              \
-            fprintf(stderr, "rank %d: check failed at line %d: ", rank, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-        }                                                                         \
-    } while (0)
-
-/* Prints the number of checks all ranks made since the last section. */
-static void section(const char *name) {
-    static int done;
-    int mine[2] = {checks - done, fails}, all[2];
-    done = checks;
-    MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("%s: %d checks\n", name, all[0]);
-}
+#include "check.h"
 
 /* ---- predefined ops on int and double ---- */
 
@@ -594,15 +576,7 @@ int main(int argc, char **argv) {
     gather_scatter();
     allgather_alltoall();
     scans();
-    int all[2], mine[2] = {checks, fails};
-    MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (all[1] == 0)
-            printf("collectives: %d checks passed\n", all[0]);
-        else
-            printf("collectives: %d of %d checks FAILED\n", all[1], all[0]);
-    }
-    MPI_Bcast(all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int code = finish_checks("collectives");
     MPI_Finalize();
-    return all[1] != 0;
+    return code;
 }

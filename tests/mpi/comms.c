@@ -10,26 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, checks, fails;
+static int rank, size;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        checks++;                                                                 \
-        if (!(cond)) {                                                            \
-            fails++;                                                              \
-            fprintf(stderr, "rank %d: check failed at line %d: ", rank, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-        }                                                                         \
-    } while (0)
-
-static void section(const char *name) {
-    static int done;
-    int mine = checks - done, all;
-    done = checks;
-    MPI_Reduce(&mine, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("%s: %d checks\n", name, all);
-}
+#include "check.h"
 
 static void dup_compare_isolation(void) {
     MPI_Comm dup, dup2;
@@ -355,15 +338,7 @@ int main(int argc, char **argv) {
     groups();
     names();
     attributes();
-    int all[2], mine[2] = {checks, fails};
-    MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (all[1] == 0)
-            printf("comms: %d checks passed\n", all[0]);
-        else
-            printf("comms: %d of %d checks FAILED\n", all[1], all[0]);
-    }
-    MPI_Bcast(all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int code = finish_checks("comms");
     MPI_Finalize();
-    return all[1] != 0;
+    return code;
 }

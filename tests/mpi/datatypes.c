@@ -11,26 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, next, prev, checks, fails;
+static int rank, size, next, prev;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        checks++;                                                                 \
-        if (!(cond)) {                                                            \
-            fails++;                                                              \
-            fprintf(stderr, "rank %d: check failed at line %d: ", rank, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-        }                                                                         \
-    } while (0)
-
-static void section(const char *name) {
-    static int done;
-    int mine = checks - done, all;
-    done = checks;
-    MPI_Reduce(&mine, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("%s: %d checks\n", name, all);
-}
+#include "check.h"
 
 static void bounds(MPI_Datatype t, MPI_Aint lb, MPI_Aint extent, int sz, const char *what) {
     MPI_Aint l, e, tl, te;
@@ -312,15 +295,7 @@ int main(int argc, char **argv) {
     indexed_exchange();
     struct_exchange();
     pack_unpack();
-    int all[2], mine[2] = {checks, fails};
-    MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (all[1] == 0)
-            printf("datatypes: %d checks passed\n", all[0]);
-        else
-            printf("datatypes: %d of %d checks FAILED\n", all[1], all[0]);
-    }
-    MPI_Bcast(all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int code = finish_checks("datatypes");
     MPI_Finalize();
-    return all[1] != 0;
+    return code;
 }
