@@ -1,0 +1,108 @@
+-- Wireshark dissector for the messages of mpinetsim's channel shim.
+--
+-- Every MPI-level message the shim sends starts with a 56-byte envelope
+-- (layout: channel-shim/engine/src/envelope.rs) followed by its payload; the
+-- simulated TCP connections between ranks carry these back to back, so one
+-- message may span many segments (reassembled here with dissect_tcp_pdus).
+-- Ranks listen on TCP ports 35000+rank and connect from 50000+rank.
+--
+-- Use: wireshark -X lua_script:docs/wireshark/mpinetsim.lua capture.pcap
+--  or: tshark -X lua_script:docs/wireshark/mpinetsim.lua -r capture.pcap -Y mpinetsim
+
+local p = Proto("mpinetsim", "mpinetsim MPI envelope")
+
+local kinds = { [1] = "eager", [2] = "rendezvous request", [3] = "clear-to-send",
+                [4] = "rendezvous data", [5] = "sync ack", [6] = "control" }
+local short_kinds = { [1] = "eager", [2] = "RTS", [3] = "CTS", [4] = "data", [5] = "ack", [6] = "control" }
+local calls = {
+  [0] = "other", [1] = "MPI_Send", [2] = "MPI_Isend", [3] = "MPI_Ssend", [4] = "MPI_Issend",
+  [5] = "MPI_Bsend", [6] = "MPI_Ibsend", [7] = "MPI_Rsend", [8] = "MPI_Irsend", [9] = "MPI_Send_init",
+  [10] = "MPI_Sendrecv", [11] = "MPI_Sendrecv_replace", [12] = "MPI_Recv", [13] = "MPI_Irecv",
+  [14] = "MPI_Recv_init", [15] = "MPI_Ssend_init", [16] = "MPI_Bsend_init", [17] = "MPI_Rsend_init",
+  [32] = "MPI_Barrier", [33] = "MPI_Bcast", [34] = "MPI_Reduce", [35] = "MPI_Allreduce",
+  [36] = "MPI_Gather", [37] = "MPI_Gatherv", [38] = "MPI_Scatter", [39] = "MPI_Scatterv",
+  [40] = "MPI_Allgather", [41] = "MPI_Allgatherv", [42] = "MPI_Alltoall", [43] = "MPI_Alltoallv",
+  [44] = "MPI_Alltoallw", [45] = "MPI_Reduce_scatter", [46] = "MPI_Reduce_scatter_block",
+  [47] = "MPI_Scan", [48] = "MPI_Exscan", [64] = "MPI_Comm_dup", [65] = "MPI_Comm_split",
+  [66] = "MPI_Comm_create",
+}
+
+local f = {
+  magic = ProtoField.uint8("mpinetsim.magic", "Magic", base.HEX),
+  version = ProtoField.uint8("mpinetsim.version", "Version"),
+  kind = ProtoField.uint8("mpinetsim.kind", "Kind", base.DEC, kinds),
+  sync = ProtoField.bool("mpinetsim.sync", "Synchronous send"),
+  call = ProtoField.uint8("mpinetsim.call", "MPI call", base.DEC, calls),
+  src = ProtoField.uint32("mpinetsim.src", "Source rank"),
+  dst = ProtoField.uint32("mpinetsim.dst", "Destination rank"),
+  tag = ProtoField.int32("mpinetsim.tag", "Tag"),
+  context = ProtoField.uint32("mpinetsim.context", "Communicator context"),
+  comm = ProtoField.string("mpinetsim.comm", "Communicator"),
+  seq = ProtoField.uint32("mpinetsim.seq", "Sequence"),
+  sender_op = ProtoField.uint32("mpinetsim.sender_op", "Sender operation"),
+  receiver_op = ProtoField.uint32("mpinetsim.receiver_op", "Receiver operation"),
+  msg_len = ProtoField.uint64("mpinetsim.msg_len", "Message length"),
+  payload_len = ProtoField.uint64("mpinetsim.payload_len", "Payload length"),
+  payload = ProtoField.bytes("mpinetsim.payload", "Payload"),
+}
+p.fields = f
+
+local HEADER = 56
+
+local function comm_name(ctx)
+  local base = ctx - (ctx % 2)
+  local what = (ctx % 2 == 1) and " (collective)" or ""
+  if base == 0 then return "WORLD" .. what end
+  if base == 2 then return "SELF" .. what end
+  return "ctx " .. base .. what
+end
+
+local function pdu_len(tvb, pinfo, offset)
+  return HEADER + tvb(offset + 48, 8):le_uint64():tonumber()
+end
+
+local function dissect_one(tvb, pinfo, tree)
+  if tvb(0, 1):uint() ~= 0x4D then return 0 end
+  local kind = tvb(2, 1):uint()
+  local src, dst = tvb(8, 4):le_uint(), tvb(12, 4):le_uint()
+  local tag, ctx = tvb(16, 4):le_int(), tvb(20, 4):le_uint()
+  local plen = tvb(48, 8):le_uint64():tonumber()
+  local mlen = tvb(40, 8):le_uint64():tonumber()
+  local t = tree:add(p, tvb(0, HEADER + plen))
+  t:add(f.magic, tvb(0, 1))
+  t:add(f.version, tvb(1, 1))
+  t:add(f.kind, tvb(2, 1))
+  t:add(f.sync, tvb(3, 1):uint() % 2 == 1)
+  t:add(f.call, tvb(4, 1))
+  t:add_le(f.src, tvb(8, 4))
+  t:add_le(f.dst, tvb(12, 4))
+  t:add_le(f.tag, tvb(16, 4))
+  t:add_le(f.context, tvb(20, 4))
+  t:add(f.comm, comm_name(ctx))
+  t:add_le(f.seq, tvb(24, 4))
+  t:add_le(f.sender_op, tvb(28, 4))
+  t:add_le(f.receiver_op, tvb(32, 4))
+  t:add_le(f.msg_len, tvb(40, 8))
+  t:add_le(f.payload_len, tvb(48, 8))
+  if plen > 0 then t:add(f.payload, tvb(HEADER, plen)) end
+  local info = string.format("MPI %s %d→%d tag=%d comm=%s %d B",
+    short_kinds[kind] or ("kind " .. kind), src, dst, tag, comm_name(ctx), mlen)
+  local call = calls[tvb(4, 1):uint()]
+  if call and call ~= "other" then info = info .. " (" .. call .. ")" end
+  pinfo.cols.protocol = "MPINETSIM"
+  local prev = tostring(pinfo.cols.info)
+  if prev:find("MPI ", 1, true) then
+    pinfo.cols.info:append(" | " .. info)
+  else
+    pinfo.cols.info = info
+  end
+  return HEADER + plen
+end
+
+function p.dissector(tvb, pinfo, tree)
+  dissect_tcp_pdus(tvb, tree, HEADER, pdu_len, dissect_one, true)
+end
+
+local tcp = DissectorTable.get("tcp.port")
+tcp:add("35000-41999", p)
+tcp:add("50000-56999", p)
