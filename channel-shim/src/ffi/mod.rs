@@ -15,6 +15,7 @@
 macro_rules! mpi_fn {
     (fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block) => {
         paste::paste! {
+            #[doc = concat!("`P", stringify!($name), "`: the profiling name of [`", stringify!($name), "`].")]
             #[no_mangle]
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn [<P $name>]($($arg: $ty),*) -> ::std::os::raw::c_int {
@@ -24,6 +25,7 @@ macro_rules! mpi_fn {
                 $crate::ffi::exit();
                 r
             }
+            #[doc = concat!("`", stringify!($name), "` of the MPI standard, for C programs built against MPICH.")]
             #[no_mangle]
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> ::std::os::raw::c_int {
