@@ -1,0 +1,5 @@
+//! (not generated yet)
+use super::Builder;
+pub fn build(_: u32, _: u32, _: u32, _: &mut Builder) -> Result<(), String> {
+    Err("this topology is not generated yet; list its nodes and links instead".into())
+}
