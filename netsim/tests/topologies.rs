@@ -69,3 +69,103 @@ fn link_overrides_apply_to_the_named_generated_link() {
     );
     assert!(e.contains("`topology.link[0]`"), "{e}");
 }
+
+/// Coordinates of grid index `i` (last dimension fastest).
+fn coords(mut i: usize, dims: &[usize]) -> Vec<usize> {
+    let mut c = vec![0; dims.len()];
+    for k in (0..dims.len()).rev() {
+        c[k] = i % dims[k];
+        i /= dims[k];
+    }
+    c
+}
+
+fn check_grid(dims: &[usize], wrap: &[bool]) {
+    let list = |v: &[String]| v.join(", ");
+    let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+    let w: Vec<String> = wrap.iter().map(|x| x.to_string()).collect();
+    let toml = if wrap.iter().any(|&x| x) {
+        format!("[topology]\nkind='torus'\ndims=[{}]\nwrap=[{}]\n", list(&d), list(&w))
+    } else {
+        format!("[topology]\nkind='mesh'\ndims=[{}]\n", list(&d))
+    };
+    let (net, rt) = generate(&toml);
+    let n: usize = dims.iter().product();
+    assert_eq!(net.hosts.len(), n);
+    for i in 0..n {
+        for j in 0..n {
+            if i == j {
+                continue;
+            }
+            let (a, b) = (coords(i, dims), coords(j, dims));
+            let dist: usize = (0..dims.len())
+                .map(|k| {
+                    let delta = a[k].abs_diff(b[k]);
+                    if wrap[k] {
+                        delta.min(dims[k] - delta)
+                    } else {
+                        delta
+                    }
+                })
+                .sum();
+            assert_eq!(
+                hops(&net, &rt, i, j) as usize,
+                dist + 2,
+                "{toml}: host{i} {a:?} -> host{j} {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn mesh_hops_are_manhattan_distance_plus_two() {
+    check_grid(&[3, 4], &[false, false]);
+    check_grid(&[2, 3, 2], &[false, false, false]);
+}
+
+#[test]
+fn torus_hops_take_the_shorter_way_round_each_wrapped_dimension() {
+    check_grid(&[4, 4], &[true, true]);
+    check_grid(&[5, 3], &[true, false]);
+    check_grid(&[3, 2, 4], &[true, true, true]);
+    let e = config_error("[topology]\nkind='torus'\ndims=[4,4]\nwrap=[true]\n");
+    assert!(e.contains("`topology.wrap`"), "{e}");
+    let e = config_error("[topology]\nkind='mesh'\ndims=[4,0]\n");
+    assert!(e.contains("`topology.dims[1]`"), "{e}");
+}
+
+#[test]
+fn a_packet_across_a_3x3_mesh_loses_one_ttl_per_router() {
+    let toml = "[topology]\nkind='mesh'\ndims=[3,3]\n[capture]\npoints=['host8']\n";
+    let cfg = NetworkConfig::from_toml_str(toml, "mesh").unwrap();
+    let mut sim = netsim::Simulator::from_config(&cfg, "mesh", 9, true).unwrap();
+    let net = sim.network();
+    // host0 at (0,0) to host8 at (2,2): 4 router-to-router links, 5 routers.
+    let routers = hops(net, sim.routes(), 0, 8) - 1;
+    assert_eq!(routers, 5);
+    sim.inject(0, 8, bytes::Bytes::from(vec![1u8; 100]), netsim::Nanos::ZERO)
+        .unwrap();
+    while sim.step().is_some() {}
+    let mut out = Vec::new();
+    sim.take_deliveries(&mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(sim.captures_mut().len(), 1);
+    let pcap = sim.captures_mut()[0].take_bytes();
+    // Skip the 24-byte file header; each record has a 16-byte header whose
+    // bytes 8..12 are the captured length.
+    let mut at = 24;
+    let mut ttl = None;
+    while at + 16 <= pcap.len() {
+        let len = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        let frame = &pcap[at + 16..at + 16 + len];
+        at += 16 + len;
+        let ihl = (frame[14] & 0x0f) as usize * 4;
+        let total = u16::from_be_bytes([frame[16], frame[17]]) as usize;
+        let tcp_header = (frame[14 + ihl + 12] >> 4) as usize * 4;
+        if total > ihl + tcp_header {
+            ttl = Some(frame[14 + 8]);
+            break;
+        }
+    }
+    assert_eq!(ttl, Some(64 - routers as u8));
+}
