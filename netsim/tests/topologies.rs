@@ -169,3 +169,87 @@ fn a_packet_across_a_3x3_mesh_loses_one_ttl_per_router() {
     }
     assert_eq!(ttl, Some(64 - routers as u8));
 }
+
+#[test]
+fn hypercube_hops_are_the_hamming_distance_plus_two() {
+    let (net, rt) = generate("[topology]\nkind='hypercube'\norder=4\n");
+    assert_eq!(net.hosts.len(), 16);
+    // 16 host links + 16·4/2 router links.
+    assert_eq!(net.links.len(), 16 + 32);
+    for i in 0..16usize {
+        for j in 0..16usize {
+            if i != j {
+                assert_eq!(
+                    hops(&net, &rt, i, j),
+                    (i ^ j).count_ones() + 2,
+                    "host{i} -> host{j}"
+                );
+            }
+        }
+    }
+    let e = config_error("[topology]\nkind='hypercube'\norder=40\n");
+    assert!(e.contains("`topology.order`"), "{e}");
+}
+
+#[test]
+fn ring_hops_go_the_shorter_way_and_average_to_the_closed_form() {
+    for n in [3usize, 7, 8] {
+        let (net, rt) = generate(&format!("[topology]\nkind='ring'\nhosts={n}\n"));
+        let mut total = 0usize;
+        for i in 0..n {
+            for j in 0..n {
+                if i == j {
+                    continue;
+                }
+                let d = i.abs_diff(j);
+                let h = hops(&net, &rt, i, j) as usize;
+                assert_eq!(h, d.min(n - d) + 2, "ring {n}: host{i} -> host{j}");
+                total += h;
+            }
+        }
+        // From any host, the ring distances to the other n−1 hosts are
+        // 1, 1, 2, 2, … and sum to ⌊n²/4⌋; add the 2 host links per route.
+        // Average over the n(n−1) ordered pairs = ⌊n²/4⌋/(n−1) + 2.
+        assert_eq!(total, n * (n * n / 4 + 2 * (n - 1)), "ring {n}");
+        let avg = total as f64 / (n * (n - 1)) as f64;
+        let closed = (n * n / 4) as f64 / (n - 1) as f64 + 2.0;
+        assert!((avg - closed).abs() < 1e-12, "ring {n}: {avg} vs {closed}");
+    }
+    let e = config_error("[topology]\nkind='ring'\nhosts=2\n");
+    assert!(e.contains("`topology.hosts` is 2"), "{e}");
+}
+
+#[test]
+fn tree_hops_climb_to_the_lowest_common_ancestor_and_back() {
+    for (arity, levels, per_leaf) in [(2usize, 4u32, 1usize), (3, 3, 2), (4, 1, 3)] {
+        let (net, rt) = generate(&format!(
+            "[topology]\nkind='tree'\narity={arity}\nlevels={levels}\nhosts_per_leaf={per_leaf}\n"
+        ));
+        let leaves = arity.pow(levels - 1);
+        let n = leaves * per_leaf;
+        assert_eq!(net.hosts.len(), n);
+        let routers: usize = (0..levels).map(|l| arity.pow(l)).sum();
+        assert_eq!(net.nodes.len(), routers + n);
+        for i in 0..n {
+            for j in 0..n {
+                if i == j {
+                    continue;
+                }
+                let (mut a, mut b) = (i / per_leaf, j / per_leaf);
+                let mut up = 0;
+                while a != b {
+                    a /= arity;
+                    b /= arity;
+                    up += 1;
+                }
+                assert_eq!(
+                    hops(&net, &rt, i, j),
+                    2 * up + 2,
+                    "tree {arity}/{levels}/{per_leaf}: host{i} -> host{j}"
+                );
+            }
+        }
+    }
+    let e = config_error("[topology]\nkind='tree'\narity=2\n");
+    assert!(e.contains("`topology.levels` is missing"), "{e}");
+}
