@@ -425,8 +425,7 @@ mod tests {
             .unwrap_err();
         assert!(e.0.contains("topology"), "{e}");
         assert!(e.0.contains("dim"), "{e}");
-        let e = NetworkConfig::from_toml_str("[topology]\nkind='moebius'\n", "x.toml")
-            .unwrap_err();
+        let e = NetworkConfig::from_toml_str("[topology]\nkind='moebius'\n", "x.toml").unwrap_err();
         assert!(e.0.contains("topology.kind"), "{e}");
     }
 

@@ -61,12 +61,14 @@ fn link_overrides_apply_to_the_named_generated_link() {
     assert_eq!(slow.len(), 1);
     assert_eq!(slow[0].params.delay_ns, 2_000_000);
     assert_eq!(
-        net.links.iter().filter(|l| l.params.delay_ns == 1_000).count(),
+        net.links
+            .iter()
+            .filter(|l| l.params.delay_ns == 1_000)
+            .count(),
         2
     );
-    let e = config_error(
-        "[topology]\nkind='star'\nhosts=3\n[[topology.link]]\na='host0'\nb='host1'\n",
-    );
+    let e =
+        config_error("[topology]\nkind='star'\nhosts=3\n[[topology.link]]\na='host0'\nb='host1'\n");
     assert!(e.contains("`topology.link[0]`"), "{e}");
 }
 
@@ -85,7 +87,11 @@ fn check_grid(dims: &[usize], wrap: &[bool]) {
     let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
     let w: Vec<String> = wrap.iter().map(|x| x.to_string()).collect();
     let toml = if wrap.iter().any(|&x| x) {
-        format!("[topology]\nkind='torus'\ndims=[{}]\nwrap=[{}]\n", list(&d), list(&w))
+        format!(
+            "[topology]\nkind='torus'\ndims=[{}]\nwrap=[{}]\n",
+            list(&d),
+            list(&w)
+        )
     } else {
         format!("[topology]\nkind='mesh'\ndims=[{}]\n", list(&d))
     };
@@ -143,8 +149,13 @@ fn a_packet_across_a_3x3_mesh_loses_one_ttl_per_router() {
     // host0 at (0,0) to host8 at (2,2): 4 router-to-router links, 5 routers.
     let routers = hops(net, sim.routes(), 0, 8) - 1;
     assert_eq!(routers, 5);
-    sim.inject(0, 8, bytes::Bytes::from(vec![1u8; 100]), netsim::Nanos::ZERO)
-        .unwrap();
+    sim.inject(
+        0,
+        8,
+        bytes::Bytes::from(vec![1u8; 100]),
+        netsim::Nanos::ZERO,
+    )
+    .unwrap();
     while sim.step().is_some() {}
     let mut out = Vec::new();
     sim.take_deliveries(&mut out);
@@ -252,4 +263,16 @@ fn tree_hops_climb_to_the_lowest_common_ancestor_and_back() {
     }
     let e = config_error("[topology]\nkind='tree'\narity=2\n");
     assert!(e.contains("`topology.levels` is missing"), "{e}");
+}
+
+#[test]
+fn bundled_topology_examples_load() {
+    for (file, hosts) in [("torus-4x4.toml", 16), ("hypercube-4.toml", 16)] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../configs")
+            .join(file);
+        let cfg = NetworkConfig::from_file(&path).unwrap();
+        let sim = netsim::Simulator::from_config(&cfg, file, hosts, true).unwrap();
+        assert_eq!(sim.network().hosts.len(), hosts, "{file}");
+    }
 }

@@ -6,7 +6,9 @@ use super::{check_size, Builder};
 /// Builds a hypercube of order `order` (N).
 pub fn build(order: u32, b: &mut Builder) -> Result<(), String> {
     if order == 0 {
-        return Err("`topology.order` is 0; a hypercube needs order 1 or more (2^order routers)".into());
+        return Err(
+            "`topology.order` is 0; a hypercube needs order 1 or more (2^order routers)".into(),
+        );
     }
     check_size(1u64.checked_shl(order + 1).filter(|_| order < 32), "order")?;
     let names = b.routers(1 << order);

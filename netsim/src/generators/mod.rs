@@ -173,7 +173,8 @@ pub fn expand(cfg: &NetworkConfig, origin: &str) -> Result<NetworkConfig, Config
             torus::build(&dims, t.wrap.as_deref(), &mut b).map_err(e)?
         }
         TopologyKind::Hypercube => {
-            let order = need(&t.order, "order", t, "its dimension N, for 2^N routers").map_err(e)?;
+            let order =
+                need(&t.order, "order", t, "its dimension N, for 2^N routers").map_err(e)?;
             hypercube::build(order, &mut b).map_err(e)?
         }
         TopologyKind::Tree => {

@@ -13,7 +13,9 @@ pub fn build(arity: u32, levels: u32, hosts_per_leaf: u32, b: &mut Builder) -> R
         return Err("`topology.levels` is 0; a tree needs at least one level (the root)".into());
     }
     if hosts_per_leaf == 0 {
-        return Err("`topology.hosts_per_leaf` is 0; every leaf router needs at least one host".into());
+        return Err(
+            "`topology.hosts_per_leaf` is 0; every leaf router needs at least one host".into(),
+        );
     }
     // Routers per level, total routers, and leaves, without overflow.
     let mut width = 1u64;
