@@ -88,6 +88,9 @@ pub struct NetworkConfig {
     /// Full-duplex links between named nodes.
     #[serde(default, rename = "link")]
     pub links: Vec<LinkConfig>,
+    /// A regular network generated from a few parameters instead of
+    /// listing hosts, switches, routers and links.
+    pub topology: Option<TopologyConfig>,
     /// Which ports write pcap captures.
     #[serde(default)]
     pub capture: CaptureConfig,
@@ -151,6 +154,51 @@ impl LinkConfig {
             loss: self.loss,
         }
     }
+}
+
+/// The regular network shapes `[topology]` can generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// `hosts` hosts around one switch.
+    Star,
+    /// A grid of routers (`dims`), one host on each, no wrap-around.
+    Mesh,
+    /// A grid of routers (`dims`) wrapping around in the dimensions `wrap` selects.
+    Torus,
+    /// 2^`order` routers joined when their numbers differ in one bit.
+    Hypercube,
+    /// An `arity`-ary tree of routers, `levels` deep, hosts at the leaves.
+    Tree,
+    /// `hosts` routers in a bidirectional cycle, one host on each.
+    Ring,
+}
+
+/// `[topology]`: a regular network expanded into hosts, switches, routers
+/// and links (see [`crate::generators`]). Which keys apply depends on `kind`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyConfig {
+    /// The shape.
+    pub kind: TopologyKind,
+    /// Star and ring: the number of hosts.
+    pub hosts: Option<u32>,
+    /// Mesh and torus: routers along each dimension.
+    pub dims: Option<Vec<u32>>,
+    /// Torus: whether each dimension wraps around (default: all do).
+    pub wrap: Option<Vec<bool>>,
+    /// Hypercube: the dimension N (2^N routers).
+    pub order: Option<u32>,
+    /// Tree: children of every inner router.
+    pub arity: Option<u32>,
+    /// Tree: levels of routers, the root being one.
+    pub levels: Option<u32>,
+    /// Tree: hosts on every leaf router (default 1).
+    pub hosts_per_leaf: Option<u32>,
+    /// Per-link overrides of `[link_defaults]` for generated links, found by
+    /// their two end nodes.
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkConfig>,
 }
 
 /// TCP parameters shared by every connection.
@@ -361,6 +409,24 @@ mod tests {
             .unwrap_err();
         assert!(e.0.contains("link_defaults.delay"), "{e}");
         assert!(e.0.contains("not a duration"), "{e}");
+    }
+
+    #[test]
+    fn topology_parses_and_rejects_unknown_keys() {
+        let c = NetworkConfig::from_toml_str(
+            "[topology]\nkind='torus'\ndims=[4,4]\nwrap=[true,false]\n",
+            "x",
+        )
+        .unwrap();
+        let t = c.topology.unwrap();
+        assert_eq!(t.kind, TopologyKind::Torus);
+        assert_eq!(t.dims, Some(vec![4, 4]));
+        let e = NetworkConfig::from_toml_str("[topology]\nkind='mesh'\ndim=[2]\n", "x.toml")
+            .unwrap_err();
+        assert!(e.0.contains("topology"), "{e}");
+        assert!(e.0.contains("dim"), "{e}");
+        let e = NetworkConfig::from_toml_str("[topology]\nkind='moebius'\n", "x.toml").unwrap_err();
+        assert!(e.0.contains("topology.kind"), "{e}");
     }
 
     #[test]

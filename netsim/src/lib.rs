@@ -21,6 +21,7 @@ pub mod capture;
 pub mod config;
 pub mod event;
 pub mod fasthash;
+pub mod generators;
 pub mod packet;
 pub mod rng;
 pub mod routing;

@@ -123,6 +123,10 @@ impl Network {
     /// Builds the graph from a config, checking names, endpoints and values.
     /// `origin` names the file in error messages.
     pub fn from_config(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
+        if cfg.topology.is_some() {
+            let expanded = crate::generators::expand(cfg, origin)?;
+            return Network::from_config(&expanded, origin);
+        }
         let mut net = Network {
             nodes: Vec::new(),
             ports: Vec::new(),
