@@ -14,6 +14,12 @@ pub const ENV_SHIM_LIB: &str = "MPINETSIM_SHIM_LIB";
 /// File names Debian's MPICH C programs ask the loader for.
 pub const SHIM_NAMES: [&str; 2] = ["libmpich.so.12", "libmpi.so.12"];
 
+/// The shim's Fortran bindings, looked for next to the shim library.
+pub const FORTRAN_LIB: &str = "libchannel_shim_fortran.so";
+
+/// File names Debian's MPICH Fortran programs ask the loader for.
+pub const FORTRAN_NAMES: [&str; 2] = ["libmpichfort.so.12", "libmpifort.so.12"];
+
 /// Finds the channel shim library: `$MPINETSIM_SHIM_LIB`, or
 /// `libchannel_shim.so` beside the running `mpinetsim`.
 pub fn locate_shim() -> Result<PathBuf, String> {
@@ -45,13 +51,25 @@ pub fn locate_shim() -> Result<PathBuf, String> {
     ))
 }
 
-/// Creates `dir` holding the shim under the names MPICH programs load.
+/// Creates `dir` holding the shim under the names MPICH programs load,
+/// and the Fortran bindings ([`FORTRAN_LIB`]) under [`FORTRAN_NAMES`] when
+/// they exist next to the shim (without them C programs still run).
 pub fn install_shim(shim: &Path, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let target = shim
+    link_as(shim, dir, &SHIM_NAMES)?;
+    let fortran = shim.parent().unwrap_or(Path::new(".")).join(FORTRAN_LIB);
+    if fortran.is_file() {
+        link_as(&fortran, dir, &FORTRAN_NAMES)?;
+    }
+    Ok(())
+}
+
+/// Symlinks `dir/<name>` to `lib` for each name.
+fn link_as(lib: &Path, dir: &Path, names: &[&str]) -> Result<(), String> {
+    let target = lib
         .canonicalize()
-        .map_err(|e| format!("cannot resolve {}: {e}", shim.display()))?;
-    for name in SHIM_NAMES {
+        .map_err(|e| format!("cannot resolve {}: {e}", lib.display()))?;
+    for name in names {
         let link = dir.join(name);
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(&target, &link)
@@ -245,6 +263,33 @@ pub fn join_forwarders(procs: &mut [RankProcess]) {
     for p in procs.iter_mut() {
         for h in p.forwarders.drain(..) {
             let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_shim_links_the_fortran_library_only_when_it_exists() {
+        let libs = tempfile::tempdir().unwrap();
+        let shim = libs.path().join("libchannel_shim.so");
+        std::fs::write(&shim, b"c").unwrap();
+
+        let job = tempfile::tempdir().unwrap();
+        install_shim(&shim, job.path()).unwrap();
+        for name in SHIM_NAMES {
+            assert_eq!(std::fs::read(job.path().join(name)).unwrap(), b"c");
+        }
+        for name in FORTRAN_NAMES {
+            assert!(!job.path().join(name).exists(), "{name}");
+        }
+
+        std::fs::write(libs.path().join(FORTRAN_LIB), b"fortran").unwrap();
+        install_shim(&shim, job.path()).unwrap();
+        for name in FORTRAN_NAMES {
+            assert_eq!(std::fs::read(job.path().join(name)).unwrap(), b"fortran");
         }
     }
 }
