@@ -7,7 +7,11 @@ use common::*;
 use std::process::Command;
 
 fn tshark_available() -> bool {
-    let ok = Command::new("tshark").arg("-v").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = Command::new("tshark")
+        .arg("-v")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !ok {
         eprintln!("SKIPPED: tshark is not installed (apt-get install tshark)");
     }
@@ -22,24 +26,42 @@ fn decoded(pcap: &std::path::Path) -> Vec<(u32, u32, u32, i32, u64)> {
         .arg(format!("lua_script:{}", script.display()))
         .arg("-r")
         .arg(pcap)
-        .args(["-Y", "mpinetsim", "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,"])
-        .args(["-e", "mpinetsim.kind", "-e", "mpinetsim.src", "-e", "mpinetsim.dst"])
+        .args([
+            "-Y",
+            "mpinetsim",
+            "-T",
+            "fields",
+            "-E",
+            "occurrence=a",
+            "-E",
+            "aggregator=,",
+        ])
+        .args([
+            "-e",
+            "mpinetsim.kind",
+            "-e",
+            "mpinetsim.src",
+            "-e",
+            "mpinetsim.dst",
+        ])
         .args(["-e", "mpinetsim.tag", "-e", "mpinetsim.msg_len"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut out = Vec::new();
     for line in String::from_utf8(o.stdout).unwrap().lines() {
+        // One frame may carry several envelopes: each field lists them all.
         let cols: Vec<Vec<&str>> = line.split('\t').map(|c| c.split(',').collect()).collect();
-        for i in 0..cols[0].len() {
-            out.push((
-                cols[0][i].parse().unwrap(),
-                cols[1][i].parse().unwrap(),
-                cols[2][i].parse().unwrap(),
-                cols[3][i].parse().unwrap(),
-                cols[4][i].parse().unwrap(),
-            ));
-        }
+        let field = |f: usize, i: usize| cols[f][i];
+        out.extend((0..cols[0].len()).map(|i| {
+            (
+                field(0, i).parse().unwrap(),
+                field(1, i).parse().unwrap(),
+                field(2, i).parse().unwrap(),
+                field(3, i).parse().unwrap(),
+                field(4, i).parse().unwrap(),
+            )
+        }));
     }
     out
 }
@@ -54,7 +76,14 @@ fn every_message_of_a_pingpong_is_decoded() {
         let dir = tempfile::tempdir().unwrap();
         let caps = dir.path().join("caps");
         let o = run(
-            &["-n", "2", "--net", &config("reference.toml"), "--capture", caps.to_str().unwrap()],
+            &[
+                "-n",
+                "2",
+                "--net",
+                &config("reference.toml"),
+                "--capture",
+                caps.to_str().unwrap(),
+            ],
             &prog,
             &["3", &bytes.to_string()],
         );
@@ -73,6 +102,10 @@ fn every_message_of_a_pingpong_is_decoded() {
                 }
             }
         }
-        assert_eq!(decoded(&caps.join("host1.pcap")), expected, "{bytes}-byte messages");
+        assert_eq!(
+            decoded(&caps.join("host1.pcap")),
+            expected,
+            "{bytes}-byte messages"
+        );
     }
 }
