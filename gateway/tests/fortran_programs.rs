@@ -99,3 +99,25 @@ fn fortran_basic_matches_native_mpich() {
         .unwrap_or_else(|| panic!("fortran_basic printed no summary:\n{sim_out}"));
     eprintln!("{last}");
 }
+
+#[test]
+fn an_unsupported_fortran_routine_ends_the_job_with_the_c_line() {
+    if missing("mpif90", "gfortran") {
+        return;
+    }
+    let prog = build_fortran("fortran_unsupported");
+    let o = run(&["-n", "2", "--net", &config("reference.toml")], &prog, &[]);
+    let (_, err) = text(&o);
+    assert!(o.status.code().is_some_and(|c| c != 0), "{err}");
+    assert!(
+        !err.contains("undefined symbol") && !err.contains("panicked"),
+        "{err}"
+    );
+    let lines = error_lines(&o);
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].ends_with("ended the job: MPI_Win_fence is not supported"),
+        "{}",
+        lines[0]
+    );
+}

@@ -4,6 +4,8 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 extern "C" {
+    /// The shim's way of ending the job for an unsupported routine.
+    pub fn mpinetsim_unsupported(name: *const c_char) -> !;
     /// The shim's `MPI_Init`.
     pub fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int;
     /// The shim's `MPI_Init_thread`.

@@ -46,6 +46,11 @@ pub mod env;
 pub mod p2p;
 pub mod sentinel;
 
+/// Stubs of every MPI routine without a Fortran wrapper (generated).
+pub mod unsupported {
+    include!(concat!(env!("OUT_DIR"), "/unsupported.rs"));
+}
+
 /// Fortran `INTEGER` (`MPI_Fint`).
 pub type Fint = std::os::raw::c_int;
 

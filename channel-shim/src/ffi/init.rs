@@ -115,3 +115,16 @@ pub extern "C" fn PMPI_Wtick() -> f64 {
 pub extern "C" fn MPI_Wtick() -> f64 {
     PMPI_Wtick()
 }
+
+/// Ends the job because a routine is not supported, with the same one line
+/// a C program gets (`mpinetsim: MPI_Win_fence is not supported`). Called by
+/// the Fortran library's stubs, which cannot use the C stubs of functions C
+/// does implement.
+///
+/// # Safety
+/// `name` must be a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn mpinetsim_unsupported(name: *const c_char) -> ! {
+    let name = std::ffi::CStr::from_ptr(name).to_string_lossy();
+    crate::abi::unsupported(&name)
+}
