@@ -4,31 +4,15 @@
 //! MPI_COMM_DUP_FN). A program built with Debian's mpicc that uses them must
 //! load and run against the shim.
 
+mod common;
+use common::{on_path, shim_library};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
-}
 
 /// `libchannel_shim.so` of this test's profile folder, linked as
 /// `libmpich.so.12` into a fresh folder.
 fn shim_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let profile = if deps.ends_with("deps") {
-        deps.parent().unwrap()
-    } else {
-        deps
-    };
-    let lib = profile.join("libchannel_shim.so");
-    assert!(
-        lib.is_file(),
-        "{} not found; build the workspace first (cargo build --workspace)",
-        lib.display()
-    );
+    let lib = shim_library();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("abi-symbols");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -3,34 +3,11 @@
 //! mpi-functions.txt is exported as MPI_x and PMPI_x) and ends with exactly
 //! one stderr line `mpinetsim: MPI_x is not supported` and a non-zero exit.
 
+mod common;
+use common::{on_path, shim_library};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
-}
-
-/// `libchannel_shim.so` in the profile folder this test binary was built
-/// into (`<target>/<profile>/deps/<test>` -> `<target>/<profile>/`).
-fn shim_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let profile = if deps.ends_with("deps") {
-        deps.parent().unwrap()
-    } else {
-        deps
-    };
-    let lib = profile.join("libchannel_shim.so");
-    assert!(
-        lib.is_file(),
-        "{} not found; build it with cargo build -p channel-shim",
-        lib.display()
-    );
-    lib
-}
 
 /// A fresh folder with `libmpich.so.12` and `libmpi.so.12` linking to the shim.
 fn shim_dir(name: &str) -> PathBuf {
