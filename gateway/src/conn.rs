@@ -122,6 +122,11 @@ impl RankConnection {
             .map(|c| c.pid() as u32)
     }
 
+    /// Queues a delivery without copying the message first.
+    pub fn queue_deliver(&mut self, src: u32, vtime_ns: u64, bytes: &[u8]) {
+        mpinetsim_protocol::encode_deliver(src, vtime_ns, bytes, &mut self.outbuf);
+    }
+
     /// Bytes queued and not yet written.
     pub fn pending_out(&self) -> usize {
         self.outbuf.len() - self.out_start

@@ -458,20 +458,20 @@ impl Gateway {
             self.sim.take_deliveries(&mut deliveries);
             for d in deliveries.drain(..) {
                 self.messages_out += 1;
-                let f = Frame::Deliver {
-                    src: d.src,
-                    vtime_ns: d.delivered_at.0,
-                    bytes: d.bytes.to_vec(),
-                };
                 match self.rank_conn[d.dst as usize] {
                     Some(ci) => {
                         if let Some(c) = self.conns[ci].as_mut() {
                             if matches!(c.state, ConnState::Active | ConnState::Finalized) {
-                                c.queue(&f);
+                                c.queue_deliver(d.src, d.delivered_at.0, &d.bytes);
                             }
                         }
                     }
-                    None => self.undelivered[d.dst as usize].push_back(f),
+                    // Not connected yet: keep it until its Hello.
+                    None => self.undelivered[d.dst as usize].push_back(Frame::Deliver {
+                        src: d.src,
+                        vtime_ns: d.delivered_at.0,
+                        bytes: d.bytes.to_vec(),
+                    }),
                 }
             }
             self.events_since_flush += 1;

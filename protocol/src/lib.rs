@@ -224,10 +224,9 @@ impl Frame {
                 vtime_ns,
                 bytes,
             } => {
-                out.push(K_DELIVER);
-                out.extend_from_slice(&src.to_le_bytes());
-                out.extend_from_slice(&vtime_ns.to_le_bytes());
-                out.extend_from_slice(bytes);
+                out.truncate(start);
+                encode_deliver(*src, *vtime_ns, bytes, out);
+                return;
             }
             Frame::Finalize(c) => {
                 out.push(K_FINALIZE);
@@ -325,6 +324,18 @@ impl Frame {
         }
         Ok(frame)
     }
+}
+
+/// Appends a Deliver frame (length prefix included) built from borrowed
+/// bytes: the gateway's hot path need not own a message to send it.
+pub fn encode_deliver(src: u32, vtime_ns: u64, bytes: &[u8], out: &mut Vec<u8>) {
+    let len = (1 + 4 + 8 + bytes.len()) as u32;
+    out.reserve(LENGTH_PREFIX + len as usize);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.push(K_DELIVER);
+    out.extend_from_slice(&src.to_le_bytes());
+    out.extend_from_slice(&vtime_ns.to_le_bytes());
+    out.extend_from_slice(bytes);
 }
 
 struct Reader<'a> {
