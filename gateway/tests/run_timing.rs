@@ -115,7 +115,6 @@ fn pingpong_latency_matches_the_closed_form_and_converges() {
         // with MPI_Wtime around its loop (process start-up and MPI_Finalize
         // are not part of it): 2 × iterations × one way, in µs.
         let loop_us = 2.0 * 300.0 * measured;
-        assert!(r["emulated_runtime_s"].as_f64().unwrap() * 1e6 >= loop_us);
         runtimes.push(loop_us);
     }
     let change = (runtimes[1] - runtimes[0]).abs() / runtimes[0];
