@@ -7,11 +7,11 @@ use std::fmt;
 pub struct MacAddr(pub [u8; 6]);
 
 impl MacAddr {
-    /// The MAC of the `port`-th interface of node `node`: 02:4e:nn:nn:pp:pp.
-    pub fn for_port(node: u32, port: u32) -> MacAddr {
-        let n = node.to_be_bytes();
+    /// The MAC of the port with global id `port`: 02:4e:pp:pp:pp:pp, unique
+    /// for every port of networks of any size.
+    pub fn for_port(port: u32) -> MacAddr {
         let p = port.to_be_bytes();
-        MacAddr([0x02, 0x4e, n[2], n[3], p[2], p[3]])
+        MacAddr([0x02, 0x4e, p[0], p[1], p[2], p[3]])
     }
     /// Broadcast address, used when a learning switch floods.
     pub const BROADCAST: MacAddr = MacAddr([0xff; 6]);

@@ -162,16 +162,42 @@ impl LinkConfig {
 pub enum TopologyKind {
     /// `hosts` hosts around one switch.
     Star,
+    /// `hosts` routers in a cycle, one host on each; `directed` sends all
+    /// traffic one way round.
+    Ring,
     /// A grid of routers (`dims`), one host on each, no wrap-around.
     Mesh,
     /// A grid of routers (`dims`) wrapping around in the dimensions `wrap` selects.
     Torus,
+    /// A torus whose wrap-around links also shift another dimension
+    /// (`twist_degree`, `jump`).
+    TwistedTorus,
     /// 2^`order` routers joined when their numbers differ in one bit.
     Hypercube,
     /// An `arity`-ary tree of routers, `levels` deep, hosts at the leaves.
     Tree,
-    /// `hosts` routers in a bidirectional cycle, one host on each.
-    Ring,
+    /// A `k`-ary three-level fat-tree (k pods, k³/4 hosts).
+    FatTree,
+    /// Groups of fully connected routers joined by global links.
+    Dragonfly,
+    /// The nodes and links listed in `[[host]]`, `[[switch]]`, `[[router]]`
+    /// and `[[link]]` (the same as leaving `[topology]` out).
+    Custom,
+}
+
+/// How routers choose a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingPolicy {
+    /// Exact shortest paths on the graph; ties between equally short next
+    /// hops are split by destination (see `routing`).
+    #[default]
+    Shortest,
+    /// Mesh and torus: correct the first differing dimension first, then the
+    /// next (the shorter way round a wrapped dimension; +1 on a tie).
+    DimensionOrder,
+    /// Hypercube: correct the lowest differing address bit first.
+    ECube,
 }
 
 /// `[topology]`: a regular network expanded into hosts, switches, routers
@@ -183,18 +209,48 @@ pub struct TopologyConfig {
     pub kind: TopologyKind,
     /// Star and ring: the number of hosts.
     pub hosts: Option<u32>,
-    /// Mesh and torus: routers along each dimension.
+    /// Ring: route every packet the same way round (a unidirectional ring).
+    pub directed: Option<bool>,
+    /// Mesh, torus, twisted torus: routers along each dimension.
     pub dims: Option<Vec<u32>>,
-    /// Torus: whether each dimension wraps around (default: all do).
+    /// Torus and twisted torus: whether each dimension wraps around (default: all do).
     pub wrap: Option<Vec<bool>>,
+    /// Twisted torus: wrapping in dimension i shifts dimension
+    /// (i + twist_degree) mod n (default 1; 0 means no twist).
+    pub twist_degree: Option<u32>,
+    /// Twisted torus: by how much wrapping in dimension i shifts the other
+    /// dimension (default 1 for every dimension).
+    pub jump: Option<Vec<u32>>,
     /// Hypercube: the dimension N (2^N routers).
     pub order: Option<u32>,
     /// Tree: children of every inner router.
     pub arity: Option<u32>,
     /// Tree: levels of routers, the root being one.
     pub levels: Option<u32>,
-    /// Tree: hosts on every leaf router (default 1).
+    /// Tree: hosts on every leaf router (default `arity`, so hosts form the
+    /// tree's last level).
     pub hosts_per_leaf: Option<u32>,
+    /// Fat-tree: the switch radix k (even).
+    pub k: Option<u32>,
+    /// Dragonfly: number of groups.
+    pub groups: Option<u32>,
+    /// Dragonfly: routers in each group (all linked to each other).
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly: hosts on each router.
+    pub hosts_per_router: Option<u32>,
+    /// Dragonfly: global links each router has to other groups.
+    pub global_links_per_router: Option<u32>,
+    /// How routers choose among paths (default `shortest`).
+    #[serde(default)]
+    pub routing: RoutingPolicy,
+    /// Rate of the generated links (overrides `[link_defaults].rate`).
+    pub rate: Option<RateBps>,
+    /// Delay of the generated links (overrides `[link_defaults].delay`).
+    pub delay: Option<DurationNs>,
+    /// Hybrid networks: every host slot of this topology becomes a
+    /// processor whose cores (the ranks' hosts) are connected by this
+    /// processor topology.
+    pub processor: Option<Box<TopologyConfig>>,
     /// Per-link overrides of `[link_defaults]` for generated links, found by
     /// their two end nodes.
     #[serde(default, rename = "link")]
@@ -347,6 +403,10 @@ pub struct RankPlacementConfig {
     pub placement: Placement,
     /// Explicit host per rank; overrides `placement`.
     pub hosts: Option<Vec<String>>,
+    /// The job must have exactly one rank per host (set by the thesis-style
+    /// network string, whose dimensions describe the ranks).
+    #[serde(default)]
+    pub one_per_host: bool,
 }
 
 impl NetworkConfig {
@@ -374,6 +434,17 @@ impl NetworkConfig {
                 ))
             }
         })
+    }
+
+    /// Reads a network given on the command line: a TOML file, or a
+    /// thesis-style one-line string when `arg` starts with `xsim:` (see
+    /// [`crate::xsim`]); `ranks` sizes the string's networks when it has no
+    /// `vp=` key.
+    pub fn load(arg: &std::path::Path, ranks: Option<u32>) -> Result<NetworkConfig, ConfigError> {
+        match arg.to_str().and_then(|s| s.strip_prefix("xsim:")) {
+            Some(text) => crate::xsim::parse(text, ranks),
+            None => Self::from_file(arg),
+        }
     }
 
     /// Reads and parses a file.

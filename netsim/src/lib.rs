@@ -17,6 +17,7 @@
 //! virtual time.
 
 pub mod addr;
+pub mod analysis;
 pub mod capture;
 pub mod config;
 pub mod event;
@@ -33,6 +34,7 @@ pub mod topology;
 pub mod transmitter;
 pub mod units;
 pub mod workload;
+pub mod xsim;
 
 pub use config::{ConfigError, NetworkConfig};
 pub use sim::{Delivery, EventClass, InjectError, Simulator};

@@ -8,7 +8,7 @@ use crate::event::EventQueue;
 use crate::fasthash::FastMap;
 use crate::packet::{ConnId, Packet, PacketArena, PacketId};
 use crate::rng::SimRng;
-use crate::routing::{Route, RouteTable};
+use crate::routing::{Route, Routing};
 use crate::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
 use crate::time::{serialization_time, Nanos};
@@ -101,7 +101,7 @@ struct ConnEntry {
 /// The packet-level simulation of one network with a fixed set of ranks.
 pub struct Simulator {
     net: Network,
-    routes: RouteTable,
+    routes: Routing,
     queue: EventQueue<Event>,
     now: Nanos,
     events_run: u64,
@@ -201,7 +201,7 @@ impl Simulator {
         tcp_params: TcpParams,
         seed: u64,
     ) -> Simulator {
-        let routes = RouteTable::compute(&net);
+        let routes = Routing::new(&net);
         let tx = net
             .ports
             .iter()
@@ -297,7 +297,7 @@ impl Simulator {
     }
 
     /// Forwarding tables in use.
-    pub fn routes(&self) -> &RouteTable {
+    pub fn routes(&self) -> &Routing {
         &self.routes
     }
 
@@ -350,7 +350,9 @@ impl Simulator {
             return Err(InjectError::Empty);
         }
         let (hs, hd) = (self.rank_hosts[src as usize], self.rank_hosts[dst as usize]);
-        if hs != hd && (self.routes.route(hs, hd).is_none() || self.routes.route(hd, hs).is_none())
+        if hs != hd
+            && (self.routes.route(&self.net, hs, hd).is_none()
+                || self.routes.route(&self.net, hd, hs).is_none())
         {
             return Err(InjectError::Unreachable { src, dst });
         }
@@ -459,8 +461,14 @@ impl Simulator {
             dst_rank: dst,
             src_host: hs,
             dst_host: hd,
-            fwd: self.routes.route(hs, hd).expect("checked at inject"),
-            rev: self.routes.route(hd, hs).expect("checked at inject"),
+            fwd: self
+                .routes
+                .route(&self.net, hs, hd)
+                .expect("checked at inject"),
+            rev: self
+                .routes
+                .route(&self.net, hd, hs)
+                .expect("checked at inject"),
             src_port: CONNECT_PORT_BASE + src as u16,
             dst_port: LISTEN_PORT_BASE + dst as u16,
             waiting: false,
@@ -686,7 +694,10 @@ impl Simulator {
     fn switch_forward(&mut self, node: NodeId, in_port: PortId, pkt: PacketId, mode: SwitchMode) {
         let dst = self.packets.get(pkt).dst_mac;
         let out = match mode {
-            SwitchMode::Static => self.routes.switch_port(node, dst),
+            SwitchMode::Static => {
+                let dst_host = self.packets.get(pkt).dst_host;
+                self.routes.switch_port(&self.net, node, dst_host)
+            }
             SwitchMode::Learning => {
                 let src = self.packets.get(pkt).src_mac;
                 self.learned[node as usize].insert(src, in_port);
@@ -716,7 +727,7 @@ impl Simulator {
             self.packets.remove(pkt);
             return;
         }
-        let route = self.routes.route(node, p.dst_host);
+        let route = self.routes.route(&self.net, node, p.dst_host);
         let Some(route) = route.filter(|_| p.ttl > 1) else {
             self.drop_unroutable(node, pkt);
             return;

@@ -113,6 +113,13 @@ pub struct Network {
     pub links: Vec<Link>,
     /// Host nodes in declaration order (a host's index here is its host index).
     pub hosts: Vec<NodeId>,
+    /// The regular structure this graph was generated from, if any; lets
+    /// routing compute paths from coordinates instead of tables.
+    pub shape: Option<crate::generators::Shape>,
+    /// How routers choose among paths.
+    pub routing: crate::config::RoutingPolicy,
+    by_name: HashMap<String, NodeId>,
+    parallel: HashMap<(NodeId, NodeId), u32>,
 }
 
 fn err(origin: &str, msg: String) -> ConfigError {
@@ -120,21 +127,32 @@ fn err(origin: &str, msg: String) -> ConfigError {
 }
 
 impl Network {
-    /// Builds the graph from a config, checking names, endpoints and values.
-    /// `origin` names the file in error messages.
-    pub fn from_config(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
-        if cfg.topology.is_some() {
-            let expanded = crate::generators::expand(cfg, origin)?;
-            return Network::from_config(&expanded, origin);
-        }
-        let mut net = Network {
+    /// A graph without nodes, to add nodes and links to.
+    pub fn empty() -> Network {
+        Network {
             nodes: Vec::new(),
             ports: Vec::new(),
             links: Vec::new(),
             hosts: Vec::new(),
-        };
-        let mut by_name: HashMap<String, NodeId> = HashMap::new();
-        let mut add =
+            shape: None,
+            routing: Default::default(),
+            by_name: HashMap::new(),
+            parallel: HashMap::new(),
+        }
+    }
+
+    /// Builds the graph from a config, checking names, endpoints and values.
+    /// `origin` names the file in error messages.
+    pub fn from_config(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
+        if cfg.topology.is_some() {
+            let (expanded, shape) = crate::generators::expand(cfg, origin)?;
+            let mut net = Network::from_config(&expanded, origin)?;
+            net.routing = cfg.topology.as_ref().map(|t| t.routing).unwrap_or_default();
+            net.shape = shape;
+            return Ok(net);
+        }
+        let mut net = Network::empty();
+        let add =
             |net: &mut Network, name: &str, kind: NodeKind, ip: Option<Ipv4Addr>, what: &str| {
                 if name.is_empty() {
                     return Err(err(
@@ -142,14 +160,14 @@ impl Network {
                         format!("a {what} has an empty name; give every node a unique name"),
                     ));
                 }
-                if by_name.contains_key(name) {
+                if net.by_name.contains_key(name) {
                     return Err(err(
                         origin,
                         format!("the node name '{name}' is used twice; node names must be unique"),
                     ));
                 }
                 let id = net.nodes.len() as NodeId;
-                by_name.insert(name.to_string(), id);
+                net.by_name.insert(name.to_string(), id);
                 net.nodes.push(Node {
                     name: name.to_string(),
                     kind,
@@ -179,10 +197,10 @@ impl Network {
         let defaults = layer(DEFAULT_LINK, &cfg.link_defaults, origin, "link_defaults")?;
         for (i, lc) in cfg.links.iter().enumerate() {
             let params = layer(defaults, &lc.settings(), origin, &format!("link[{i}]"))?;
-            let a = *by_name.get(&lc.a).ok_or_else(|| {
+            let a = *net.by_name.get(&lc.a).ok_or_else(|| {
                 err(origin, format!("link[{i}] names node '{}' in `a`, but no host, switch or router has that name", lc.a))
             })?;
-            let b = *by_name.get(&lc.b).ok_or_else(|| {
+            let b = *net.by_name.get(&lc.b).ok_or_else(|| {
                 err(origin, format!("link[{i}] names node '{}' in `b`, but no host, switch or router has that name", lc.b))
             })?;
             if a == b {
@@ -227,25 +245,21 @@ impl Network {
         let pa = self.ports.len() as PortId;
         let pb = pa + 1;
         for (node, peer_node, me, peer) in [(a, b, pa, pb), (b, a, pb, pa)] {
-            let local_index = self.nodes[node as usize].ports.len() as u32;
             let pname = format!(
                 "{}/{}",
                 self.nodes[node as usize].name, self.nodes[peer_node as usize].name
             );
             // Two parallel links to the same peer get distinct port names.
-            let dup = self.nodes[node as usize]
-                .ports
-                .iter()
-                .filter(|&&p| self.ports[p as usize].name.starts_with(&pname))
-                .count();
-            let pname = if dup == 0 {
+            let dup = self.parallel.entry((node, peer_node)).or_insert(0);
+            let pname = if *dup == 0 {
                 pname
             } else {
                 format!("{pname}#{dup}")
             };
+            *dup += 1;
             self.ports.push(Port {
                 node,
-                mac: MacAddr::for_port(node, local_index),
+                mac: MacAddr::for_port(me),
                 link,
                 peer,
                 name: pname,
@@ -267,10 +281,21 @@ impl Network {
 
     /// Looks a node up by name.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n.name == name)
-            .map(|i| i as NodeId)
+        self.by_name.get(name).copied()
+    }
+
+    /// The node at the far end of `port`'s link.
+    pub fn peer_node(&self, port: PortId) -> NodeId {
+        self.ports[self.ports[port as usize].peer as usize].node
+    }
+
+    /// The node a host is attached to through its first port (its router or
+    /// switch), or `None` for a host without links.
+    pub fn attachment(&self, host: NodeId) -> Option<NodeId> {
+        self.nodes[host as usize]
+            .ports
+            .first()
+            .map(|&p| self.peer_node(p))
     }
 
     /// Places `n_ranks` ranks on hosts according to the config; returns the
@@ -307,6 +332,12 @@ impl Network {
                 .collect();
         }
         let h = self.hosts.len();
+        if cfg.ranks.one_per_host && n_ranks != h {
+            return Err(err(
+                origin,
+                format!("the network has {h} hosts but the job has {n_ranks} ranks; this description needs exactly one rank per host, so run {h} ranks or change its dimensions"),
+            ));
+        }
         Ok(match cfg.ranks.placement {
             Placement::Block => {
                 let per = n_ranks.div_ceil(h);

@@ -2,21 +2,20 @@
 //! routes equal the closed forms of each shape, and a packet crossing a mesh
 //! loses one TTL per router.
 
-use netsim::routing::RouteTable;
+use netsim::routing::Routing;
 use netsim::{Network, NetworkConfig};
 
-fn generate(toml: &str) -> (Network, RouteTable) {
+fn generate(toml: &str) -> (Network, Routing) {
     let cfg = NetworkConfig::from_toml_str(toml, "t").unwrap();
     let net = Network::from_config(&cfg, "t").unwrap();
-    let rt = RouteTable::compute(&net);
+    let rt = Routing::new(&net);
     (net, rt)
 }
 
 /// Links on the route from host `i` to host `j` (host indices).
-fn hops(net: &Network, rt: &RouteTable, i: usize, j: usize) -> u32 {
-    rt.route(net.hosts[i], net.hosts[j])
+fn hops(net: &Network, rt: &Routing, i: usize, j: usize) -> u32 {
+    rt.links(net, net.hosts[i], net.hosts[j])
         .unwrap_or_else(|| panic!("no route from host{i} to host{j}"))
-        .hops
 }
 
 fn config_error(toml: &str) -> String {
@@ -147,7 +146,7 @@ fn a_packet_across_a_3x3_mesh_loses_one_ttl_per_router() {
     let mut sim = netsim::Simulator::from_config(&cfg, "mesh", 9, true).unwrap();
     let net = sim.network();
     // host0 at (0,0) to host8 at (2,2): 4 router-to-router links, 5 routers.
-    let routers = hops(net, sim.routes(), 0, 8) - 1;
+    let routers = sim.routes().routers_on_path(net, 0, 8).unwrap();
     assert_eq!(routers, 5);
     sim.inject(
         0,

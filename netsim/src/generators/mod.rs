@@ -1,101 +1,53 @@
 //! Topology generators: helpers that expand a `[topology]` table into the
 //! explicit hosts, switches, routers and links of a [`NetworkConfig`], which
 //! [`crate::topology::Network::from_config`] then turns into the graph the
-//! simulator runs. The model (`Network`) knows nothing of these shapes.
+//! simulator runs. The model (`Network`) knows nothing of these shapes; a
+//! generator also returns a [`Shape`] so that routing can compute paths of
+//! the regular ones from coordinates instead of tables.
 //!
-//! Names are fixed: hosts `host0`, `host1`, …; routers `router0`, …; the
-//! star's switch `switch0`. Host *i* is the *i*-th host (its default IP is
-//! 10.0.0.(i+1)), so rank placement works as with listed hosts.
+//! Names are fixed: hosts `host0`, `host1`, …; routers `router0`, … (the
+//! fat-tree and the dragonfly name theirs by role); the star's switch
+//! `switch0`. Host *i* is the *i*-th host (its default IP is 10.0.0.(i+1)),
+//! so rank placement works as with listed hosts. In a hybrid network the
+//! hosts are cores named `cpuP.coreC`, inside processor P's own nodes
+//! `cpuP.router…` / `cpuP.switch0`.
 
+mod builder;
+mod dragonfly;
+mod fattree;
+mod hybrid;
 mod hypercube;
 mod mesh;
 mod ring;
+mod shape;
 mod star;
 mod torus;
 mod tree;
+mod twisted;
 
-use crate::config::{
-    ConfigError, HostConfig, LinkConfig, NetworkConfig, RouterConfig, SwitchConfig, SwitchMode,
-    TopologyConfig, TopologyKind,
-};
+pub use builder::Builder;
+pub(crate) use dragonfly::global_router as dragonfly_global_router;
+pub use shape::{Layout, Shape};
 
-/// Most nodes a generated network may have: MAC addresses number nodes in 16 bits.
-pub const MAX_NODES: u64 = 1 << 16;
+use crate::config::{ConfigError, NetworkConfig, RoutingPolicy, TopologyConfig, TopologyKind};
 
-/// Collects the nodes and links a generator produces, with fixed names.
-#[derive(Debug, Default)]
-pub struct Builder {
-    hosts: Vec<HostConfig>,
-    switches: Vec<SwitchConfig>,
-    routers: Vec<RouterConfig>,
-    links: Vec<LinkConfig>,
-}
+/// Most nodes a generated network may have (host addresses and node
+/// numbers leave room for far more; this bounds memory).
+pub const MAX_NODES: u64 = 1 << 20;
 
-impl Builder {
-    /// Adds the next host (`host<i>`) and returns its name.
-    pub fn host(&mut self) -> String {
-        let name = format!("host{}", self.hosts.len());
-        self.hosts.push(HostConfig {
-            name: name.clone(),
-            ip: None,
-        });
-        name
-    }
-
-    /// Adds the next static switch (`switch<i>`) and returns its name.
-    pub fn switch(&mut self) -> String {
-        let name = format!("switch{}", self.switches.len());
-        self.switches.push(SwitchConfig {
-            name: name.clone(),
-            mode: SwitchMode::Static,
-        });
-        name
-    }
-
-    /// Adds `n` routers `router<first>`… and returns their names in order.
-    pub fn routers(&mut self, n: u32) -> Vec<String> {
-        (0..n)
-            .map(|_| {
-                let name = format!("router{}", self.routers.len());
-                self.routers.push(RouterConfig { name: name.clone() });
-                name
-            })
-            .collect()
-    }
-
-    /// Adds a link with `[link_defaults]` parameters between two nodes.
-    pub fn link(&mut self, a: &str, b: &str) {
-        self.links.push(LinkConfig {
-            a: a.to_string(),
-            b: b.to_string(),
-            name: None,
-            rate: None,
-            delay: None,
-            mtu: None,
-            queue_packets: None,
-            queue_bytes: None,
-            loss: None,
-        });
-    }
-
-    /// One host on each of `routers`, host *i* on router *i*; the host links
-    /// come first so they are each router's first port.
-    pub fn host_per_router(&mut self, routers: &[String]) {
-        for r in routers {
-            let h = self.host();
-            self.link(&h, r);
-        }
-    }
-}
-
-fn kind_name(k: TopologyKind) -> &'static str {
+/// The name users write for a kind.
+pub fn kind_name(k: TopologyKind) -> &'static str {
     match k {
         TopologyKind::Star => "star",
+        TopologyKind::Ring => "ring",
         TopologyKind::Mesh => "mesh",
         TopologyKind::Torus => "torus",
+        TopologyKind::TwistedTorus => "twisted-torus",
         TopologyKind::Hypercube => "hypercube",
         TopologyKind::Tree => "tree",
-        TopologyKind::Ring => "ring",
+        TopologyKind::FatTree => "fat-tree",
+        TopologyKind::Dragonfly => "dragonfly",
+        TopologyKind::Custom => "custom",
     }
 }
 
@@ -109,15 +61,186 @@ fn need<T: Clone>(v: &Option<T>, key: &str, t: &TopologyConfig, what: &str) -> R
     })
 }
 
+/// The keys each kind accepts besides `kind`, `routing`, `rate`, `delay`,
+/// `processor` and `link`.
+fn allowed_keys(kind: TopologyKind) -> &'static [&'static str] {
+    match kind {
+        TopologyKind::Star => &["hosts"],
+        TopologyKind::Ring => &["hosts", "directed"],
+        TopologyKind::Mesh => &["dims"],
+        TopologyKind::Torus => &["dims", "wrap"],
+        TopologyKind::TwistedTorus => &["dims", "wrap", "twist_degree", "jump"],
+        TopologyKind::Hypercube => &["order"],
+        TopologyKind::Tree => &["arity", "levels", "hosts_per_leaf"],
+        TopologyKind::FatTree => &["k"],
+        TopologyKind::Dragonfly => &[
+            "groups",
+            "routers_per_group",
+            "hosts_per_router",
+            "global_links_per_router",
+        ],
+        TopologyKind::Custom => &[],
+    }
+}
+
+/// Rejects keys that do not apply to the kind, naming the ones that do.
+fn check_keys(t: &TopologyConfig, at: &str) -> Result<(), String> {
+    let kind = kind_name(t.kind);
+    let allowed = allowed_keys(t.kind);
+    for (key, set) in [
+        ("hosts", t.hosts.is_some()),
+        ("directed", t.directed.is_some()),
+        ("dims", t.dims.is_some()),
+        ("wrap", t.wrap.is_some()),
+        ("twist_degree", t.twist_degree.is_some()),
+        ("jump", t.jump.is_some()),
+        ("order", t.order.is_some()),
+        ("arity", t.arity.is_some()),
+        ("levels", t.levels.is_some()),
+        ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+        ("k", t.k.is_some()),
+        ("groups", t.groups.is_some()),
+        ("routers_per_group", t.routers_per_group.is_some()),
+        ("hosts_per_router", t.hosts_per_router.is_some()),
+        (
+            "global_links_per_router",
+            t.global_links_per_router.is_some(),
+        ),
+    ] {
+        if set && !allowed.contains(&key) {
+            let takes = if allowed.is_empty() {
+                "no shape keys".to_string()
+            } else {
+                allowed
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(format!(
+                "`{at}{key}` does not apply to a {kind}; remove it (a {kind} takes {takes})"
+            ));
+        }
+    }
+    let policy_ok = match t.routing {
+        RoutingPolicy::Shortest => true,
+        RoutingPolicy::DimensionOrder => {
+            matches!(t.kind, TopologyKind::Mesh | TopologyKind::Torus)
+                || (t.kind == TopologyKind::Ring && t.directed != Some(true))
+        }
+        RoutingPolicy::ECube => t.kind == TopologyKind::Hypercube,
+    };
+    if !policy_ok {
+        let name = match t.routing {
+            RoutingPolicy::DimensionOrder => "dimension-order",
+            RoutingPolicy::ECube => "e-cube",
+            RoutingPolicy::Shortest => "shortest",
+        };
+        return Err(format!(
+            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes)"
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the generator of `t.kind` into `b`, returning the layout routing can
+/// use (none for shapes routed by tables).
+pub(crate) fn generate(t: &TopologyConfig, b: &mut Builder) -> Result<Option<Layout>, String> {
+    Ok(match t.kind {
+        TopologyKind::Star => {
+            let n = need(&t.hosts, "hosts", t, "the number of hosts")?;
+            star::build(n, b)?;
+            None
+        }
+        TopologyKind::Ring => {
+            let n = need(&t.hosts, "hosts", t, "the number of hosts")?;
+            Some(ring::build(n, t.directed.unwrap_or(false), b)?)
+        }
+        TopologyKind::Mesh => {
+            let dims = need(&t.dims, "dims", t, "routers along each dimension")?;
+            Some(mesh::build(&dims, b)?)
+        }
+        TopologyKind::Torus => {
+            let dims = need(&t.dims, "dims", t, "routers along each dimension")?;
+            Some(torus::build(&dims, t.wrap.as_deref(), b)?)
+        }
+        TopologyKind::TwistedTorus => {
+            let dims = need(&t.dims, "dims", t, "routers along each dimension")?;
+            twisted::build(
+                &dims,
+                t.wrap.as_deref(),
+                t.twist_degree.unwrap_or(1),
+                t.jump.as_deref(),
+                b,
+            )?;
+            None
+        }
+        TopologyKind::Hypercube => {
+            let order = need(&t.order, "order", t, "its dimension N, for 2^N routers")?;
+            Some(hypercube::build(order, b)?)
+        }
+        TopologyKind::Tree => {
+            let arity = need(&t.arity, "arity", t, "children per router")?;
+            let levels = need(&t.levels, "levels", t, "levels of routers")?;
+            Some(tree::build(
+                arity,
+                levels,
+                t.hosts_per_leaf.unwrap_or(arity),
+                b,
+            )?)
+        }
+        TopologyKind::FatTree => {
+            let k = need(&t.k, "k", t, "the switch radix, an even number")?;
+            Some(fattree::build(k, b)?)
+        }
+        TopologyKind::Dragonfly => {
+            let g = need(&t.groups, "groups", t, "the number of groups")?;
+            let a = need(
+                &t.routers_per_group,
+                "routers_per_group",
+                t,
+                "routers in a group",
+            )?;
+            let p = need(
+                &t.hosts_per_router,
+                "hosts_per_router",
+                t,
+                "hosts on a router",
+            )?;
+            let h = need(
+                &t.global_links_per_router,
+                "global_links_per_router",
+                t,
+                "links from a router to other groups",
+            )?;
+            Some(dragonfly::build(g, a, p, h, b)?)
+        }
+        TopologyKind::Custom => unreachable!("custom is handled by expand"),
+    })
+}
+
 /// Expands `cfg.topology` into explicit nodes and links: a copy of `cfg`
 /// with `[[host]]`, `[[switch]]`, `[[router]]` and `[[link]]` filled in and
-/// no `[topology]`. `origin` starts every error.
-pub fn expand(cfg: &NetworkConfig, origin: &str) -> Result<NetworkConfig, ConfigError> {
+/// no `[topology]`, plus the regular shape routing may use. `origin` starts
+/// every error.
+pub fn expand(
+    cfg: &NetworkConfig,
+    origin: &str,
+) -> Result<(NetworkConfig, Option<Shape>), ConfigError> {
     let t = cfg
         .topology
         .as_ref()
         .expect("expand is only called with a [topology]");
     let e = |msg: String| ConfigError(format!("{origin}: {msg}"));
+    if t.kind == TopologyKind::Custom {
+        check_keys(t, "topology.").map_err(e)?;
+        if t.processor.is_some() || !t.links.is_empty() || t.rate.is_some() || t.delay.is_some() {
+            return Err(e("a custom topology takes its nodes and links from [[host]], [[switch]], [[router]] and [[link]]; remove `topology.processor`, `topology.link`, `topology.rate` and `topology.delay`".into()));
+        }
+        let mut out = cfg.clone();
+        out.topology = None;
+        return Ok((out, None));
+    }
     for (n, table) in [
         (cfg.hosts.len(), "[[host]]"),
         (cfg.switches.len(), "[[switch]]"),
@@ -126,96 +249,33 @@ pub fn expand(cfg: &NetworkConfig, origin: &str) -> Result<NetworkConfig, Config
     ] {
         if n > 0 {
             return Err(e(format!(
-                "the file has both `[topology]` and {table} entries; describe the network one way, generated or listed"
+                "the file has both `[topology]` and {table} entries; describe the network one way, generated or listed (or use kind = \"custom\")"
             )));
         }
     }
-    let kind = kind_name(t.kind);
-    let allowed: &[&str] = match t.kind {
-        TopologyKind::Star | TopologyKind::Ring => &["hosts"],
-        TopologyKind::Mesh => &["dims"],
-        TopologyKind::Torus => &["dims", "wrap"],
-        TopologyKind::Hypercube => &["order"],
-        TopologyKind::Tree => &["arity", "levels", "hosts_per_leaf"],
+    check_keys(t, "topology.").map_err(e)?;
+    let mut b = Builder::new(t.rate, t.delay);
+    let layout = match &t.processor {
+        None => generate(t, &mut b).map_err(e)?,
+        Some(p) => {
+            hybrid::build(t, p, &mut b).map_err(e)?;
+            None
+        }
     };
-    for (key, set) in [
-        ("hosts", t.hosts.is_some()),
-        ("dims", t.dims.is_some()),
-        ("wrap", t.wrap.is_some()),
-        ("order", t.order.is_some()),
-        ("arity", t.arity.is_some()),
-        ("levels", t.levels.is_some()),
-        ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
-    ] {
-        if set && !allowed.contains(&key) {
-            return Err(e(format!(
-                "`topology.{key}` does not apply to a {kind}; remove it (a {kind} takes {})",
-                allowed
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-    }
-    let mut b = Builder::default();
-    match t.kind {
-        TopologyKind::Star => {
-            let n = need(&t.hosts, "hosts", t, "the number of hosts").map_err(e)?;
-            star::build(n, &mut b).map_err(e)?
-        }
-        TopologyKind::Mesh => {
-            let dims = need(&t.dims, "dims", t, "routers along each dimension").map_err(e)?;
-            mesh::build(&dims, &mut b).map_err(e)?
-        }
-        TopologyKind::Torus => {
-            let dims = need(&t.dims, "dims", t, "routers along each dimension").map_err(e)?;
-            torus::build(&dims, t.wrap.as_deref(), &mut b).map_err(e)?
-        }
-        TopologyKind::Hypercube => {
-            let order =
-                need(&t.order, "order", t, "its dimension N, for 2^N routers").map_err(e)?;
-            hypercube::build(order, &mut b).map_err(e)?
-        }
-        TopologyKind::Tree => {
-            let arity = need(&t.arity, "arity", t, "children per router").map_err(e)?;
-            let levels = need(&t.levels, "levels", t, "levels of routers").map_err(e)?;
-            tree::build(arity, levels, t.hosts_per_leaf.unwrap_or(1), &mut b).map_err(e)?
-        }
-        TopologyKind::Ring => {
-            let n = need(&t.hosts, "hosts", t, "the number of hosts").map_err(e)?;
-            ring::build(n, &mut b).map_err(e)?
-        }
-    }
-    for (i, o) in t.links.iter().enumerate() {
-        let l = b
-            .links
-            .iter_mut()
-            .find(|l| (l.a == o.a && l.b == o.b) || (l.a == o.b && l.b == o.a))
-            .ok_or_else(|| {
-                e(format!(
-                    "`topology.link[{i}]` names '{}' and '{}', which the {kind} does not link directly; name two neighbouring nodes",
-                    o.a, o.b
-                ))
-            })?;
-        if o.name.is_some() {
-            l.name.clone_from(&o.name);
-        }
-        let s = o.settings();
-        l.rate = s.rate.or(l.rate);
-        l.delay = s.delay.or(l.delay);
-        l.mtu = s.mtu.or(l.mtu);
-        l.queue_packets = s.queue_packets.or(l.queue_packets);
-        l.queue_bytes = s.queue_bytes.or(l.queue_bytes);
-        l.loss = s.loss.or(l.loss);
-    }
+    let kind = kind_name(t.kind);
+    b.apply_overrides(&t.links, kind).map_err(e)?;
+    let (hosts, switches, routers, links) = b.finish();
+    let shape = layout.map(|layout| Shape {
+        layout,
+        first_router: (hosts.len() + switches.len()) as u32,
+    });
     let mut out = cfg.clone();
     out.topology = None;
-    out.hosts = b.hosts;
-    out.switches = b.switches;
-    out.routers = b.routers;
-    out.links = b.links;
-    Ok(out)
+    out.hosts = hosts;
+    out.switches = switches;
+    out.routers = routers;
+    out.links = links;
+    Ok((out, shape))
 }
 
 /// Checks that a network of `nodes` nodes fits (one-sentence error otherwise).

@@ -1,20 +1,21 @@
-//! `ring`: `hosts` routers in a bidirectional cycle (router i linked to
-//! router i+1, the last to the first), one host on each.
+//! `ring`: `hosts` routers in a cycle (router i linked to router i+1, the
+//! last to the first), one host on each. Bidirectional rings are the
+//! one-dimensional torus; a `directed` ring sends every packet the same way
+//! round (router i only forwards to router i+1), as a unidirectional ring.
 
-use super::{check_size, Builder};
+use super::{mesh, Builder, Layout};
 
 /// Builds a ring of `n` routers and hosts.
-pub fn build(n: u32, b: &mut Builder) -> Result<(), String> {
+pub fn build(n: u32, directed: bool, b: &mut Builder) -> Result<Layout, String> {
     if n < 3 {
         return Err(format!(
             "`topology.hosts` is {n}; a ring needs at least 3 (use a star or a mesh for fewer)"
         ));
     }
-    check_size(Some(2 * n as u64), "hosts")?;
-    let names = b.routers(n);
-    b.host_per_router(&names);
-    for i in 0..names.len() {
-        b.link(&names[i], &names[(i + 1) % names.len()]);
-    }
-    Ok(())
+    let grid = mesh::grid(&[n], &[true], b)?;
+    Ok(if directed {
+        Layout::DirectedRing { n }
+    } else {
+        grid
+    })
 }

@@ -10,7 +10,7 @@ pub fn build(hosts: u32, b: &mut Builder) -> Result<(), String> {
     check_size(Some(hosts as u64 + 1), "hosts")?;
     let sw = b.switch();
     for _ in 0..hosts {
-        let h = b.host();
+        let h = b.host()?;
         b.link(&h, &sw);
     }
     Ok(())

@@ -1,11 +1,17 @@
 //! `tree`: an `arity`-ary tree of routers `levels` deep (the root is level
 //! 0), numbered breadth-first from router0 at the root; hosts only at the
-//! leaves, `hosts_per_leaf` on each, numbered from the leftmost leaf.
+//! leaves, `hosts_per_leaf` on each (default `arity`, making the hosts the
+//! tree's last level), numbered from the leftmost leaf.
 
-use super::{check_size, Builder};
+use super::{check_size, Builder, Layout};
 
 /// Builds the tree.
-pub fn build(arity: u32, levels: u32, hosts_per_leaf: u32, b: &mut Builder) -> Result<(), String> {
+pub fn build(
+    arity: u32,
+    levels: u32,
+    hosts_per_leaf: u32,
+    b: &mut Builder,
+) -> Result<Layout, String> {
     if arity == 0 {
         return Err("`topology.arity` is 0; every inner router needs at least one child".into());
     }
@@ -44,9 +50,9 @@ pub fn build(arity: u32, levels: u32, hosts_per_leaf: u32, b: &mut Builder) -> R
     }
     for leaf in &names[names.len() - width as usize..] {
         for _ in 0..hosts_per_leaf {
-            let h = b.host();
+            let h = b.host()?;
             b.link(&h, leaf);
         }
     }
-    Ok(())
+    Ok(Layout::Tree { arity, levels })
 }
