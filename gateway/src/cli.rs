@@ -20,6 +20,41 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Run an unmodified MPI program on the simulated network in scaled real time.
     Run(RunArgs),
+    /// Describe a network without simulating: sizes, diameter, hop counts
+    /// and zero-load latencies of a traffic pattern, per-node load, DOT.
+    Topo(TopoArgs),
+}
+
+/// Arguments of `mpinetsim topo`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TopoArgs {
+    /// Network description: a TOML file, or `xsim:` and a thesis-style string.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Host pairs to analyse: random, ring or alltoall.
+    #[arg(long, default_value = "random")]
+    pub pattern: String,
+    /// Number of random pairs.
+    #[arg(long, default_value_t = 10_000)]
+    pub pairs: u64,
+    /// Seed of the random pairs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Message size for the zero-load latency (accepts units: 64, 1KiB).
+    #[arg(long, default_value = "1KiB")]
+    pub size: String,
+    /// Ranks, for `xsim:` strings without `vp=`.
+    #[arg(short = 'n', long)]
+    pub ranks: Option<u32>,
+    /// Write the network as Graphviz DOT to this file.
+    #[arg(long)]
+    pub dot: Option<PathBuf>,
+    /// Write the analysis as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Print every node's handled-message count (all-to-all), not just a summary.
+    #[arg(long)]
+    pub all_nodes: bool,
 }
 
 /// Arguments of `mpinetsim run`.

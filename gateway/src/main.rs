@@ -10,6 +10,7 @@ mod realtime;
 mod report;
 mod run;
 mod simulate;
+mod topo;
 
 use clap::Parser;
 
@@ -18,6 +19,7 @@ fn main() {
     let result = match args.command {
         cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
         cli::Command::Run(a) => run::run(&a),
+        cli::Command::Topo(a) => topo::run(&a).map(|()| 0),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -30,7 +30,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         return Err("no program given; write it after --, e.g. `mpinetsim run -n 4 --net configs/reference.toml -- ./a.out`".into());
     };
     let origin = a.net.display().to_string();
-    let cfg = NetworkConfig::from_file(&a.net).map_err(|e| e.to_string())?;
+    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     let sim = Simulator::from_config(&cfg, &origin, a.ranks as usize, a.capture.is_some())
         .map_err(|e| e.to_string())?;
     let program_path = launcher::resolve_program(program)?;

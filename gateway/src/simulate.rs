@@ -11,7 +11,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let pattern: Pattern = a.workload.parse()?;
     let size = netsim::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
     let origin = a.net.display().to_string();
-    let cfg = NetworkConfig::from_file(&a.net).map_err(|e| e.to_string())?;
+    let cfg = NetworkConfig::load(&a.net, a.ranks.map(|r| r as u32)).map_err(|e| e.to_string())?;
     let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let ranks = a.ranks.unwrap_or(net.hosts.len());
     let mut sim = Simulator::from_config(&cfg, &origin, ranks, a.capture.is_some())

@@ -94,39 +94,79 @@ pub fn merged_hosts(net: &Network) -> Vec<bool> {
         .collect()
 }
 
-/// Zero-load latency of a `bytes`-byte message along `path` (output ports
-/// in order), segmented at the path's smallest MTU.
-pub fn zero_load_latency_ns(net: &Network, path: &[PortId], bytes: u64) -> u64 {
-    if path.is_empty() {
-        return 0;
+/// What the latency model needs of one link, per output port.
+#[derive(Debug, Clone, Copy)]
+struct PortCost {
+    rate_bps: u64,
+    delay_ns: u64,
+    mtu: u32,
+}
+
+/// Zero-load latency calculator: per-port link costs gathered once.
+pub struct Latency {
+    cost: Vec<PortCost>,
+    done: Vec<u64>,
+}
+
+impl Latency {
+    /// Prepares the per-port costs of `net`.
+    pub fn new(net: &Network) -> Latency {
+        let cost = net
+            .ports
+            .iter()
+            .map(|p| {
+                let l = &net.links[p.link as usize].params;
+                PortCost {
+                    rate_bps: l.rate_bps,
+                    delay_ns: l.delay_ns,
+                    mtu: l.mtu,
+                }
+            })
+            .collect();
+        Latency {
+            cost,
+            done: Vec::new(),
+        }
     }
-    let links: Vec<_> = path
-        .iter()
-        .map(|&p| net.links[net.ports[p as usize].link as usize].params)
-        .collect();
-    let mss = links.iter().map(|l| l.mtu as u64).min().unwrap_or(1500) - 40;
-    let segments = bytes.max(1).div_ceil(mss);
-    // done[l]: when the previous segment finished crossing link l.
-    let mut done = vec![0u64; links.len()];
-    for s in 0..segments {
-        let payload = if s + 1 == segments {
-            bytes.max(1) - s * mss
-        } else {
-            mss
-        };
-        let wire = data_frame_wire_len(payload);
+
+    /// Zero-load latency of a `bytes`-byte message along `path` (output
+    /// ports in order), segmented at the path's smallest MTU; segments
+    /// pipeline through the store-and-forward hops.
+    pub fn of_path(&mut self, path: &[PortId], bytes: u64) -> u64 {
+        let bytes = bytes.max(1);
+        let mtu = path
+            .iter()
+            .map(|&p| self.cost[p as usize].mtu as u64)
+            .min()
+            .unwrap_or(1500);
+        let mss = mtu - 40;
+        let segments = bytes.div_ceil(mss);
+        self.done.clear();
+        self.done.resize(path.len(), 0);
         let mut arrive = 0u64;
-        for (l, p) in links.iter().enumerate() {
-            let start = arrive.max(done[l]);
-            let end = start + serialization_time(wire, p.rate_bps).0;
-            done[l] = end;
-            arrive = end + p.delay_ns;
+        for s in 0..segments {
+            let payload = if s + 1 == segments {
+                bytes - s * mss
+            } else {
+                mss
+            };
+            let wire = data_frame_wire_len(payload);
+            arrive = 0;
+            for (l, &p) in path.iter().enumerate() {
+                let c = self.cost[p as usize];
+                let start = arrive.max(self.done[l]);
+                let end = start + serialization_time(wire, c.rate_bps).0;
+                self.done[l] = end;
+                arrive = end + c.delay_ns;
+            }
         }
-        if s + 1 == segments {
-            return arrive;
-        }
+        arrive
     }
-    unreachable!("the loop returns on the last segment")
+}
+
+/// Zero-load latency of a `bytes`-byte message along `path` (see [`Latency`]).
+pub fn zero_load_latency_ns(net: &Network, path: &[PortId], bytes: u64) -> u64 {
+    Latency::new(net).of_path(path, bytes)
 }
 
 /// Analyses `pattern` on `net` routed by `routing`, for messages of
@@ -160,6 +200,7 @@ pub fn analyse(net: &Network, routing: &Routing, pattern: Pattern, message_bytes
     ];
     let (mut hops_sum, mut links_sum, mut latency_sum) = (0u64, 0u64, 0f64);
     let mut path = Vec::new();
+    let mut latency = Latency::new(net);
     let mut visit = |s: usize, d: usize| {
         path.clear();
         if routing
@@ -175,7 +216,7 @@ pub fn analyse(net: &Network, routing: &Routing, pattern: Pattern, message_bytes
         hops_sum += hops as u64;
         links_sum += links as u64;
         a.max_hops = a.max_hops.max(hops);
-        latency_sum += zero_load_latency_ns(net, &path, message_bytes) as f64;
+        latency_sum += latency.of_path(&path, message_bytes) as f64;
         if !handled.is_empty() {
             for (i, &p) in path.iter().enumerate() {
                 let node = net.peer_node(p);

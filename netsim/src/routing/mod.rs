@@ -149,6 +149,9 @@ impl Routing {
         dst: NodeId,
         mut visit: impl FnMut(PortId),
     ) -> Option<()> {
+        if let Strategy::Structured(s) = &self.strategy {
+            return s.walk(net, src, dst, self.host_index[dst as usize], &mut visit);
+        }
         let mut at = src;
         let mut guard = net.nodes.len() + 1;
         while at != dst {

@@ -24,6 +24,20 @@ pub struct Structured {
     routers: u32,
     /// Grid: index distance between neighbours along each dimension.
     strides: Vec<u32>,
+    /// Router r's router neighbours are `adj[adj_start[r]..adj_start[r+1]]`
+    /// as (port, neighbour router), in port order: one contiguous block per
+    /// router, so a step touches one cache line or two.
+    adj_start: Vec<u32>,
+    adj: Vec<(PortId, u32)>,
+}
+
+/// Most dimensions the grid fast path handles without allocating.
+const MAX_FAST_DIMS: usize = 8;
+
+/// A destination router with its grid coordinates worked out once per path.
+struct Target {
+    router: u32,
+    coords: [u32; MAX_FAST_DIMS],
 }
 
 impl Structured {
@@ -41,11 +55,25 @@ impl Structured {
             }
             _ => Vec::new(),
         };
+        let first = shape.first_router;
+        let mut adj_start = Vec::with_capacity(routers as usize + 1);
+        let mut adj = Vec::new();
+        for r in 0..routers {
+            adj_start.push(adj.len() as u32);
+            for &p in &net.nodes[(first + r) as usize].ports {
+                if let Some(v) = net.peer_node(p).checked_sub(first).filter(|&v| v < routers) {
+                    adj.push((p, v));
+                }
+            }
+        }
+        adj_start.push(adj.len() as u32);
         Some(Structured {
             shape,
             policy: net.routing,
             routers,
             strides,
+            adj_start,
+            adj,
         })
     }
 
@@ -59,13 +87,12 @@ impl Structured {
             .filter(|&r| r < self.routers)
     }
 
-    fn port_to_router(&self, net: &Network, at: NodeId, router: u32) -> Option<PortId> {
-        let target = self.shape.first_router + router;
-        net.nodes[at as usize]
-            .ports
-            .iter()
-            .copied()
-            .find(|&p| net.peer_node(p) == target)
+    fn neighbours(&self, u: u32) -> &[(PortId, u32)] {
+        &self.adj[self.adj_start[u as usize] as usize..self.adj_start[u as usize + 1] as usize]
+    }
+
+    fn port_to_router(&self, u: u32, v: u32) -> Option<(PortId, u32)> {
+        self.neighbours(u).iter().copied().find(|&(_, w)| w == v)
     }
 
     /// The next port from `at` toward host `dst` (host index `di`).
@@ -78,26 +105,67 @@ impl Structured {
             return node.ports.first().copied();
         }
         let u = self.router_index(at)?;
-        let attach = net.attachment(dst)?;
-        let t = self.router_index(attach)?;
+        let t = self.router_index(net.attachment(dst)?)?;
         if u == t {
-            return node
-                .ports
-                .iter()
-                .copied()
-                .find(|&p| net.peer_node(p) == dst);
+            return port_to_host(net, at, dst);
         }
+        self.step(u, &self.target(t), di).map(|(p, _)| p)
+    }
+
+    /// Calls `visit` with each output port from host `src` to host `dst`
+    /// (host index `di`), stepping on router numbers only.
+    pub fn walk(
+        &self,
+        net: &Network,
+        src: NodeId,
+        dst: NodeId,
+        di: u32,
+        visit: &mut dyn FnMut(PortId),
+    ) -> Option<()> {
+        if src == dst {
+            return Some(());
+        }
+        let first = *net.nodes[src as usize].ports.first()?;
+        visit(first);
+        let mut u = self.router_index(net.peer_node(first))?;
+        let t = self.router_index(net.attachment(dst)?)?;
+        let target = self.target(t);
+        let mut guard = self.routers;
+        while u != t {
+            let (p, v) = self.step(u, &target, di)?;
+            visit(p);
+            u = v;
+            guard = guard.checked_sub(1)?;
+        }
+        visit(port_to_host(net, self.shape.first_router + t, dst)?);
+        Some(())
+    }
+
+    fn target(&self, t: u32) -> Target {
+        let mut coords = [0; MAX_FAST_DIMS];
+        if let Layout::Grid { dims, .. } = &self.shape.layout {
+            for (k, &d) in dims.iter().enumerate().take(MAX_FAST_DIMS) {
+                coords[k] = (t / self.strides[k]) % d;
+            }
+        }
+        Target { router: t, coords }
+    }
+
+    /// One step from router `u` toward router `target` (`u != target`): the
+    /// port and the next router.
+    fn step(&self, u: u32, target: &Target, di: u32) -> Option<(PortId, u32)> {
+        let t = target.router;
         match (&self.shape.layout, self.policy) {
-            (Layout::DirectedRing { n }, _) => self.port_to_router(net, at, (u + 1) % n),
+            (Layout::DirectedRing { n }, _) => self.port_to_router(u, (u + 1) % n),
             (Layout::Grid { dims, wrap }, RoutingPolicy::DimensionOrder) => {
                 let next = self.dimension_order_step(dims, wrap, u, t);
-                self.port_to_router(net, at, next)
+                self.port_to_router(u, next)
             }
             (Layout::Hypercube { .. }, RoutingPolicy::ECube) => {
                 let bit = (u ^ t).trailing_zeros();
-                self.port_to_router(net, at, u ^ (1 << bit))
+                self.port_to_router(u, u ^ (1 << bit))
             }
-            _ => self.gradient_step(net, at, u, t, di),
+            _ => self.gradient_step(u, target, di),
         }
     }
 
@@ -126,22 +194,52 @@ impl Structured {
         u
     }
 
-    fn gradient_step(&self, net: &Network, at: NodeId, u: u32, t: u32, di: u32) -> Option<PortId> {
-        let d = self.router_distance(u, t);
-        let closer = |&&p: &&PortId| {
-            self.router_index(net.peer_node(p))
-                .is_some_and(|v| self.router_distance(v, t) + 1 == d)
+    fn gradient_step(&self, u: u32, target: &Target, di: u32) -> Option<(PortId, u32)> {
+        let t = target.router;
+        let adj = self.neighbours(u);
+        // Positions in `adj` of the neighbours one link closer.
+        let mut closer = [0u32; 64];
+        let mut n = 0usize;
+        let mut keep = |i: usize| {
+            if n < closer.len() {
+                closer[n] = i as u32;
+            }
+            n += 1;
         };
-        let ports = &net.nodes[at as usize].ports;
-        let count = ports.iter().filter(closer).count();
-        if count == 0 {
+        match &self.shape.layout {
+            Layout::Grid { dims, wrap } if dims.len() <= MAX_FAST_DIMS => {
+                let grid = GridStep::new(dims, wrap, &self.strides, u, &target.coords);
+                for (i, &(_, v)) in adj.iter().enumerate() {
+                    if grid.moves_closer(u, v) {
+                        keep(i);
+                    }
+                }
+            }
+            _ => {
+                let d = self.router_distance(u, t);
+                for (i, &(_, v)) in adj.iter().enumerate() {
+                    if self.router_distance(v, t) + 1 == d {
+                        keep(i);
+                    }
+                }
+            }
+        }
+        if n == 0 {
             return None;
         }
-        ports
-            .iter()
-            .filter(closer)
-            .nth(tie_break(at, di, count))
-            .copied()
+        let pick = tie_break(self.shape.first_router + u, di, n);
+        let i = if n <= closer.len() {
+            closer[pick] as usize
+        } else {
+            // More than 64 candidates (huge radix): find the pick-th again.
+            let d = self.router_distance(u, t);
+            adj.iter()
+                .enumerate()
+                .filter(|&(_, &(_, v))| self.router_distance(v, t) + 1 == d)
+                .nth(pick)?
+                .0
+        };
+        Some(adj[i])
     }
 
     /// Exact router-to-router distance in links (for a fat-tree, `t` must
@@ -196,6 +294,85 @@ impl Structured {
             Layout::Dragonfly { .. } => return None,
         })
     }
+}
+
+/// One grid router's coordinates relative to a target, so that each
+/// neighbour is judged without divisions.
+struct GridStep<'a> {
+    dims: &'a [u32],
+    wrap: &'a [bool],
+    strides: &'a [u32],
+    /// Coordinates of u and of the target along each dimension.
+    cu: [u32; MAX_FAST_DIMS],
+    ct: [u32; MAX_FAST_DIMS],
+}
+
+impl<'a> GridStep<'a> {
+    fn new(
+        dims: &'a [u32],
+        wrap: &'a [bool],
+        strides: &'a [u32],
+        u: u32,
+        ct: &[u32; MAX_FAST_DIMS],
+    ) -> Self {
+        let mut g = GridStep {
+            dims,
+            wrap,
+            strides,
+            cu: [0; MAX_FAST_DIMS],
+            ct: *ct,
+        };
+        for k in 0..dims.len() {
+            g.cu[k] = (u / strides[k]) % dims[k];
+        }
+        g
+    }
+
+    fn delta(&self, k: usize, c: u32) -> u32 {
+        let d = c.abs_diff(self.ct[k]);
+        if self.wrap[k] {
+            d.min(self.dims[k] - d)
+        } else {
+            d
+        }
+    }
+
+    /// Whether neighbour `v` of `u` is one link closer to the target.
+    fn moves_closer(&self, u: u32, v: u32) -> bool {
+        let diff = v.abs_diff(u);
+        for k in 0..self.dims.len() {
+            let (s, d) = (self.strides[k], self.dims[k]);
+            let c = self.cu[k];
+            let moved = if diff == s && d > 1 {
+                // A neighbour along k without wrapping; which way?
+                if v > u {
+                    c + 1
+                } else {
+                    c - 1
+                }
+            } else if self.wrap[k] && diff == (d - 1) * s {
+                if v > u {
+                    d - 1
+                } else {
+                    0
+                }
+            } else {
+                continue;
+            };
+            // Strides can coincide only for dimensions of size 1, skipped above.
+            return self.delta(k, moved) + 1 == self.delta(k, c);
+        }
+        false
+    }
+}
+
+/// The port of node `at` that leads straight to host `dst`.
+fn port_to_host(net: &Network, at: NodeId, dst: NodeId) -> Option<PortId> {
+    net.nodes[at as usize]
+        .ports
+        .iter()
+        .copied()
+        .find(|&p| net.peer_node(p) == dst)
 }
 
 fn tree_depth(arity: u32, mut i: u32) -> u32 {
