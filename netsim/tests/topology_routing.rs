@@ -50,7 +50,7 @@ fn bfs_links(net: &Network, src: u32) -> Vec<Option<u32>> {
 fn assert_routes_are_shortest(net: &Network, rt: &Routing, pairs: usize, what: &str) {
     let h = net.hosts.len();
     let mut rng = SimRng::new(7);
-    let mut check = |s: usize, d: usize| {
+    let check = |s: usize, d: usize| {
         let bfs = bfs_links(net, net.hosts[s])[net.hosts[d] as usize];
         let routed = rt.links(net, net.hosts[s], net.hosts[d]);
         assert_eq!(routed, bfs, "{what}: host{s} -> host{d}");
