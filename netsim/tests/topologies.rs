@@ -266,7 +266,14 @@ fn tree_hops_climb_to_the_lowest_common_ancestor_and_back() {
 
 #[test]
 fn bundled_topology_examples_load() {
-    for (file, hosts) in [("torus-4x4.toml", 16), ("hypercube-4.toml", 16)] {
+    for (file, hosts) in [
+        ("torus-4x4.toml", 16),
+        ("hypercube-4.toml", 16),
+        ("fat-tree-4.toml", 16),
+        ("dragonfly.toml", 72),
+        ("twisted-torus-4x4.toml", 16),
+        ("hybrid-ring-of-meshes.toml", 16),
+    ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../configs")
             .join(file);
