@@ -33,7 +33,10 @@ fn main() {
     let table_pairs = 200;
     println!("pairs routed by coordinates: {pairs}; by tables (reference): {table_pairs}");
     for (name, toml) in [
-        ("torus 256x256", "[topology]\nkind='torus'\ndims=[256,256]\n"),
+        (
+            "torus 256x256",
+            "[topology]\nkind='torus'\ndims=[256,256]\n",
+        ),
         ("fat-tree k=64", "[topology]\nkind='fat-tree'\nk=64\n"),
     ] {
         let t0 = Instant::now();

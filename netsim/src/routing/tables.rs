@@ -1,21 +1,37 @@
 //! Exact shortest paths by breadth-first search, one search per destination
 //! host, computed the first time a packet needs that destination and kept.
-//! A search stores one distance (in links) per node: memory is
-//! nodes × destinations in use, never nodes × all hosts.
+//! A search stores one distance (in links) and one cached next port per
+//! node: memory is 8 bytes × nodes × destinations in use, never nodes × all
+//! hosts.
 
 use super::tie_break;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::VecDeque;
 
 /// Distance meaning "cannot reach the destination".
 const UNREACHABLE: u32 = u32::MAX;
 
+/// "Next port not worked out yet" in [`Toward::next`].
+const UNKNOWN: u32 = u32::MAX;
+/// "No next port" (unreachable) in [`Toward::next`].
+const NONE: u32 = u32::MAX - 1;
+
+/// Everything known about one destination host.
+#[derive(Debug)]
+struct Toward {
+    /// Links from each node to the destination.
+    dist: Box<[u32]>,
+    /// Each node's chosen output port, filled in as packets need it (so a
+    /// big switch scans its ports once per destination, not per frame).
+    next: Box<[Cell<u32>]>,
+}
+
 /// Lazily computed distances toward every destination host.
 #[derive(Debug)]
 pub struct ShortestTables {
-    /// `toward[host index][node]`: links from node to that host.
-    toward: Vec<OnceCell<Box<[u32]>>>,
+    /// `toward[host index]`, computed on first use.
+    toward: Vec<OnceCell<Toward>>,
 }
 
 impl ShortestTables {
@@ -26,9 +42,16 @@ impl ShortestTables {
         }
     }
 
+    fn toward(&self, net: &Network, dst: NodeId, di: u32) -> &Toward {
+        self.toward[di as usize].get_or_init(|| Toward {
+            dist: bfs_toward(net, dst),
+            next: (0..net.nodes.len()).map(|_| Cell::new(UNKNOWN)).collect(),
+        })
+    }
+
     /// Distances toward host `dst` (index `di`), computing them once.
     pub fn distances(&self, net: &Network, dst: NodeId, di: u32) -> &[u32] {
-        self.toward[di as usize].get_or_init(|| bfs_toward(net, dst))
+        &self.toward(net, dst, di).dist
     }
 
     /// The next port from `at` toward `dst` on a shortest path.
@@ -36,24 +59,35 @@ impl ShortestTables {
         if at == dst {
             return None;
         }
-        let dist = self.distances(net, dst, di);
-        let d = dist[at as usize];
-        if d == UNREACHABLE || d == 0 {
-            return None;
+        let toward = self.toward(net, dst, di);
+        let cached = toward.next[at as usize].get();
+        if cached != UNKNOWN {
+            return (cached != NONE).then_some(cached);
         }
-        let leads_closer = |&&p: &&PortId| {
-            let peer = net.peer_node(p);
-            dist[peer as usize] == d - 1
-                && (peer == dst || net.nodes[peer as usize].kind != NodeKind::Host)
-        };
-        let ports = &net.nodes[at as usize].ports;
-        let count = ports.iter().filter(leads_closer).count();
-        if count == 0 {
-            return None;
-        }
-        let pick = tie_break(at, di, count);
-        ports.iter().filter(leads_closer).nth(pick).copied()
+        let chosen = choose(net, &toward.dist, at, dst, di);
+        toward.next[at as usize].set(chosen.unwrap_or(NONE));
+        chosen
     }
+}
+
+/// The shortest-path next port of `at` toward `dst`, split by the tie-break.
+fn choose(net: &Network, dist: &[u32], at: NodeId, dst: NodeId, di: u32) -> Option<PortId> {
+    let d = dist[at as usize];
+    if d == UNREACHABLE || d == 0 {
+        return None;
+    }
+    let leads_closer = |&&p: &&PortId| {
+        let peer = net.peer_node(p);
+        dist[peer as usize] == d - 1
+            && (peer == dst || net.nodes[peer as usize].kind != NodeKind::Host)
+    };
+    let ports = &net.nodes[at as usize].ports;
+    let count = ports.iter().filter(leads_closer).count();
+    if count == 0 {
+        return None;
+    }
+    let pick = tie_break(at, di, count);
+    ports.iter().filter(leads_closer).nth(pick).copied()
 }
 
 /// Links from every node to `dst`, along paths whose inner nodes are
