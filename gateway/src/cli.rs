@@ -23,6 +23,82 @@ pub enum Command {
     /// Describe a network without simulating: sizes, diameter, hop counts
     /// and zero-load latencies of a traffic pattern, per-node load, DOT.
     Topo(TopoArgs),
+    /// Run a program at increasing time factors and find the smallest one
+    /// whose results have converged.
+    Calibrate(CalibrateArgs),
+    /// Run a program on several networks (or what-if variants) and compare
+    /// its emulated runtime.
+    Compare(CompareArgs),
+}
+
+/// Arguments of `mpinetsim calibrate`.
+#[derive(clap::Args, Debug, Clone)]
+#[command(trailing_var_arg = true)]
+pub struct CalibrateArgs {
+    /// Number of ranks.
+    #[arg(short = 'n', long = "np")]
+    pub ranks: u32,
+    /// Network description.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Time factors to try, in increasing order (e.g. 1,2,4,8).
+    #[arg(long, value_delimiter = ',', conflicts_with = "max")]
+    pub factors: Option<Vec<f64>>,
+    /// Try 1, 2, 4, … up to this factor.
+    #[arg(long, default_value_t = 32.0)]
+    pub max: f64,
+    /// Runs per factor (their spread widens the tolerance).
+    #[arg(long, default_value_t = 2)]
+    pub repeat: u32,
+    /// Relative change under which a result counts as unchanged.
+    #[arg(long, default_value_t = 0.05)]
+    pub tolerance: f64,
+    /// Changes of maxBehind (p99) below this are scheduling noise.
+    #[arg(long, default_value = "200us")]
+    pub behind_floor: String,
+    /// Folder for calibration.csv/.json/.svg/.png and the ranks' output.
+    #[arg(long, default_value = "mpinetsim-calibration")]
+    pub out: PathBuf,
+    /// Messages above this size use the rendezvous protocol.
+    #[arg(long, default_value = "64KiB")]
+    pub eager_limit: String,
+    /// The program and its arguments (after --).
+    #[arg(required = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// Arguments of `mpinetsim compare`.
+#[derive(clap::Args, Debug, Clone)]
+#[command(trailing_var_arg = true)]
+pub struct CompareArgs {
+    /// Number of ranks.
+    #[arg(short = 'n', long = "np")]
+    pub ranks: u32,
+    /// Time factor of every run.
+    #[arg(long, default_value_t = 4.0)]
+    pub time_factor: f64,
+    /// A network to run on (repeat the option; the first is the baseline).
+    #[arg(long = "net", required = true)]
+    pub nets: Vec<PathBuf>,
+    /// Adds a what-if variant of the first network with KEY set to VALUE
+    /// (repeatable, all applied together), e.g. 'link."host0-switch0".rate=100Mbps'.
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// Runs per network (the median runtime is compared).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Write the comparison as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Append the ranks' output to this file instead of the terminal.
+    #[arg(long)]
+    pub rank_output: Option<PathBuf>,
+    /// Messages above this size use the rendezvous protocol.
+    #[arg(long, default_value = "64KiB")]
+    pub eager_limit: String,
+    /// The program and its arguments (after --).
+    #[arg(required = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
 }
 
 /// Arguments of `mpinetsim topo`.
@@ -82,6 +158,10 @@ pub struct RunArgs {
     /// Prefix every line the ranks print with "[rank] ".
     #[arg(long)]
     pub prefix: bool,
+    /// Write time series (link queues and utilisation, TCP congestion
+    /// windows and RTT estimates) as CSV files into this folder.
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
     /// The program and its arguments (after --).
     #[arg(required = true, allow_hyphen_values = true)]
     pub command: Vec<String>,

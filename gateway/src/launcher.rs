@@ -136,8 +136,19 @@ pub struct LaunchSpec<'a> {
     pub size: u32,
     /// Job id.
     pub job_id: u64,
-    /// Prefix every output line with "[rank] ".
-    pub prefix: bool,
+    /// Where the ranks' stdout and stderr go.
+    pub output: &'a RankOutput,
+}
+
+/// Where the ranks' output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RankOutput {
+    /// Straight to mpinetsim's own stdout and stderr.
+    Inherit,
+    /// To mpinetsim's stdout/stderr with "[rank] " before every line.
+    Prefix,
+    /// Appended to this file (repeated runs, e.g. calibration).
+    File(std::path::PathBuf),
 }
 
 /// Starts all ranks.
@@ -159,8 +170,23 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             .env(ENV_SIZE, spec.size.to_string())
             .env(ENV_JOB, spec.job_id.to_string())
             .stdin(Stdio::null());
-        if spec.prefix {
-            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        match spec.output {
+            RankOutput::Inherit => {}
+            RankOutput::Prefix => {
+                cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+            }
+            RankOutput::File(path) => {
+                let open = || {
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(path)
+                        .map_err(|e| {
+                            format!("cannot write the ranks' output to {}: {e}", path.display())
+                        })
+                };
+                cmd.stdout(open()?).stderr(open()?);
+            }
         }
         let mut child = match cmd.spawn() {
             Ok(c) => c,
@@ -174,7 +200,7 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             }
         };
         let mut forwarders = Vec::new();
-        if spec.prefix {
+        if spec.output == &RankOutput::Prefix {
             if let Some(out) = child.stdout.take() {
                 forwarders.push(forward(out, rank, false));
             }

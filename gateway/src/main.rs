@@ -1,16 +1,21 @@
 //! `mpinetsim`: run MPI programs and synthetic workloads on simulated networks.
 
+mod calibrate;
 mod capture_files;
 mod cli;
 mod clock;
+mod compare;
 mod conn;
 mod lateness;
 mod launcher;
+mod overrides;
+mod plot;
 mod realtime;
 mod report;
 mod run;
 mod simulate;
 mod topo;
+mod vector_files;
 
 use clap::Parser;
 
@@ -20,6 +25,8 @@ fn main() {
         cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
         cli::Command::Run(a) => run::run(&a),
         cli::Command::Topo(a) => topo::run(&a).map(|()| 0),
+        cli::Command::Calibrate(a) => calibrate::run(&a),
+        cli::Command::Compare(a) => compare::run(&a),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -102,6 +102,8 @@ pub struct Gateway {
     listener: UnixListener,
     timer: TimerFd,
     captures: Option<CaptureFiles>,
+    /// Time-series files, flushed with the captures.
+    pub vectors: Option<crate::vector_files::VectorFiles>,
     undelivered: Vec<VecDeque<Frame>>,
     rank_conn: Vec<Option<usize>>,
     interrupted: Arc<AtomicBool>,
@@ -156,6 +158,7 @@ impl Gateway {
             listener,
             timer,
             captures,
+            vectors: None,
             undelivered: vec![VecDeque::new(); n],
             rank_conn: vec![None; n],
             interrupted,
@@ -174,8 +177,11 @@ impl Gateway {
         self.captures.as_ref()
     }
 
-    /// Writes pending capture bytes to the files.
+    /// Writes pending capture bytes and time series to their files.
     pub fn flush_captures(&mut self) -> Result<(), String> {
+        if let Some(v) = self.vectors.as_mut() {
+            v.flush(&mut self.sim)?;
+        }
         match self.captures.as_mut() {
             Some(c) => c.flush(&mut self.sim),
             None => Ok(()),

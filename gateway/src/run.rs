@@ -4,10 +4,11 @@ use crate::capture_files::CaptureFiles;
 use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
 use crate::conn::ConnState;
-use crate::launcher::{self, LaunchSpec};
+use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use netsim::{NetworkConfig, Simulator};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,23 +16,112 @@ use std::time::{Duration, Instant};
 /// Runs the command; returns the process exit code. Errors before launch are
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
-    if !(a.time_factor >= 1.0 && a.time_factor.is_finite()) {
-        return Err(format!(
-            "--time-factor {} is not allowed; give a number of at least 1 (e.g. 4)",
-            a.time_factor
-        ));
+    check_factor(a.time_factor)?;
+    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let spec = JobSpec {
+        ranks: a.ranks,
+        origin: a.net.display().to_string(),
+        cfg,
+        time_factor: a.time_factor,
+        capture: a.capture.clone(),
+        eager_limit: &a.eager_limit,
+        command: &a.command,
+        output: if a.prefix {
+            RankOutput::Prefix
+        } else {
+            RankOutput::Inherit
+        },
+        vectors: a.vectors.clone(),
+    };
+    let job = run_job(&spec)?;
+    eprint!("{}", job.report.summary());
+    if let Some(path) = &a.report {
+        write_json(path, &job.report, "--report")?;
+        eprintln!("mpinetsim: report written to {}", path.display());
     }
+    if job.report.outcome != "completed" {
+        eprintln!("mpinetsim: {}", job.report.outcome);
+    }
+    job.finish_error.map_or(Ok(job.exit_code), Err)
+}
+
+/// Checks a fixed time factor.
+pub fn check_factor(f: f64) -> Result<(), String> {
+    if f >= 1.0 && f.is_finite() {
+        Ok(())
+    } else {
+        Err(format!(
+            "--time-factor {f} is not allowed; give a number of at least 1 (e.g. 4)"
+        ))
+    }
+}
+
+/// Writes `value` as pretty JSON, or says which option's path failed.
+pub fn write_json(
+    path: &std::path::Path,
+    value: &impl serde::Serialize,
+    option: &str,
+) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).expect("reports serialise");
+    std::fs::write(path, text + "\n").map_err(|e| {
+        format!(
+            "cannot write {}: {e}; choose a writable {option} path",
+            path.display()
+        )
+    })
+}
+
+/// Sampling period of `--vectors`, in virtual ns.
+pub const VECTOR_INTERVAL_NS: u64 = 100_000;
+
+/// One job to run: what `mpinetsim run` does, reusable by `calibrate` and
+/// `compare`.
+pub struct JobSpec<'a> {
+    /// Ranks.
+    pub ranks: u32,
+    /// Where the network came from (for messages).
+    pub origin: String,
+    /// The network.
+    pub cfg: NetworkConfig,
+    /// Time factor (≥ 1).
+    pub time_factor: f64,
+    /// Capture folder.
+    pub capture: Option<PathBuf>,
+    /// Eager limit as the user wrote it.
+    pub eager_limit: &'a str,
+    /// Program and arguments.
+    pub command: &'a [String],
+    /// Where rank output goes.
+    pub output: RankOutput,
+    /// Folder for time-series CSV files.
+    pub vectors: Option<PathBuf>,
+}
+
+/// What a job produced.
+pub struct JobResult {
+    /// The report (also for failed jobs).
+    pub report: JobReport,
+    /// The job's exit code.
+    pub exit_code: i32,
+    /// A failure to finish writing captures or vectors.
+    pub finish_error: Option<String>,
+}
+
+/// Runs one job to the end. Errors before launch are one sentence; a job
+/// that starts always gives a report.
+pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
+    check_factor(a.time_factor)?;
     if a.ranks == 0 {
         return Err("-n 0: a job needs at least one rank".into());
     }
     let eager_limit =
-        netsim::units::parse_bytes(&a.eager_limit).map_err(|e| format!("--eager-limit: {e}"))?;
+        netsim::units::parse_bytes(a.eager_limit).map_err(|e| format!("--eager-limit: {e}"))?;
     let Some((program, args)) = a.command.split_first() else {
         return Err("no program given; write it after --, e.g. `mpinetsim run -n 4 --net configs/reference.toml -- ./a.out`".into());
     };
-    let origin = a.net.display().to_string();
-    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
-    let sim = Simulator::from_config(&cfg, &origin, a.ranks as usize, a.capture.is_some())
+    let origin = a.origin.clone();
+    let cfg = &a.cfg;
+    let sim = Simulator::from_config(cfg, &origin, a.ranks as usize, a.capture.is_some())
         .map_err(|e| e.to_string())?;
     let program_path = launcher::resolve_program(program)?;
     let shim = launcher::locate_shim()?;
@@ -59,7 +149,16 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
+    let mut sim = sim;
+    let vectors = match &a.vectors {
+        Some(dir) => {
+            sim.enable_vectors(netsim::Nanos(VECTOR_INTERVAL_NS));
+            Some(crate::vector_files::VectorFiles::create(dir, &sim)?)
+        }
+        None => None,
+    };
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
+    gw.vectors = vectors;
     let spec = LaunchSpec {
         program: &program_path,
         args,
@@ -67,7 +166,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         socket: &socket,
         size: a.ranks,
         job_id,
-        prefix: a.prefix,
+        output: &a.output,
     };
     let mut procs = launcher::launch(&spec)?;
 
@@ -176,7 +275,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     }
     let stats = gw.sim.stats();
     let report = JobReport {
-        command: a.command.clone(),
+        command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
         ranks: a.ranks,
         time_factor: a.time_factor,
@@ -199,21 +298,10 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
             .map(|c| c.paths().iter().map(|p| p.display().to_string()).collect())
             .unwrap_or_default(),
     };
-    eprint!("{}", report.summary());
-    if let Some(path) = &a.report {
-        let text = serde_json::to_string_pretty(&report).expect("report serialises");
-        std::fs::write(path, text + "\n").map_err(|e| {
-            format!(
-                "cannot write the report {}: {e}; choose a writable --report path",
-                path.display()
-            )
-        })?;
-        eprintln!("mpinetsim: report written to {}", path.display());
-    }
     let _ = std::fs::remove_dir_all(&job_dir);
-    if outcome != JobOutcome::Completed {
-        eprintln!("mpinetsim: {outcome_text}");
-    }
-    flush_result?;
-    Ok(exit_code)
+    Ok(JobResult {
+        report,
+        exit_code,
+        finish_error: flush_result.err(),
+    })
 }

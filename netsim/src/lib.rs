@@ -33,6 +33,7 @@ pub mod time;
 pub mod topology;
 pub mod transmitter;
 pub mod units;
+pub mod vectors;
 pub mod workload;
 pub mod xsim;
 

@@ -115,6 +115,7 @@ pub struct Simulator {
     deliveries: Vec<Delivery>,
     node_stats: Vec<NodeStats>,
     link_stats: Vec<LinkDirectionStats>,
+    vectors: Option<crate::vectors::VectorRecorder>,
     captures: Vec<CapturePoint>,
     capture_of_port: Vec<Option<u32>>,
     rng: SimRng,
@@ -251,6 +252,7 @@ impl Simulator {
             deliveries: Vec::new(),
             node_stats,
             link_stats,
+            vectors: None,
             captures: Vec::new(),
             rng: SimRng::new(seed ^ 0x6d70_696e_6574_7369),
             tcp_params,
@@ -382,7 +384,60 @@ impl Simulator {
         while self.queue.peek_time().is_some_and(|e| e <= t) {
             self.step();
         }
+        self.sample_until(t);
         self.now = self.now.max(t);
+    }
+
+    /// Starts recording time series every `interval` of virtual time (see
+    /// [`crate::vectors`]); drain them with [`Simulator::take_samples`].
+    pub fn enable_vectors(&mut self, interval: Nanos) {
+        let mut rec = crate::vectors::VectorRecorder::new(interval, self.net.ports.len());
+        while rec.next <= self.now {
+            rec.next = Nanos(rec.next.0 + interval.0);
+        }
+        self.vectors = Some(rec);
+    }
+
+    /// The samples recorded since the last call.
+    pub fn take_samples(&mut self) -> crate::vectors::Samples {
+        self.vectors
+            .as_mut()
+            .map(|v| std::mem::take(&mut v.samples))
+            .unwrap_or_default()
+    }
+
+    /// Takes every sample due at or before `t` (state as of just before `t`'s events).
+    fn sample_until(&mut self, t: Nanos) {
+        let Some(mut rec) = self.vectors.take() else {
+            return;
+        };
+        while rec.next <= t {
+            let at = rec.next;
+            for (port, tx) in self.tx.iter().enumerate() {
+                rec.link(
+                    at,
+                    port as u32,
+                    tx.len() as u32,
+                    tx.queued_bytes(),
+                    self.link_stats[port].busy_ns,
+                );
+            }
+            for (c, e) in self.conns.iter().enumerate() {
+                rec.tcp(
+                    c,
+                    crate::vectors::TcpSample {
+                        t_ns: at.0,
+                        src_rank: e.src_rank,
+                        dst_rank: e.dst_rank,
+                        cwnd_bytes: e.tcp.cwnd(),
+                        srtt_ns: e.tcp.srtt().map(|s| s.0),
+                        unacked_bytes: e.tcp.unacked_bytes(),
+                    },
+                );
+            }
+            rec.next = Nanos(at.0 + rec.interval.0);
+        }
+        self.vectors = Some(rec);
     }
 
     /// Runs the next event; returns its time, or None when nothing is pending.
@@ -392,6 +447,9 @@ impl Simulator {
 
     /// Runs the next event; returns its time and kind.
     pub fn step_classified(&mut self) -> Option<(Nanos, EventClass)> {
+        if let Some(t) = self.queue.peek_time() {
+            self.sample_until(t);
+        }
         let (t, ev) = self.queue.pop()?;
         let class = match ev {
             Event::Inject(_) => EventClass::Inject,

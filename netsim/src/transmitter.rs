@@ -62,6 +62,11 @@ impl Transmitter {
         self.queue.len()
     }
 
+    /// Bytes of the frames waiting.
+    pub fn queued_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+
     /// True when nothing waits.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()

@@ -1,0 +1,490 @@
+//! `mpinetsim calibrate`: MPI-NeTSim's calibration as a command. Runs the
+//! program at increasing time factors (several times each), tabulates wall
+//! time, emulated runtime, maxBehind, unexpected messages and events, and
+//! recommends the smallest factor from which the results stop changing:
+//! at least two larger factors were tried, and at every larger factor the
+//! emulated runtime, maxBehind (p99) and the unexpected-message count
+//! differ from this factor's by less than the tolerance (relative; widened
+//! to the spread seen between repeated runs), or for maxBehind by less than
+//! an absolute floor (scheduling noise) and for the message count by at
+//! most one or by no more than repeated runs at one factor differ. So the recommended factor's runtime is within the tolerance of
+//! the largest factor's.
+
+use crate::cli::CalibrateArgs;
+use crate::launcher::RankOutput;
+use crate::run::{run_job, write_json, JobSpec};
+use indicatif::{ProgressBar, ProgressStyle};
+use netsim::NetworkConfig;
+use serde::Serialize;
+use std::io::Write;
+use std::time::Instant;
+
+/// One run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CalibrationRun {
+    /// Time factor.
+    pub factor: f64,
+    /// Repeat number from 1.
+    pub repeat: u32,
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// Emulated runtime, s.
+    pub emulated_runtime_s: f64,
+    /// maxBehind median / p99 / max, µs.
+    pub behind_p50_us: f64,
+    /// p99.
+    pub behind_p99_us: f64,
+    /// Max.
+    pub behind_max_us: f64,
+    /// Unexpected messages over all ranks.
+    pub unexpected: u64,
+    /// Simulator events.
+    pub events: u64,
+}
+
+/// The summary of one factor's runs (medians; spread of the runtime).
+#[derive(Debug, Clone, Serialize)]
+pub struct FactorRow {
+    /// Time factor.
+    pub factor: f64,
+    /// Runs made.
+    pub runs: u32,
+    /// Mean wall time, s.
+    pub wall_s: f64,
+    /// Median emulated runtime, s.
+    pub runtime_s: f64,
+    /// Smallest runtime, s.
+    pub runtime_min_s: f64,
+    /// Largest runtime, s.
+    pub runtime_max_s: f64,
+    /// (max − min) / median runtime.
+    pub spread: f64,
+    /// Median maxBehind p50, µs.
+    pub behind_p50_us: f64,
+    /// Median maxBehind p99, µs.
+    pub behind_p99_us: f64,
+    /// Median maxBehind max, µs.
+    pub behind_max_us: f64,
+    /// Median unexpected messages.
+    pub unexpected: f64,
+    /// Largest minus smallest unexpected-message count of the runs.
+    pub unexpected_range: f64,
+    /// Median events.
+    pub events: f64,
+    /// Whether this is the recommended factor.
+    pub recommended: bool,
+}
+
+/// The whole calibration, as written to calibration.json.
+#[derive(Debug, Clone, Serialize)]
+pub struct Calibration {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Ranks.
+    pub ranks: u32,
+    /// Network.
+    pub network: String,
+    /// Relative tolerance.
+    pub tolerance: f64,
+    /// Absolute maxBehind floor, µs.
+    pub behind_floor_us: f64,
+    /// Per factor.
+    pub factors: Vec<FactorRow>,
+    /// Every run.
+    pub runs: Vec<CalibrationRun>,
+    /// The smallest converged factor, if any.
+    pub recommended_factor: Option<f64>,
+    /// Why (or why not).
+    pub verdict: String,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn relative(a: f64, b: f64) -> f64 {
+    let base = a.abs().max(b.abs());
+    if base == 0.0 {
+        0.0
+    } else {
+        (a - b).abs() / base
+    }
+}
+
+/// Summarises the runs of one factor.
+pub fn summarise(factor: f64, runs: &[&CalibrationRun]) -> FactorRow {
+    let col = |f: fn(&CalibrationRun) -> f64| median(runs.iter().map(|r| f(r)).collect());
+    let rts: Vec<f64> = runs.iter().map(|r| r.emulated_runtime_s).collect();
+    let runtime = median(rts.clone());
+    let (lo, hi) = rts
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    FactorRow {
+        factor,
+        runs: runs.len() as u32,
+        wall_s: runs.iter().map(|r| r.wall_s).sum::<f64>() / runs.len().max(1) as f64,
+        runtime_s: runtime,
+        runtime_min_s: lo,
+        runtime_max_s: hi,
+        spread: if runtime > 0.0 {
+            (hi - lo) / runtime
+        } else {
+            0.0
+        },
+        behind_p50_us: col(|r| r.behind_p50_us),
+        behind_p99_us: col(|r| r.behind_p99_us),
+        behind_max_us: col(|r| r.behind_max_us),
+        unexpected: col(|r| r.unexpected as f64),
+        unexpected_range: runs.iter().map(|r| r.unexpected).max().unwrap_or(0) as f64
+            - runs.iter().map(|r| r.unexpected).min().unwrap_or(0) as f64,
+        events: col(|r| r.events as f64),
+        recommended: false,
+    }
+}
+
+/// Whether nothing changed (beyond tolerance) from factor row `a` to `b`.
+pub fn unchanged(a: &FactorRow, b: &FactorRow, tolerance: f64, floor_us: f64) -> bool {
+    let tol = tolerance.max(a.spread).max(b.spread);
+    relative(a.runtime_s, b.runtime_s) <= tol
+        && ((a.behind_p99_us - b.behind_p99_us).abs() <= floor_us
+            || relative(a.behind_p99_us, b.behind_p99_us) <= tol)
+        && ((a.unexpected - b.unexpected).abs()
+            <= 1f64.max(a.unexpected_range).max(b.unexpected_range)
+            || relative(a.unexpected, b.unexpected) <= tol)
+}
+
+/// The index of the smallest factor whose results every larger factor (at
+/// least two of them) leaves unchanged.
+pub fn converged_from(rows: &[FactorRow], tolerance: f64, floor_us: f64) -> Option<usize> {
+    (0..rows.len().saturating_sub(2)).find(|&i| {
+        rows[i + 1..]
+            .iter()
+            .all(|later| unchanged(&rows[i], later, tolerance, floor_us))
+    })
+}
+
+fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, String> {
+    let list = match &a.factors {
+        Some(f) => f.clone(),
+        None => {
+            if !(a.max >= 4.0 && a.max.is_finite()) {
+                return Err(format!(
+                    "--max {}: give at least 4 so three factors can be compared",
+                    a.max
+                ));
+            }
+            let mut v = vec![1.0];
+            while v.last().unwrap() * 2.0 <= a.max {
+                v.push(v.last().unwrap() * 2.0);
+            }
+            v
+        }
+    };
+    if list.len() < 3 {
+        return Err("--factors: give at least three factors; convergence is judged over two successive steps".into());
+    }
+    for w in list.windows(2) {
+        if w[1] <= w[0] {
+            return Err(format!(
+                "--factors: {} does not increase after {}; list factors in increasing order",
+                w[1], w[0]
+            ));
+        }
+    }
+    for &f in &list {
+        crate::run::check_factor(f)?;
+    }
+    Ok(list)
+}
+
+/// Runs the command.
+pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
+    let list = factors(a)?;
+    if a.repeat == 0 {
+        return Err("--repeat 0: give at least one run per factor".into());
+    }
+    if !(a.tolerance > 0.0 && a.tolerance < 1.0) {
+        return Err(format!(
+            "--tolerance {}: give a fraction between 0 and 1, e.g. 0.05",
+            a.tolerance
+        ));
+    }
+    let floor_us = netsim::units::parse_duration_ns(&a.behind_floor)
+        .map_err(|e| format!("--behind-floor: {e}"))? as f64
+        / 1000.0;
+    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&a.out).map_err(|e| {
+        format!(
+            "cannot create {}: {e}; choose a writable --out folder",
+            a.out.display()
+        )
+    })?;
+    let log = a.out.join("ranks.log");
+    let _ = std::fs::remove_file(&log);
+    let total = list.len() as u64 * a.repeat as u64;
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
+        )
+        .expect("valid template"),
+    );
+    let started = Instant::now();
+    let mut runs: Vec<CalibrationRun> = Vec::new();
+    // Wall seconds per unit of factor, from the runs so far (for the estimate).
+    let mut per_factor_s: Option<f64> = None;
+    for (fi, &factor) in list.iter().enumerate() {
+        for repeat in 1..=a.repeat {
+            let left: f64 = per_factor_s.map_or(f64::NAN, |k| {
+                k * (factor * (a.repeat - repeat + 1) as f64
+                    + list[fi + 1..].iter().sum::<f64>() * a.repeat as f64)
+            });
+            bar.set_message(format!(
+                "factor {factor} run {repeat}/{}  ~{} left",
+                a.repeat,
+                if left.is_nan() {
+                    "?".to_string()
+                } else {
+                    format!("{left:.0} s")
+                }
+            ));
+            let spec = JobSpec {
+                ranks: a.ranks,
+                origin: a.net.display().to_string(),
+                cfg: cfg.clone(),
+                time_factor: factor,
+                capture: None,
+                eager_limit: &a.eager_limit,
+                command: &a.command,
+                output: RankOutput::File(log.clone()),
+                vectors: None,
+            };
+            let job = run_job(&spec)?;
+            let r = &job.report;
+            if job.exit_code != 0 || r.outcome != "completed" {
+                bar.abandon();
+                return Err(format!(
+                    "the program failed at time factor {factor} ({}; exit code {}); calibration needs runs that complete — see {}",
+                    r.outcome,
+                    job.exit_code,
+                    log.display()
+                ));
+            }
+            let unexpected = r
+                .rank_reports
+                .iter()
+                .filter_map(|x| x.mpi.as_ref())
+                .map(|m| m.unexpected)
+                .sum();
+            runs.push(CalibrationRun {
+                factor,
+                repeat,
+                wall_s: r.wall_s,
+                emulated_runtime_s: r.emulated_runtime_s,
+                behind_p50_us: r.max_behind.p50_ns as f64 / 1e3,
+                behind_p99_us: r.max_behind.p99_ns as f64 / 1e3,
+                behind_max_us: r.max_behind.max_ns as f64 / 1e3,
+                unexpected,
+                events: r.max_behind.events,
+            });
+            per_factor_s = Some(
+                runs.iter().map(|x| x.wall_s).sum::<f64>()
+                    / runs.iter().map(|x| x.factor).sum::<f64>(),
+            );
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let mut rows: Vec<FactorRow> = list
+        .iter()
+        .map(|&f| {
+            summarise(
+                f,
+                &runs.iter().filter(|r| r.factor == f).collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let best = converged_from(&rows, a.tolerance, floor_us);
+    let verdict = match best {
+        Some(i) => {
+            rows[i].recommended = true;
+            format!(
+                "recommended time factor {}: at every larger factor, emulated runtime, maxBehind (p99) and unexpected messages differ from it by less than {:.1} % (or maxBehind by less than {:.0} us)",
+                rows[i].factor,
+                a.tolerance * 100.0,
+                floor_us
+            )
+        }
+        None => format!(
+            "no convergence up to factor {}: results still changed by more than {:.1} %; try a larger --max (or more --repeat runs if they are noisy)",
+            list.last().unwrap(),
+            a.tolerance * 100.0
+        ),
+    };
+    let network = cfg
+        .name
+        .clone()
+        .unwrap_or_else(|| a.net.display().to_string());
+    print_table(&rows);
+    println!("{verdict}");
+    println!("calibration took {:.1} s", started.elapsed().as_secs_f64());
+    let cal = Calibration {
+        command: a.command.clone(),
+        ranks: a.ranks,
+        network: network.clone(),
+        tolerance: a.tolerance,
+        behind_floor_us: floor_us,
+        recommended_factor: best.map(|i| rows[i].factor),
+        verdict,
+        factors: rows.clone(),
+        runs,
+    };
+    write_csv(&a.out.join("calibration.csv"), &rows)?;
+    write_json(&a.out.join("calibration.json"), &cal, "--out")?;
+    crate::plot::calibration(
+        &rows,
+        &format!("{} — {} ranks on {}", a.command[0], a.ranks, network),
+        &a.out.join("calibration"),
+    )?;
+    println!(
+        "written: {}/calibration.csv, .json, .svg, .png; the ranks' output in ranks.log",
+        a.out.display()
+    );
+    Ok(if best.is_some() { 0 } else { 1 })
+}
+
+fn print_table(rows: &[FactorRow]) {
+    println!(
+        "{:>7} {:>5} {:>9} {:>12} {:>7} {:>11} {:>11} {:>11} {:>10} {:>10}",
+        "factor",
+        "runs",
+        "wall_s",
+        "runtime_s",
+        "spread",
+        "behind_p50",
+        "behind_p99",
+        "behind_max",
+        "unexpected",
+        "events"
+    );
+    for r in rows {
+        println!(
+            "{:>7} {:>5} {:>9.3} {:>12.6} {:>6.1}% {:>9.1}us {:>9.1}us {:>9.1}us {:>10.0} {:>10.0}{}",
+            r.factor,
+            r.runs,
+            r.wall_s,
+            r.runtime_s,
+            r.spread * 100.0,
+            r.behind_p50_us,
+            r.behind_p99_us,
+            r.behind_max_us,
+            r.unexpected,
+            r.events,
+            if r.recommended { "  <- recommended" } else { "" }
+        );
+    }
+}
+
+fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let mut f = std::fs::File::create(path).map_err(fail)?;
+    writeln!(f, "factor,runs,wall_s,runtime_s,runtime_min_s,runtime_max_s,spread,behind_p50_us,behind_p99_us,behind_max_us,unexpected,unexpected_range,events,recommended").map_err(fail)?;
+    for r in rows {
+        writeln!(
+            f,
+            "{},{},{:.6},{:.9},{:.9},{:.9},{:.6},{:.3},{:.3},{:.3},{},{},{},{}",
+            r.factor,
+            r.runs,
+            r.wall_s,
+            r.runtime_s,
+            r.runtime_min_s,
+            r.runtime_max_s,
+            r.spread,
+            r.behind_p50_us,
+            r.behind_p99_us,
+            r.behind_max_us,
+            r.unexpected,
+            r.unexpected_range,
+            r.events,
+            r.recommended
+        )
+        .map_err(fail)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(factor: f64, runtime: f64, p99: f64, unexpected: f64) -> FactorRow {
+        FactorRow {
+            factor,
+            runs: 1,
+            wall_s: 0.0,
+            runtime_s: runtime,
+            runtime_min_s: runtime,
+            runtime_max_s: runtime,
+            spread: 0.0,
+            behind_p50_us: 0.0,
+            behind_p99_us: p99,
+            behind_max_us: p99,
+            unexpected,
+            unexpected_range: 0.0,
+            events: 0.0,
+            recommended: false,
+        }
+    }
+
+    #[test]
+    fn convergence_holds_against_every_larger_factor() {
+        let rows = vec![
+            row(1.0, 2.0, 5000.0, 40.0),
+            row(2.0, 1.5, 900.0, 12.0),
+            row(4.0, 1.02, 150.0, 3.0),
+            row(8.0, 1.00, 60.0, 3.0),
+            row(16.0, 1.01, 40.0, 2.0),
+        ];
+        assert_eq!(converged_from(&rows, 0.05, 200.0), Some(2));
+        // A tighter tolerance fails on the 2 % runtime change.
+        assert_eq!(converged_from(&rows, 0.01, 200.0), None);
+        // A slow drift that never stops is not convergence: 4 % per step.
+        let drift: Vec<FactorRow> = (0..5)
+            .map(|i| row(2f64.powi(i), 1.0 - 0.04 * i as f64, 10.0, 0.0))
+            .collect();
+        assert_eq!(converged_from(&drift, 0.05, 200.0), None);
+        // Noise between repeats widens the tolerance.
+        let mut noisy = rows.clone();
+        noisy[3].spread = 0.3;
+        assert_eq!(converged_from(&noisy, 0.01, 200.0), Some(2));
+    }
+
+    #[test]
+    fn medians_and_spread() {
+        let runs: Vec<CalibrationRun> = [1.0, 1.2, 1.1]
+            .iter()
+            .map(|&rt| CalibrationRun {
+                factor: 4.0,
+                repeat: 1,
+                wall_s: 4.0 * rt,
+                emulated_runtime_s: rt,
+                behind_p50_us: 1.0,
+                behind_p99_us: rt * 10.0,
+                behind_max_us: 100.0,
+                unexpected: 3,
+                events: 10,
+            })
+            .collect();
+        let r = summarise(4.0, &runs.iter().collect::<Vec<_>>());
+        assert_eq!(r.runtime_s, 1.1);
+        assert!((r.spread - 0.2 / 1.1).abs() < 1e-12);
+        assert_eq!(r.behind_p99_us, 11.0);
+    }
+}

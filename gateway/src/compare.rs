@@ -1,0 +1,114 @@
+//! `mpinetsim compare`: the same program on several networks (MPI-NeTSim's
+//! Figure 8): each network's emulated runtime (median of the repeats) and
+//! its slow-down against the first.
+
+use crate::cli::CompareArgs;
+use crate::launcher::RankOutput;
+use crate::run::{run_job, write_json, JobSpec};
+use netsim::NetworkConfig;
+use serde::Serialize;
+
+/// One network's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareRow {
+    /// The network (file, or the first file with the --set changes).
+    pub network: String,
+    /// Emulated runtime of every run, s.
+    pub runtimes_s: Vec<f64>,
+    /// Their median, s.
+    pub runtime_s: f64,
+    /// (runtime / first runtime − 1) × 100.
+    pub slowdown_percent: f64,
+    /// Largest maxBehind of the runs, µs.
+    pub max_behind_us: f64,
+}
+
+/// Runs the command.
+pub fn run(a: &CompareArgs) -> Result<i32, String> {
+    crate::run::check_factor(a.time_factor)?;
+    if a.repeat == 0 {
+        return Err("--repeat 0: give at least one run per network".into());
+    }
+    let mut nets: Vec<(String, NetworkConfig)> = Vec::new();
+    for n in &a.nets {
+        nets.push((
+            n.display().to_string(),
+            NetworkConfig::load(n, Some(a.ranks)).map_err(|e| e.to_string())?,
+        ));
+    }
+    if !a.sets.is_empty() {
+        let cfg = crate::overrides::load_with(&a.nets[0], &a.sets)?;
+        nets.push((
+            format!("{} with {}", a.nets[0].display(), a.sets.join(" ")),
+            cfg,
+        ));
+    }
+    if nets.len() < 2 {
+        return Err("compare needs two networks: give --net twice, or --set to make a what-if variant of the first".into());
+    }
+    let output = match &a.rank_output {
+        Some(p) => {
+            let _ = std::fs::remove_file(p);
+            RankOutput::File(p.clone())
+        }
+        None => RankOutput::Inherit,
+    };
+    let mut rows: Vec<CompareRow> = Vec::new();
+    for (name, cfg) in &nets {
+        let mut runtimes = Vec::new();
+        let mut behind = 0.0f64;
+        for run in 1..=a.repeat {
+            eprintln!("mpinetsim compare: {name}, run {run}/{}", a.repeat);
+            let spec = JobSpec {
+                ranks: a.ranks,
+                origin: name.clone(),
+                cfg: cfg.clone(),
+                time_factor: a.time_factor,
+                capture: None,
+                eager_limit: &a.eager_limit,
+                command: &a.command,
+                output: output.clone(),
+                vectors: None,
+            };
+            let job = run_job(&spec)?;
+            if job.exit_code != 0 || job.report.outcome != "completed" {
+                return Err(format!(
+                    "the program failed on {name} ({}; exit code {}); a comparison needs runs that complete",
+                    job.report.outcome, job.exit_code
+                ));
+            }
+            runtimes.push(job.report.emulated_runtime_s);
+            behind = behind.max(job.report.max_behind.max_ns as f64 / 1e3);
+        }
+        let mut sorted = runtimes.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        let base = rows.first().map_or(median, |r| r.runtime_s);
+        rows.push(CompareRow {
+            network: name.clone(),
+            runtimes_s: runtimes,
+            runtime_s: median,
+            slowdown_percent: (median / base - 1.0) * 100.0,
+            max_behind_us: behind,
+        });
+    }
+    println!(
+        "{:<48} {:>14} {:>10} {:>14}",
+        "network", "runtime_s", "slow-down", "maxBehind"
+    );
+    for r in &rows {
+        println!(
+            "{:<48} {:>14.6} {:>9.1}% {:>12.1}us",
+            r.network, r.runtime_s, r.slowdown_percent, r.max_behind_us
+        );
+    }
+    if let Some(path) = &a.json {
+        write_json(path, &rows, "--json")?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,259 @@
+//! `mpinetsim calibrate` and `compare` end to end on real MPI programs:
+//! calibration finds a factor whose runtime is within the tolerance of the
+//! largest factor's and writes valid CSV/JSON/SVG/PNG; the slow rank-0
+//! network slows an all-to-all by at least what its 100 Mbit/s link
+//! implies; `run --vectors` writes time series. The tests run one at a
+//! time (they time real runs on two cores).
+
+mod common;
+
+use common::{bin, build_c, config, ensure_shim, skip_without_mpicc};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Mutex;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cal-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn mpinetsim(args: &[&str]) -> std::process::Output {
+    ensure_shim();
+    Command::new(bin())
+        .args(args)
+        .output()
+        .expect("run mpinetsim")
+}
+
+fn check_plots(dir: &std::path::Path) {
+    let svg = std::fs::read_to_string(dir.join("calibration.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+        "not an SVG document"
+    );
+    assert!(svg.contains("time factor") && svg.contains("maxBehind"));
+    // The PNG decodes to the size it was drawn at.
+    let decoder = png::Decoder::new(std::fs::File::open(dir.join("calibration.png")).unwrap());
+    let mut reader = decoder.read_info().expect("a valid PNG header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("valid PNG data");
+    assert_eq!((info.width, info.height), (1200, 480));
+    assert!(buf.iter().any(|&b| b != 255), "the PNG is blank");
+}
+
+fn calibrate(
+    name: &str,
+    ranks: &str,
+    program: &std::path::Path,
+    args: &[&str],
+) -> serde_json::Value {
+    let dir = out_dir(name);
+    let mut all = vec![
+        "calibrate",
+        "-n",
+        ranks,
+        "--net",
+        &config("reference.toml") as &str,
+        "--max",
+        "32",
+        "--repeat",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+        "--",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    all.push(program.display().to_string());
+    all.extend(args.iter().map(|s| s.to_string()));
+    let o = mpinetsim(&all.iter().map(String::as_str).collect::<Vec<_>>());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("<- recommended"), "{stdout}");
+    check_plots(&dir);
+    let csv = std::fs::read_to_string(dir.join("calibration.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 6, "{csv}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("calibration.json")).unwrap())
+            .unwrap();
+    let f = v["recommended_factor"]
+        .as_f64()
+        .expect("a recommended factor");
+    let rows = v["factors"].as_array().unwrap();
+    let rec = rows
+        .iter()
+        .find(|r| r["factor"].as_f64() == Some(f))
+        .unwrap();
+    let last = rows.last().unwrap();
+    let tol = v["tolerance"]
+        .as_f64()
+        .unwrap()
+        .max(rec["spread"].as_f64().unwrap())
+        .max(last["spread"].as_f64().unwrap());
+    let (a, b) = (
+        rec["runtime_s"].as_f64().unwrap(),
+        last["runtime_s"].as_f64().unwrap(),
+    );
+    assert!(
+        (a - b).abs() / a.max(b) <= tol,
+        "factor {f}: {a} s vs largest factor {b} s (tolerance {tol})"
+    );
+    assert_eq!(v["runs"].as_array().unwrap().len(), 12);
+    v
+}
+
+#[test]
+fn calibrating_pingpong_and_alltoall_finds_a_converged_factor() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let pp = build_c("pingpong", "mpicc");
+    calibrate("pingpong", "2", &pp, &["100"]);
+    let a2a = build_c("alltoall", "mpicc");
+    calibrate("alltoall", "4", &a2a, &["10", "65536"]);
+}
+
+#[test]
+fn slow_rank0_slows_an_alltoall_by_what_its_link_implies() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let a2a = build_c("alltoall", "mpicc");
+    let json = out_dir("compare").with_extension("json");
+    let log = out_dir("compare").with_extension("log");
+    let (iters, bytes) = (20u64, 65536u64);
+    let o = mpinetsim(&[
+        "compare",
+        "-n",
+        "4",
+        "--time-factor",
+        "4",
+        "--net",
+        &config("reference.toml"),
+        "--net",
+        &config("slow-rank0.toml"),
+        "--json",
+        json.to_str().unwrap(),
+        "--rank-output",
+        log.to_str().unwrap(),
+        "--",
+        a2a.to_str().unwrap(),
+        &iters.to_string(),
+        &bytes.to_string(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reference = rows[0]["runtime_s"].as_f64().unwrap();
+    let slow = rows[1]["runtime_s"].as_f64().unwrap();
+    let slowdown = rows[1]["slowdown_percent"].as_f64().unwrap();
+    assert!(slowdown > 0.0);
+    assert!((slowdown - (slow / reference - 1.0) * 100.0).abs() < 1e-9);
+    // Every iteration rank 0 sends and receives 3 blocks over its 100 Mbit/s
+    // link (full duplex): the slow network cannot finish faster than
+    // iters × 3 × bytes × 8 / 100 Mbit/s, payload alone.
+    let bound = iters as f64 * 3.0 * bytes as f64 * 8.0 / 100e6;
+    assert!(
+        slow >= bound,
+        "slow-rank0 took {slow} s, under the link's bound {bound} s"
+    );
+    assert!(slowdown >= (bound / reference - 1.0) * 100.0);
+    // And the slow link explains the difference: at most 1.5 × its time.
+    assert!(
+        slow - reference <= 1.5 * bound,
+        "{slow} - {reference} vs bound {bound}"
+    );
+    let out = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(out.matches("0 bad bytes").count(), 2, "{out}");
+}
+
+#[test]
+fn what_if_overrides_and_vectors() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let pp = build_c("pingpong", "mpicc");
+    // The what-if variant of the reference network with 2 ms more delay on
+    // host1's link: every one-way trip takes 2 ms longer.
+    let json = out_dir("whatif").with_extension("json");
+    let o = mpinetsim(&[
+        "compare",
+        "-n",
+        "2",
+        "--time-factor",
+        "2",
+        "--net",
+        &config("reference.toml"),
+        "--set",
+        "link.\"host1-switch0\".delay=2.5ms",
+        "--json",
+        json.to_str().unwrap(),
+        "--rank-output",
+        out_dir("whatif").with_extension("log").to_str().unwrap(),
+        "--",
+        pp.to_str().unwrap(),
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let extra = rows[1]["runtime_s"].as_f64().unwrap() - rows[0]["runtime_s"].as_f64().unwrap();
+    // 20 round trips, 2 ms more each way.
+    assert!((extra - 20.0 * 2.0 * 0.002).abs() < 0.02, "extra {extra} s");
+    let e = mpinetsim(&[
+        "compare",
+        "-n",
+        "2",
+        "--net",
+        &config("reference.toml"),
+        "--set",
+        "link.nowhere.rate=1Gbps",
+        "--",
+        pp.to_str().unwrap(),
+    ]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("no link named 'nowhere'"));
+
+    // Time series of a run.
+    let vec_dir = out_dir("vectors");
+    let o = mpinetsim(&[
+        "run",
+        "-n",
+        "2",
+        "--net",
+        &config("reference.toml"),
+        "--vectors",
+        vec_dir.to_str().unwrap(),
+        "--",
+        pp.to_str().unwrap(),
+        "20",
+        "100000",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let links = std::fs::read_to_string(vec_dir.join("links.csv")).unwrap();
+    let tcp = std::fs::read_to_string(vec_dir.join("tcp.csv")).unwrap();
+    assert!(links.starts_with("time_s,link,from_port,queue_packets,queue_bytes,utilisation\n"));
+    assert!(tcp.starts_with("time_s,src_rank,dst_rank,cwnd_bytes,srtt_us,unacked_bytes\n"));
+    // host0's NIC is busy while it sends 100 kB messages at 1 Gbit/s.
+    assert!(links.lines().any(|l| l.contains(",host0/switch0,") && {
+        let u: f64 = l.rsplit(',').next().unwrap().parse().unwrap();
+        u > 0.9
+    }));
+    // The 1 ms links give an RTT estimate of at least 2 ms.
+    assert!(tcp.lines().skip(1).any(|l| {
+        let srtt = l.split(',').nth(4).unwrap();
+        !srtt.is_empty() && srtt.parse::<f64>().unwrap() >= 2000.0
+    }));
+}
