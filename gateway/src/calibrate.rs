@@ -265,6 +265,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 command: &a.command,
                 output: RankOutput::File(log.clone()),
                 vectors: None,
+                timeline: None,
             };
             let job = run_job(&spec)?;
             let r = &job.report;

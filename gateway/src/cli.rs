@@ -162,6 +162,10 @@ pub struct RunArgs {
     /// windows and RTT estimates) as CSV files into this folder.
     #[arg(long)]
     pub vectors: Option<PathBuf>,
+    /// Write each rank's MPI calls, compute spans, time-factor sleeps and
+    /// the messages between ranks as Chrome trace-event JSON (Perfetto).
+    #[arg(long)]
+    pub timeline: Option<PathBuf>,
     /// The program and its arguments (after --).
     #[arg(required = true, allow_hyphen_values = true)]
     pub command: Vec<String>,

@@ -69,6 +69,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 command: &a.command,
                 output: output.clone(),
                 vectors: None,
+                timeline: None,
             };
             let job = run_job(&spec)?;
             if job.exit_code != 0 || job.report.outcome != "completed" {

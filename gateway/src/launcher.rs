@@ -138,6 +138,8 @@ pub struct LaunchSpec<'a> {
     pub job_id: u64,
     /// Where the ranks' stdout and stderr go.
     pub output: &'a RankOutput,
+    /// Folder for the ranks' timeline spans, when recording a timeline.
+    pub timeline_dir: Option<&'a Path>,
 }
 
 /// Where the ranks' output goes.
@@ -170,6 +172,9 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             .env(ENV_SIZE, spec.size.to_string())
             .env(ENV_JOB, spec.job_id.to_string())
             .stdin(Stdio::null());
+        if let Some(dir) = spec.timeline_dir {
+            cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);
+        }
         match spec.output {
             RankOutput::Inherit => {}
             RankOutput::Prefix => {

@@ -14,6 +14,7 @@ mod realtime;
 mod report;
 mod run;
 mod simulate;
+mod timeline;
 mod topo;
 mod vector_files;
 

@@ -104,6 +104,8 @@ pub struct Gateway {
     captures: Option<CaptureFiles>,
     /// Time-series files, flushed with the captures.
     pub vectors: Option<crate::vector_files::VectorFiles>,
+    /// Every delivered message, for the timeline's arrows (when recording one).
+    pub arrows: Option<Vec<crate::timeline::Arrow>>,
     undelivered: Vec<VecDeque<Frame>>,
     rank_conn: Vec<Option<usize>>,
     interrupted: Arc<AtomicBool>,
@@ -159,6 +161,7 @@ impl Gateway {
             timer,
             captures,
             vectors: None,
+            arrows: None,
             undelivered: vec![VecDeque::new(); n],
             rank_conn: vec![None; n],
             interrupted,
@@ -464,6 +467,15 @@ impl Gateway {
             self.sim.take_deliveries(&mut deliveries);
             for d in deliveries.drain(..) {
                 self.messages_out += 1;
+                if let Some(a) = self.arrows.as_mut() {
+                    a.push(crate::timeline::Arrow {
+                        src: d.src,
+                        dst: d.dst,
+                        sent_ns: d.injected_at.0,
+                        arrived_ns: d.delivered_at.0,
+                        bytes: d.bytes.len() as u64,
+                    });
+                }
                 match self.rank_conn[d.dst as usize] {
                     Some(ci) => {
                         if let Some(c) = self.conns[ci].as_mut() {

@@ -32,6 +32,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
             RankOutput::Inherit
         },
         vectors: a.vectors.clone(),
+        timeline: a.timeline.clone(),
     };
     let job = run_job(&spec)?;
     eprint!("{}", job.report.summary());
@@ -95,6 +96,8 @@ pub struct JobSpec<'a> {
     pub output: RankOutput,
     /// Folder for time-series CSV files.
     pub vectors: Option<PathBuf>,
+    /// File for the Chrome trace-event timeline.
+    pub timeline: Option<PathBuf>,
 }
 
 /// What a job produced.
@@ -157,8 +160,16 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         }
         None => None,
     };
+    let timeline_dir = job_dir.join("timeline");
+    if a.timeline.is_some() {
+        std::fs::create_dir_all(&timeline_dir)
+            .map_err(|e| format!("cannot create {}: {e}", timeline_dir.display()))?;
+    }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
     gw.vectors = vectors;
+    if a.timeline.is_some() {
+        gw.arrows = Some(Vec::new());
+    }
     let spec = LaunchSpec {
         program: &program_path,
         args,
@@ -167,6 +178,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         size: a.ranks,
         job_id,
         output: &a.output,
+        timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
     };
     let mut procs = launcher::launch(&spec)?;
 
@@ -298,10 +310,24 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             .map(|c| c.paths().iter().map(|p| p.display().to_string()).collect())
             .unwrap_or_default(),
     };
+    let mut finish_error = flush_result.err();
+    if let Some(path) = &a.timeline {
+        let written = crate::timeline::write(
+            path,
+            &timeline_dir,
+            a.ranks,
+            epoch,
+            a.time_factor,
+            gw.arrows.as_deref().unwrap_or_default(),
+        );
+        if let Err(e) = written {
+            finish_error.get_or_insert(e);
+        }
+    }
     let _ = std::fs::remove_dir_all(&job_dir);
     Ok(JobResult {
         report,
         exit_code,
-        finish_error: flush_result.err(),
+        finish_error,
     })
 }

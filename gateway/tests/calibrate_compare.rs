@@ -257,3 +257,108 @@ fn what_if_overrides_and_vectors() {
         !srtt.is_empty() && srtt.parse::<f64>().unwrap() >= 2000.0
     }));
 }
+
+/// Checks the trace-event schema of the events we write.
+fn check_event(e: &serde_json::Value) {
+    let ph = e["ph"].as_str().expect("every event has ph");
+    assert!(["M", "X", "s", "f"].contains(&ph), "unexpected ph {ph}");
+    assert!(
+        e["pid"].is_u64() && e["tid"].is_u64(),
+        "pid/tid are integers: {e}"
+    );
+    assert!(e["name"].is_string(), "name is a string: {e}");
+    match ph {
+        "M" => assert!(e["args"]["name"].is_string()),
+        "X" => {
+            assert!(e["ts"].as_f64().unwrap() >= 0.0);
+            assert!(e["dur"].as_f64().unwrap() >= 0.0, "{e}");
+            assert!(e["cat"].is_string());
+        }
+        _ => {
+            assert!(e["id"].is_u64() && e["ts"].is_f64() || e["ts"].is_u64());
+            if ph == "f" {
+                assert_eq!(e["bp"], "e");
+            }
+        }
+    }
+}
+
+#[test]
+fn timeline_is_trace_event_json_covering_each_rank() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let a2a = build_c("alltoall", "mpicc");
+    let path = out_dir("timeline").with_extension("json");
+    let report = out_dir("timeline").with_extension("report.json");
+    let o = mpinetsim(&[
+        "run",
+        "-n",
+        "4",
+        "--net",
+        &config("reference.toml"),
+        "--time-factor",
+        "2",
+        "--timeline",
+        path.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+        "--",
+        a2a.to_str().unwrap(),
+        "5",
+        "20000",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let events = doc["traceEvents"].as_array().expect("a traceEvents array");
+    events.iter().for_each(check_event);
+    // Every message: one start and one finish with the same id, never
+    // arriving before it was sent; as many as the report delivered.
+    let flows =
+        |ph: &str| -> Vec<&serde_json::Value> { events.iter().filter(|e| e["ph"] == ph).collect() };
+    let (starts, finishes) = (flows("s"), flows("f"));
+    assert_eq!(starts.len() as u64, rep["messages_out"].as_u64().unwrap());
+    assert_eq!(starts.len(), finishes.len());
+    for (s, f) in starts.iter().zip(&finishes) {
+        assert_eq!(s["id"], f["id"]);
+        assert!(f["ts"].as_f64().unwrap() >= s["ts"].as_f64().unwrap());
+    }
+    for rank in 0..4u64 {
+        let mut spans: Vec<(f64, f64, String)> = events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["tid"] == rank)
+            .map(|e| {
+                (
+                    e["ts"].as_f64().unwrap(),
+                    e["dur"].as_f64().unwrap(),
+                    e["cat"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert!(spans.iter().any(|s| s.2 == "compute") && spans.iter().any(|s| s.2 == "sleep"));
+        assert!(spans.iter().any(|s| s.2 == "mpi"));
+        // The spans follow each other without gaps or overlaps…
+        for w in spans.windows(2) {
+            assert!(
+                (w[1].0 - (w[0].0 + w[0].1)).abs() < 0.01,
+                "rank {rank}: {:?} then {:?}",
+                w[0],
+                w[1]
+            );
+        }
+        // …and add up to the rank's time from MPI_Init to MPI_Finalize as the
+        // report counts it: compute (stretched by the sleeps) plus blocked.
+        let total: f64 = spans.iter().map(|s| s.1).sum::<f64>() / 1e6;
+        let mpi = &rep["rank_reports"][rank as usize]["mpi"];
+        let counted = mpi["compute_s"].as_f64().unwrap() + mpi["blocked_s"].as_f64().unwrap();
+        assert!(
+            (total - counted).abs() <= 0.02 * counted + 0.001,
+            "rank {rank}: spans {total} s, report {counted} s"
+        );
+    }
+}

@@ -30,6 +30,9 @@ pub const ENV_RANK: &str = "MPINETSIM_RANK";
 pub const ENV_SIZE: &str = "MPINETSIM_SIZE";
 /// Environment variable: job id (a number the gateway chose).
 pub const ENV_JOB: &str = "MPINETSIM_JOB";
+/// Folder where each rank writes its timeline spans (`rank-<r>.spans`),
+/// set when the job records a timeline.
+pub const ENV_TIMELINE_DIR: &str = "MPINETSIM_TIMELINE_DIR";
 
 /// Counters a rank reports at MPI_Finalize, for the job report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -51,8 +51,8 @@ pub mod symbols;
 
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor.
-pub fn enter(_name: &'static str) {
-    crate::runtime::pacer(|p| p.enter());
+pub fn enter(name: &'static str) {
+    crate::runtime::pacer(|p| p.enter(name));
 }
 
 /// Called at the exit of every MPI function.

@@ -5,6 +5,7 @@ mod clock;
 mod connection;
 mod pacer;
 mod state;
+mod timeline;
 
 pub use clock::monotonic_ns;
 pub use connection::GatewayTransport;

@@ -7,12 +7,13 @@
 //! already arrive on the stretched schedule).
 
 use super::clock::monotonic_ns;
+use super::timeline::{SpanKind, SpanLog};
 
 /// Debts below this are carried rather than slept (sleep overshoot is a few µs).
 const MIN_SLEEP_NS: i64 = 50_000;
 
 /// Time accounting of one process.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Pacer {
     factor: f64,
     last_exit_ns: Option<u64>,
@@ -27,14 +28,17 @@ pub struct Pacer {
     pub slept_ns: u64,
     /// MPI calls made.
     pub calls: u64,
+    call_name: &'static str,
+    timeline: Option<SpanLog>,
 }
 
 impl Pacer {
-    /// A pacer for `factor` (≥ 1).
+    /// A pacer for `factor` (≥ 1), created as MPI_Init returns: the
+    /// computation before the first MPI call after it counts and is stretched.
     pub fn new(factor: f64) -> Pacer {
         Pacer {
             factor: factor.max(1.0),
-            last_exit_ns: None,
+            last_exit_ns: Some(monotonic_ns()),
             call_start_ns: 0,
             debt_ns: 0,
             depth: 0,
@@ -42,7 +46,15 @@ impl Pacer {
             blocked_ns: 0,
             slept_ns: 0,
             calls: 0,
+            call_name: "",
+            timeline: None,
         }
+    }
+
+    /// Records every compute, sleep and MPI-call span into `log`.
+    pub fn with_timeline(mut self, log: SpanLog) -> Pacer {
+        self.timeline = Some(log);
+        self
     }
 
     /// Time factor.
@@ -50,27 +62,37 @@ impl Pacer {
         self.factor
     }
 
-    /// Entering an MPI call: account and sleep off the compute debt.
-    pub fn enter(&mut self) {
+    /// Entering MPI call `name`: account and sleep off the compute debt.
+    pub fn enter(&mut self, name: &'static str) {
         self.depth += 1;
         if self.depth > 1 {
             return;
         }
         self.calls += 1;
+        self.call_name = name;
         let now = monotonic_ns();
+        let mut call_start = now;
         if let Some(last) = self.last_exit_ns {
             let compute = now.saturating_sub(last);
             self.compute_ns += compute;
+            self.record(SpanKind::Compute, "", last, now);
             self.debt_ns += ((self.factor - 1.0) * compute as f64) as i64;
             if self.debt_ns >= MIN_SLEEP_NS {
-                let before = monotonic_ns();
                 std::thread::sleep(std::time::Duration::from_nanos(self.debt_ns as u64));
-                let slept = monotonic_ns() - before;
+                call_start = monotonic_ns();
+                let slept = call_start - now;
                 self.slept_ns += slept;
                 self.debt_ns -= slept as i64;
+                self.record(SpanKind::Sleep, "", now, call_start);
             }
         }
-        self.call_start_ns = monotonic_ns();
+        self.call_start_ns = call_start;
+    }
+
+    fn record(&mut self, kind: SpanKind, name: &str, start: u64, end: u64) {
+        if let Some(log) = self.timeline.as_mut() {
+            log.span(kind, name, start, end);
+        }
     }
 
     /// Leaving an MPI call.
@@ -85,6 +107,12 @@ impl Pacer {
         let now = monotonic_ns();
         self.blocked_ns += (now.saturating_sub(self.call_start_ns) as f64 / self.factor) as u64;
         self.last_exit_ns = Some(now);
+        self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
+        if self.call_name == "MPI_Finalize" {
+            if let Some(log) = self.timeline.as_mut() {
+                log.flush();
+            }
+        }
     }
 }
 
@@ -100,11 +128,11 @@ mod tests {
     #[test]
     fn compute_is_stretched_by_the_factor() {
         let mut p = Pacer::new(4.0);
-        p.enter();
+        p.enter("MPI_Barrier");
         p.exit();
         let t0 = monotonic_ns();
         busy(20_000_000);
-        p.enter();
+        p.enter("MPI_Barrier");
         let wall = monotonic_ns() - t0;
         p.exit();
         // 20 ms of compute at factor 4 takes 80 ms of wall time, within the
@@ -117,8 +145,8 @@ mod tests {
     #[test]
     fn nested_calls_count_once() {
         let mut p = Pacer::new(1.0);
-        p.enter();
-        p.enter();
+        p.enter("MPI_Send");
+        p.enter("MPI_Isend");
         p.exit();
         p.exit();
         assert_eq!(p.calls, 1);

@@ -4,7 +4,7 @@
 use super::clock::monotonic_ns;
 use super::connection::GatewayTransport;
 use super::pacer::Pacer;
-use mpinetsim_protocol::{RankCounters, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET};
+use mpinetsim_protocol::{RankCounters, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET, ENV_TIMELINE_DIR};
 use shim_engine::{Engine, EngineConfig};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -59,7 +59,14 @@ pub fn init() -> Result<JobInfo, String> {
     EPOCH_NS.store(epoch_of(&t), Ordering::SeqCst);
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
-    *lock(&PACER) = Some(Pacer::new(t.factor()));
+    let mut pacer = Pacer::new(t.factor());
+    if let Some(dir) = std::env::var_os(ENV_TIMELINE_DIR) {
+        match super::timeline::SpanLog::create(std::path::Path::new(&dir), rank) {
+            Ok(log) => pacer = pacer.with_timeline(log),
+            Err(e) => eprintln!("mpinetsim: rank {rank} records no timeline: {e}"),
+        }
+    }
+    *lock(&PACER) = Some(pacer);
     SOCKET_FD.store(t.raw_fd(), Ordering::SeqCst);
     let cfg = EngineConfig {
         eager_limit: Some(t.eager_limit_bytes()),

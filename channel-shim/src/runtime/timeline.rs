@@ -1,0 +1,65 @@
+//! Per-rank timeline recording: every compute span, time-factor sleep and
+//! MPI call, with raw monotonic wall-clock bounds, written as text lines to
+//! `<dir>/rank-<r>.spans` for the gateway to merge into a trace (it knows
+//! the job's epoch and factor, so it converts them to scaled time).
+//!
+//! Line format: `<kind> <start_ns> <end_ns> [<call name>]`, kind `C`
+//! (compute), `S` (sleep) or `M` (MPI call).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// What a span was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanKind {
+    /// The program computing between MPI calls.
+    Compute,
+    /// Sleeping to stretch computation by the time factor.
+    Sleep,
+    /// Inside an MPI call (blocked, from the program's point of view).
+    Call,
+}
+
+/// The open span file of this rank.
+#[derive(Debug)]
+pub struct SpanLog {
+    out: BufWriter<File>,
+    failed: bool,
+}
+
+impl SpanLog {
+    /// Creates `<dir>/rank-<rank>.spans`.
+    pub fn create(dir: &Path, rank: u32) -> Result<SpanLog, String> {
+        let path = dir.join(format!("rank-{rank}.spans"));
+        let f =
+            File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(SpanLog {
+            out: BufWriter::with_capacity(1 << 16, f),
+            failed: false,
+        })
+    }
+
+    /// Appends one span (a write error stops recording, once).
+    pub fn span(&mut self, kind: SpanKind, name: &str, start_ns: u64, end_ns: u64) {
+        if self.failed {
+            return;
+        }
+        let tag = match kind {
+            SpanKind::Compute => 'C',
+            SpanKind::Sleep => 'S',
+            SpanKind::Call => 'M',
+        };
+        let r = if name.is_empty() {
+            writeln!(self.out, "{tag} {start_ns} {end_ns}")
+        } else {
+            writeln!(self.out, "{tag} {start_ns} {end_ns} {name}")
+        };
+        self.failed = r.is_err();
+    }
+
+    /// Writes everything buffered to the file.
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}

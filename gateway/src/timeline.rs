@@ -1,0 +1,99 @@
+//! `run --timeline FILE`: the job as Chrome trace-event JSON, which Perfetto
+//! (ui.perfetto.dev) and chrome://tracing open — MPI-NeTSim's Figures 2–3
+//! for a real run. One track per rank (pid 0, tid = rank) with complete
+//! events ("ph": "X") for every compute span, time-factor sleep and MPI
+//! call (the time the program is blocked in MPI), and one flow arrow
+//! ("ph": "s" → "f") per message from its send to its arrival. Times are
+//! microseconds of scaled real time, the emulated machine's clock; the
+//! ranks' raw wall-clock spans are converted with the job's epoch and factor.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+
+/// One delivered message.
+#[derive(Debug, Clone, Copy)]
+pub struct Arrow {
+    /// Sending rank.
+    pub src: u32,
+    /// Receiving rank.
+    pub dst: u32,
+    /// Scaled time it entered the network, ns.
+    pub sent_ns: u64,
+    /// Scaled time it was delivered, ns.
+    pub arrived_ns: u64,
+    /// Payload bytes.
+    pub bytes: u64,
+}
+
+fn us(ns: f64) -> f64 {
+    (ns / 1000.0 * 1000.0).round() / 1000.0
+}
+
+/// Reads the ranks' span files from `dir` and writes the trace to `path`.
+pub fn write(
+    path: &Path,
+    dir: &Path,
+    ranks: u32,
+    epoch_ns: u64,
+    factor: f64,
+    arrows: &[Arrow],
+) -> Result<(), String> {
+    let srt = |wall: u64| wall.saturating_sub(epoch_ns) as f64 / factor;
+    let mut events: Vec<Value> = vec![json!({
+        "ph": "M", "name": "process_name", "pid": 0, "tid": 0,
+        "args": {"name": "mpinetsim job (scaled real time)"}
+    })];
+    for rank in 0..ranks {
+        events.push(json!({
+            "ph": "M", "name": "thread_name", "pid": 0, "tid": rank,
+            "args": {"name": format!("rank {rank}")}
+        }));
+        let file = dir.join(format!("rank-{rank}.spans"));
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue; // the rank never initialised MPI
+        };
+        for line in text.lines() {
+            let mut f = line.split(' ');
+            let (Some(kind), Some(a), Some(b)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            let (Ok(start), Ok(end)) = (a.parse::<u64>(), b.parse::<u64>()) else {
+                continue;
+            };
+            let (name, cat) = match kind {
+                "C" => ("compute", "compute"),
+                "S" => ("time-factor sleep", "sleep"),
+                "M" => (f.next().unwrap_or("MPI"), "mpi"),
+                _ => continue,
+            };
+            let (s, e) = (srt(start), srt(end.max(start)));
+            events.push(json!({
+                "ph": "X", "name": name, "cat": cat, "pid": 0, "tid": rank,
+                "ts": us(s), "dur": us(e) - us(s),
+                "args": {"wall_us": (end.max(start) - start) as f64 / 1000.0}
+            }));
+        }
+    }
+    for (id, a) in arrows.iter().enumerate() {
+        let args = json!({"bytes": a.bytes, "src": a.src, "dst": a.dst});
+        events.push(json!({
+            "ph": "s", "name": "message", "cat": "message", "id": id, "pid": 0,
+            "tid": a.src, "ts": us(a.sent_ns as f64), "args": args
+        }));
+        events.push(json!({
+            "ph": "f", "bp": "e", "name": "message", "cat": "message", "id": id, "pid": 0,
+            "tid": a.dst, "ts": us(a.arrived_ns as f64), "args": args
+        }));
+    }
+    let doc = json!({"traceEvents": events, "displayTimeUnit": "ms"});
+    let fail = |e: std::io::Error| {
+        format!(
+            "cannot write the timeline {}: {e}; choose a writable --timeline path",
+            path.display()
+        )
+    };
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    serde_json::to_writer(&mut out, &doc).map_err(|e| fail(e.into()))?;
+    out.flush().map_err(fail)
+}
