@@ -31,12 +31,12 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     };
     let origin = a.net.display().to_string();
     let cfg = NetworkConfig::from_file(&a.net).map_err(|e| e.to_string())?;
-    let sim = Simulator::from_config(&cfg, &origin, a.ranks as usize, a.capture.is_some())
+    let mut sim = Simulator::from_config(&cfg, &origin, a.ranks as usize, a.capture.is_some())
         .map_err(|e| e.to_string())?;
     let program_path = launcher::resolve_program(program)?;
     let shim = launcher::locate_shim()?;
     let captures = match &a.capture {
-        Some(dir) => Some(CaptureFiles::create(dir)?),
+        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
         None => None,
     };
     let job_id = (std::process::id() as u64) << 20 | (monotonic_ns() & 0xfffff);

@@ -19,11 +19,10 @@ struct Case {
 }
 
 fn run(cfg: &NetworkConfig, case: &Case, capture: bool) -> (f64, u64, u64) {
-    let mut sim = Simulator::from_config(cfg, "reference.toml", 4, false).unwrap();
-    if capture {
-        // Every host NIC and every switch port.
-        sim.enable_captures(&["*".to_string()], cfg.capture.snaplen);
-    }
+    let mut all = cfg.clone();
+    // Every host NIC and every switch port.
+    all.capture.points = vec!["*".to_string()];
+    let mut sim = Simulator::from_config(&all, "reference.toml", 4, capture).unwrap();
     let w = Workload {
         pattern: case.pattern,
         size: case.size,
