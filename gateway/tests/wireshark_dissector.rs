@@ -207,20 +207,14 @@ fn msg(
 /// `[capture] format` set; returns the capture folder (inside `dir`).
 fn run_wire_messages(dir: &Path, format: &str) -> std::path::PathBuf {
     let prog = build_c("wire_messages", "mpicc");
-    let text = std::fs::read_to_string(config("reference.toml")).unwrap();
-    let net = dir.join("net.toml");
-    std::fs::write(
-        &net,
-        text.replace("[capture]", &format!("[capture]\nformat = \"{format}\"")),
-    )
-    .unwrap();
+    let net = config_with_format(dir, "reference.toml", format);
     let caps = dir.join("caps");
     let o = run(
         &[
             "-n",
             "4",
             "--net",
-            net.to_str().unwrap(),
+            &net,
             "--capture",
             caps.to_str().unwrap(),
         ],
