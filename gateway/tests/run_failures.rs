@@ -7,7 +7,14 @@ use common::*;
 use std::time::Instant;
 
 fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>, needle: &str) {
-    check_clean_end_on(&config("reference.toml"), name, compiler, n, expect_code, needle);
+    check_clean_end_on(
+        &config("reference.toml"),
+        name,
+        compiler,
+        n,
+        expect_code,
+        needle,
+    );
 }
 
 /// Runs the program on network file `net` with captures; checks the job

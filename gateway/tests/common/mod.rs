@@ -114,10 +114,7 @@ pub fn assert_captures_valid(dir: &Path) -> Vec<(String, u64)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|x| x == "pcap" || x == "pcapng")
-        })
+        .filter(|p| p.extension().is_some_and(|x| x == "pcap" || x == "pcapng"))
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no capture file in {}", dir.display());
@@ -163,7 +160,10 @@ pub fn assert_captures_valid(dir: &Path) -> Vec<(String, u64)> {
             "tshark and capinfos disagree on {}",
             f.display()
         );
-        out.push((f.file_name().unwrap().to_string_lossy().into_owned(), packets));
+        out.push((
+            f.file_name().unwrap().to_string_lossy().into_owned(),
+            packets,
+        ));
     }
     out
 }
