@@ -293,7 +293,9 @@ fn a_router_pcapng_shows_each_packet_on_both_interfaces_with_ttl_one_apart() {
             "ip.ttl",
         ],
     );
-    let mut seen: std::collections::HashMap<(String, String), Vec<(String, String, u8)>> =
+    // (source, IP id) -> every sighting as (interface, direction flags, TTL).
+    type Sightings = Vec<(String, String, u8)>;
+    let mut seen: std::collections::HashMap<(String, String), Sightings> =
         std::collections::HashMap::new();
     for l in rows.lines() {
         let v: Vec<&str> = l.split('\t').collect();

@@ -515,7 +515,7 @@ fn format_rate(bps: u64) -> String {
         (1_000_000, "Mbps"),
         (1_000, "kbps"),
     ] {
-        if bps >= div && bps % div == 0 {
+        if bps >= div && bps.is_multiple_of(div) {
             return format!("{} {unit}", bps / div);
         }
     }
@@ -524,7 +524,7 @@ fn format_rate(bps: u64) -> String {
 
 fn format_delay(ns: u64) -> String {
     for (div, unit) in [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        if ns >= div && ns % div == 0 {
+        if ns >= div && ns.is_multiple_of(div) {
             return format!("{} {unit}", ns / div);
         }
     }
