@@ -124,12 +124,12 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let origin = a.origin.clone();
     let cfg = &a.cfg;
-    let sim = Simulator::from_config(cfg, &origin, a.ranks as usize, a.capture.is_some())
+    let mut sim = Simulator::from_config(cfg, &origin, a.ranks as usize, a.capture.is_some())
         .map_err(|e| e.to_string())?;
     let program_path = launcher::resolve_program(program)?;
     let shim = launcher::locate_shim()?;
     let captures = match &a.capture {
-        Some(dir) => Some(CaptureFiles::create(dir)?),
+        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
         None => None,
     };
     let job_id = (std::process::id() as u64) << 20 | (monotonic_ns() & 0xfffff);
@@ -152,7 +152,6 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
-    let mut sim = sim;
     let vectors = match &a.vectors {
         Some(dir) => {
             sim.enable_vectors(netsim::Nanos(VECTOR_INTERVAL_NS));

@@ -17,7 +17,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let mut sim = Simulator::from_config(&cfg, &origin, ranks, a.capture.is_some())
         .map_err(|e| e.to_string())?;
     let mut files = match &a.capture {
-        Some(dir) => Some(CaptureFiles::create(dir)?),
+        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
         None => None,
     };
     let w = Workload {

@@ -7,6 +7,26 @@ use common::*;
 use std::time::Instant;
 
 fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>, needle: &str) {
+    check_clean_end_on(
+        &config("reference.toml"),
+        name,
+        compiler,
+        n,
+        expect_code,
+        needle,
+    );
+}
+
+/// Runs the program on network file `net` with captures; checks the job
+/// ended as described and that every capture file is complete.
+fn check_clean_end_on(
+    net: &str,
+    name: &str,
+    compiler: &str,
+    n: &str,
+    expect_code: Option<i32>,
+    needle: &str,
+) {
     if skip_without_mpicc() {
         return;
     }
@@ -20,7 +40,7 @@ fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>
             "-n",
             n,
             "--net",
-            &config("reference.toml"),
+            net,
             "--time-factor",
             "2",
             "--report",
@@ -50,7 +70,10 @@ fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
     assert!(r["outcome"].as_str().unwrap().contains(needle));
-    assert!(caps.join("host0.pcap").is_file());
+    assert!(caps.join("host0.pcap").is_file() || caps.join("host0.pcapng").is_file());
+    if !skip_without_tshark() {
+        assert_captures_valid(&caps);
+    }
 }
 
 #[test]
@@ -75,6 +98,13 @@ fn rank_exits_without_finalize() {
         None,
         "exited with status 3 before MPI_Finalize",
     );
+}
+
+#[test]
+fn pcapng_captures_are_complete_after_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = config_with_format(dir.path(), "reference.toml", "pcapng");
+    check_clean_end_on(&net, "crash_segv", "mpicc", "4", None, "rank 1 (pid");
 }
 
 #[test]
@@ -196,6 +226,45 @@ fn ctrl_c_stops_the_job_cleanly() {
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
     assert_eq!(r["exit_code"], 130);
+}
+
+/// SIGINT in the middle of a long ping-pong (frames in flight on every
+/// link): exit 130, and every capture file, pcap or pcapng, is complete and
+/// holds the traffic up to the interruption.
+#[test]
+fn captures_are_complete_after_ctrl_c() {
+    if skip_without_mpicc() || skip_without_tshark() {
+        return;
+    }
+    let prog = build_c("pingpong", "mpicc");
+    ensure_shim();
+    for format in ["pcap", "pcapng"] {
+        let dir = tempfile::tempdir().unwrap();
+        let net = config_with_format(dir.path(), "reference.toml", format);
+        let caps = dir.path().join("caps");
+        let child = std::process::Command::new(bin())
+            .args(["run", "-n", "2", "--net", &net, "--capture"])
+            .arg(&caps)
+            .arg("--")
+            .arg(&prog)
+            .args(["1000000", "3000"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        nix_kill(child.id(), 2);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "{format}: {err}");
+        let files = assert_captures_valid(&caps);
+        let host0 = files
+            .iter()
+            .find(|(f, _)| f.starts_with("host0."))
+            .unwrap_or_else(|| panic!("{files:?}"));
+        // At 1 ms one way, 1.5 s of ping-pong is hundreds of frames.
+        assert!(host0.1 > 100, "{format}: {files:?}");
+    }
 }
 
 fn nix_kill(pid: u32, sig: i32) {

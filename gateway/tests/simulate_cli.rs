@@ -105,6 +105,9 @@ fn pingpong_report_and_clean_captures() {
     );
     for f in std::fs::read_dir(&caps).unwrap() {
         let f = f.unwrap().path();
+        if f.ends_with("hosts") {
+            continue;
+        }
         let bad = tshark(
             &f,
             &[
@@ -188,7 +191,12 @@ fn same_seed_gives_byte_identical_captures_and_routers_decrement_ttl() {
         .map(|e| e.unwrap().file_name())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 10, "4 hosts + 2 router ports + 4 switch ports");
+    assert_eq!(
+        names.len(),
+        11,
+        "4 hosts + 2 router ports + 4 switch ports, and the hosts file"
+    );
+    assert!(names.iter().any(|n| n == "hosts"));
     let mut differs = false;
     for n in &names {
         let fa = std::fs::read(a.join(n)).unwrap();
@@ -228,6 +236,104 @@ fn same_seed_gives_byte_identical_captures_and_routers_decrement_ttl() {
         } else {
             assert_eq!((ttl_s, *ttl_h), (64, 63), "{k:?} toward host0");
         }
+    }
+}
+
+/// With `format = "pcapng"`, router0's file has one interface per port,
+/// described by port, peer and link; every packet shows on its ingress
+/// interface (inbound) with TTL 64 and on its egress interface (outbound)
+/// with TTL 63, in that order.
+#[test]
+fn a_router_pcapng_shows_each_packet_on_both_interfaces_with_ttl_one_apart() {
+    if !tshark_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(config("slow-rank0.toml")).unwrap();
+    let net = dir.path().join("net.toml");
+    std::fs::write(
+        &net,
+        text.replace("[capture]", "[capture]\nformat = \"pcapng\""),
+    )
+    .unwrap();
+    let caps = dir.path().join("caps");
+    let out = simulate(&[
+        "--net",
+        net.to_str().unwrap(),
+        "--workload",
+        "alltoall",
+        "--size",
+        "50KiB",
+        "--iters",
+        "2",
+        "--capture",
+        caps.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = tshark(
+        &caps.join("router0.pcapng"),
+        &[
+            "-T",
+            "fields",
+            "-e",
+            "frame.interface_name",
+            "-e",
+            "frame.interface_description",
+            "-e",
+            "frame.packet_flags_direction",
+            "-e",
+            "ip.src",
+            "-e",
+            "ip.id",
+            "-e",
+            "ip.ttl",
+        ],
+    );
+    // (source, IP id) -> every sighting as (interface, direction flags, TTL).
+    type Sightings = Vec<(String, String, u8)>;
+    let mut seen: std::collections::HashMap<(String, String), Sightings> =
+        std::collections::HashMap::new();
+    for l in rows.lines() {
+        let v: Vec<&str> = l.split('\t').collect();
+        let (iface, descr, dir) = (v[0], v[1], v[2]);
+        // The description names the port, its peer and the link.
+        match iface {
+            "router0/host0" => assert_eq!(
+                descr,
+                "router interface router0/host0 to peer host0/router0 on link host0-router0 (100 Mbps, 500 us delay, MTU 1500)"
+            ),
+            "router0/switch0" => assert_eq!(
+                descr,
+                "router interface router0/switch0 to peer switch0/router0 on link router0-switch0 (1 Gbps, 1 ms delay, MTU 1500)"
+            ),
+            other => panic!("unexpected interface {other}"),
+        }
+        seen.entry((v[3].to_string(), v[4].to_string()))
+            .or_default()
+            .push((iface.to_string(), dir.to_string(), v[5].parse().unwrap()));
+    }
+    // 4 ranks, 50 KiB to each other rank, twice: host0 sends and receives
+    // 3 x 2 x 50 KiB through the router, at least 36 segments each way.
+    assert!(seen.len() > 72, "{} packets", seen.len());
+    for (k, v) in &seen {
+        let (ingress, egress) = if k.0 == "10.0.0.1" {
+            ("router0/host0", "router0/switch0")
+        } else {
+            ("router0/switch0", "router0/host0")
+        };
+        // Direction flags: 0x1 inbound, 0x2 outbound.
+        assert_eq!(
+            v,
+            &[
+                (ingress.to_string(), "0x00000001".to_string(), 64),
+                (egress.to_string(), "0x00000002".to_string(), 63)
+            ],
+            "{k:?}"
+        );
     }
 }
 

@@ -1,9 +1,12 @@
 //! The Wireshark dissector (docs/wireshark/mpinetsim.lua) decodes the shim's
-//! envelopes in captures of a known program, message for message, including
-//! rendezvous messages spread over many TCP segments.
+//! envelopes in captures of known programs, message for message, including
+//! messages spread over many TCP segments; captures resolve host addresses
+//! to rank names (pcapng name resolution block, or the `hosts` file).
 
 mod common;
 use common::*;
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 
 fn tshark_available() -> bool {
@@ -18,50 +21,109 @@ fn tshark_available() -> bool {
     ok
 }
 
-/// (kind, src, dst, tag, message length) of every decoded envelope, in order.
-fn decoded(pcap: &std::path::Path) -> Vec<(u32, u32, u32, i32, u64)> {
-    let script = root().join("docs/wireshark/mpinetsim.lua");
-    let o = Command::new("tshark")
-        .arg("-X")
-        .arg(format!("lua_script:{}", script.display()))
-        .arg("-r")
-        .arg(pcap)
-        .args([
-            "-Y",
-            "mpinetsim",
-            "-T",
-            "fields",
-            "-E",
-            "occurrence=a",
-            "-E",
-            "aggregator=,",
-        ])
-        .args([
-            "-e",
-            "mpinetsim.kind",
-            "-e",
-            "mpinetsim.src",
-            "-e",
-            "mpinetsim.dst",
-        ])
-        .args(["-e", "mpinetsim.tag", "-e", "mpinetsim.msg_len"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+fn dissector() -> String {
+    format!(
+        "lua_script:{}",
+        root().join("docs/wireshark/mpinetsim.lua").display()
+    )
+}
+
+/// `tshark -r file args… -T fields -e f…`: one row per frame, each field
+/// split into its occurrences (several envelopes can end in one frame).
+fn tshark_fields(file: &Path, args: &[&str], fields: &[&str]) -> Vec<Vec<Vec<String>>> {
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(file).args(args).args([
+        "-T",
+        "fields",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=;",
+    ]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "tshark on {}: {err}", file.display());
+    assert!(
+        !err.to_lowercase().contains("error") && !err.contains("Lua"),
+        "tshark on {}: {err}",
+        file.display()
+    );
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            l.split('\t')
+                .map(|c| c.split(';').map(String::from).collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// One decoded envelope.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Msg {
+    kind: u32,
+    src: u32,
+    dst: u32,
+    tag: i32,
+    context: u32,
+    comm: String,
+    seq: u32,
+    call: u32,
+    msg_len: u64,
+    payload_len: u64,
+}
+
+const MSG_FIELDS: [&str; 10] = [
+    "mpinetsim.kind",
+    "mpinetsim.src",
+    "mpinetsim.dst",
+    "mpinetsim.tag",
+    "mpinetsim.context",
+    "mpinetsim.comm",
+    "mpinetsim.seq",
+    "mpinetsim.call",
+    "mpinetsim.msg_len",
+    "mpinetsim.payload_len",
+];
+
+/// Every envelope the dissector decodes in `file` from frames matching
+/// `filter`, in order, with the TCP reassembled length of its frame (empty
+/// when the message fit one segment).
+fn decoded(file: &Path, filter: &str, extra: &[&str]) -> Vec<(Msg, String)> {
+    let lua = dissector();
+    let mut args = vec!["-X", &lua, "-Y", filter];
+    args.extend_from_slice(extra);
+    let mut fields = MSG_FIELDS.to_vec();
+    fields.push("tcp.reassembled.length");
     let mut out = Vec::new();
-    for line in String::from_utf8(o.stdout).unwrap().lines() {
-        // One frame may carry several envelopes: each field lists them all.
-        let cols: Vec<Vec<&str>> = line.split('\t').map(|c| c.split(',').collect()).collect();
-        let field = |f: usize, i: usize| cols[f][i];
-        out.extend((0..cols[0].len()).map(|i| {
-            (
-                field(0, i).parse().unwrap(),
-                field(1, i).parse().unwrap(),
-                field(2, i).parse().unwrap(),
-                field(3, i).parse().unwrap(),
-                field(4, i).parse().unwrap(),
-            )
-        }));
+    for row in tshark_fields(file, &args, &fields) {
+        let n = row[0].len();
+        for i in 0..n {
+            let f = |k: usize| row[k][i].clone();
+            let m = Msg {
+                kind: f(0).parse().unwrap(),
+                src: f(1).parse().unwrap(),
+                dst: f(2).parse().unwrap(),
+                tag: f(3).parse().unwrap(),
+                context: f(4).parse().unwrap(),
+                comm: f(5),
+                seq: f(6).parse().unwrap(),
+                call: f(7).parse().unwrap(),
+                msg_len: f(8).parse().unwrap(),
+                payload_len: f(9).parse().unwrap(),
+            };
+            // The reassembled length belongs to the frame's last message.
+            let reassembled = if i + 1 == n {
+                row[10][0].clone()
+            } else {
+                String::new()
+            };
+            out.push((m, reassembled));
+        }
     }
     out
 }
@@ -102,10 +164,260 @@ fn every_message_of_a_pingpong_is_decoded() {
                 }
             }
         }
-        assert_eq!(
-            decoded(&caps.join("host1.pcap")),
-            expected,
-            "{bytes}-byte messages"
+        let got: Vec<(u32, u32, u32, i32, u64)> =
+            decoded(&caps.join("host1.pcap"), "mpinetsim", &[])
+                .into_iter()
+                .map(|(m, _)| (m.kind, m.src, m.dst, m.tag, m.msg_len))
+                .collect();
+        assert_eq!(got, expected, "{bytes}-byte messages");
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn msg(
+    kind: u32,
+    src: u32,
+    dst: u32,
+    tag: i32,
+    context: u32,
+    seq: u32,
+    call: u32,
+    msg_len: u64,
+    payload_len: u64,
+) -> Msg {
+    let comm = match context {
+        0 => "WORLD".to_string(),
+        c => format!("ctx {c}"),
+    };
+    Msg {
+        kind,
+        src,
+        dst,
+        tag,
+        context,
+        comm,
+        seq,
+        call,
+        msg_len,
+        payload_len,
+    }
+}
+
+/// Runs tests/mpi/wire_messages.c on 4 ranks of the reference network with
+/// `[capture] format` set; returns the capture folder (inside `dir`).
+fn run_wire_messages(dir: &Path, format: &str) -> std::path::PathBuf {
+    let prog = build_c("wire_messages", "mpicc");
+    let net = config_with_format(dir, "reference.toml", format);
+    let caps = dir.join("caps");
+    let o = run(
+        &[
+            "-n",
+            "4",
+            "--net",
+            &net,
+            "--capture",
+            caps.to_str().unwrap(),
+        ],
+        &prog,
+        &[],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(out.matches(" ok\n").count(), 4, "{out}");
+    caps
+}
+
+#[test]
+fn a_known_program_is_decoded_message_for_message_across_segments() {
+    if skip_without_mpicc() || !tshark_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let caps = run_wire_messages(dir.path(), "pcap");
+    // What tests/mpi/wire_messages.c sends, per (source, destination) in
+    // order: kind (1 eager, 2 RTS, 3 CTS, 4 data, 5 ack), ranks, tag,
+    // context (0 WORLD; the dup gets 4, the split 6), sequence per
+    // (src, dst, context) with CTS/data/ack repeating their message's,
+    // call (1 MPI_Send, 2 MPI_Isend, 3 MPI_Ssend), message and payload length.
+    let mut expected: BTreeMap<(u32, u32), Vec<Msg>> = BTreeMap::new();
+    expected.insert(
+        (0, 1),
+        vec![
+            msg(1, 0, 1, 7, 0, 0, 1, 32, 32),
+            msg(2, 0, 1, 8, 0, 1, 1, 100_000, 0),
+            msg(4, 0, 1, 8, 0, 1, 1, 100_000, 100_000),
+            msg(5, 0, 1, 9, 0, 0, 3, 0, 0),
+        ],
+    );
+    expected.insert(
+        (1, 0),
+        vec![
+            msg(3, 1, 0, 8, 0, 1, 1, 100_000, 0),
+            msg(1, 1, 0, 9, 0, 0, 3, 16, 16),
+        ],
+    );
+    expected.insert(
+        (2, 0),
+        vec![
+            msg(1, 2, 0, 3, 4, 0, 2, 40_000, 40_000),
+            msg(1, 2, 0, 4, 6, 0, 1, 2_000, 2_000),
+        ],
+    );
+    expected.insert((3, 2), vec![msg(1, 3, 2, 5, 0, 0, 1, 0, 0)]);
+
+    let mut got: BTreeMap<(u32, u32), Vec<Msg>> = BTreeMap::new();
+    let mut reassembled: BTreeMap<(u32, u32, i32), String> = BTreeMap::new();
+    let mut collective = 0;
+    for host in 0..4u32 {
+        // Each message once: in its sender's capture, as sent.
+        let filter = format!("mpinetsim && ip.src == 10.0.0.{}", host + 1);
+        for (m, r) in decoded(&caps.join(format!("host{host}.pcap")), &filter, &[]) {
+            assert_eq!(m.src, host, "{m:?} in host{host}'s outgoing frames");
+            if m.context % 2 == 1 {
+                // Context agreement of MPI_Comm_dup / MPI_Comm_split: WORLD's
+                // collective context, the call code as tag.
+                assert_eq!((m.context, m.comm.as_str()), (1, "WORLD (collective)"));
+                assert!(m.call == 64 || m.call == 65, "{m:?}");
+                assert_eq!(m.tag, m.call as i32);
+                collective += 1;
+                continue;
+            }
+            reassembled.insert((m.src, m.kind, m.tag), r);
+            got.entry((m.src, m.dst)).or_default().push(m);
+        }
+    }
+    assert_eq!(got, expected);
+    assert!(collective > 0, "the communicator creations show up");
+    // The multi-segment messages were reassembled whole: header + payload.
+    assert_eq!(reassembled[&(0, 4, 8)], "100056", "100 KB rendezvous data");
+    assert_eq!(reassembled[&(2, 1, 3)], "40056", "40 KB eager");
+    assert_eq!(reassembled[&(0, 1, 7)], "", "32 B fits one segment");
+
+    // The receiver's capture decodes the same messages (its incoming frames).
+    let at0: Vec<Msg> = decoded(
+        &caps.join("host0.pcap"),
+        "mpinetsim && ip.dst == 10.0.0.1",
+        &[],
+    )
+    .into_iter()
+    .map(|(m, _)| m)
+    .filter(|m| m.context % 2 == 0)
+    .collect();
+    let mut to0: Vec<Msg> = expected
+        .values()
+        .flatten()
+        .filter(|m| m.dst == 0)
+        .cloned()
+        .collect();
+    let mut at0_sorted = at0.clone();
+    at0_sorted.sort();
+    to0.sort();
+    assert_eq!(at0_sorted, to0);
+
+    // The Info column.
+    let lua = dissector();
+    let info = tshark_fields(
+        &caps.join("host1.pcap"),
+        &["-X", &lua, "-Y", "mpinetsim.tag == 7 || mpinetsim.tag == 9"],
+        &["_ws.col.Info"],
+    );
+    let info: Vec<String> = info.into_iter().map(|r| r[0].join(";")).collect();
+    assert_eq!(
+        info,
+        [
+            "MPI eager 0→1 tag=7 comm=WORLD 32 B (MPI_Send)",
+            "MPI eager 1→0 tag=9 comm=WORLD 16 B (MPI_Ssend)",
+            "MPI ack 0→1 tag=9 comm=WORLD 0 B (MPI_Ssend)",
+        ]
+    );
+}
+
+#[test]
+fn rank_names_resolve_from_pcapng_and_from_the_hosts_file() {
+    if skip_without_mpicc() || !tshark_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let caps = run_wire_messages(dir.path(), "pcapng");
+    // pcapng: one file per node, the name resolution block inside.
+    let mut names: Vec<String> = std::fs::read_dir(&caps)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "host0.pcapng",
+            "host1.pcapng",
+            "host2.pcapng",
+            "host3.pcapng",
+            "hosts",
+            "switch0.pcapng"
+        ]
+    );
+    let ip_and_names = |file: &Path, extra: &[&str]| {
+        let mut args = vec!["-N", "n", "-Y", "mpinetsim && mpinetsim.context == 0"];
+        let lua = dissector();
+        args.extend_from_slice(&["-X", &lua]);
+        args.extend_from_slice(extra);
+        let mut v: Vec<(String, String, String)> = tshark_fields(
+            file,
+            &args,
+            &["mpinetsim.src", "ip.src_host", "ip.dst_host"],
+        )
+        .into_iter()
+        .map(|r| (r[0][0].clone(), r[1][0].clone(), r[2][0].clone()))
+        .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    // Each rank's host shows as the rank's name: the envelope's source rank
+    // and the resolved source address agree.
+    let from_ng = ip_and_names(&caps.join("switch0.pcapng"), &[]);
+    assert_eq!(
+        from_ng,
+        [
+            ("0".into(), "rank0".into(), "rank1".into()),
+            ("1".into(), "rank1".into(), "rank0".into()),
+            ("3".into(), "rank3".into(), "rank2".into()),
+        ]
+    );
+    // Without name resolution the addresses stay numeric (so the names above
+    // came from the file).
+    let lua = dissector();
+    let plain = tshark_fields(
+        &caps.join("host3.pcapng"),
+        &["-n", "-X", &lua, "-Y", "mpinetsim"],
+        &["ip.src_host"],
+    );
+    assert!(plain.iter().all(|r| r[0][0].starts_with("10.0.0.")));
+
+    // Classic pcap: the hosts file beside the captures, given to tshark -H.
+    let dir2 = tempfile::tempdir().unwrap();
+    let caps2 = run_wire_messages(dir2.path(), "pcap");
+    let hosts = std::fs::read_to_string(caps2.join("hosts")).unwrap();
+    for i in 0..4 {
+        assert!(
+            hosts.contains(&format!("10.0.0.{}\trank{i} host{i}\n", i + 1)),
+            "{hosts}"
         );
     }
+    let hosts_path = caps2.join("hosts");
+    let from_hosts = ip_and_names(
+        &caps2.join("host1.pcap"),
+        &["-H", hosts_path.to_str().unwrap()],
+    );
+    assert_eq!(
+        from_hosts,
+        [
+            ("0".into(), "rank0".into(), "rank1".into()),
+            ("1".into(), "rank1".into(), "rank0".into()),
+        ]
+    );
 }

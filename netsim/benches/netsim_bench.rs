@@ -1,12 +1,13 @@
 //! Release benchmark of the packet simulator: wall time and events per
 //! second for the two workloads of the MPI-NeTSim reference network, with
-//! captures off and with every capture point on (drained with vectored
+//! captures off and with every port captured, as pcap and as pcapng (drained with vectored
 //! writes to /dev/null every 65536 events: the cost of building and handing
 //! over the frames, not of a disk).
 //!
 //! Run: `cargo bench -p netsim --bench netsim_bench` (add `-- --quick` for
 //! one repetition). Prints one line per case and the capture-on/off ratios.
 
+use netsim::config::CaptureFormat;
 use netsim::workload::{self, Pattern, Workload};
 use netsim::{NetworkConfig, Simulator};
 use std::time::Instant;
@@ -18,12 +19,12 @@ struct Case {
     iters: u64,
 }
 
-fn run(cfg: &NetworkConfig, case: &Case, capture: bool) -> (f64, u64, u64) {
-    let mut sim = Simulator::from_config(cfg, "reference.toml", 4, false).unwrap();
-    if capture {
-        // Every host NIC and every switch port.
-        sim.enable_captures(&["*".to_string()], cfg.capture.snaplen);
-    }
+fn run(cfg: &NetworkConfig, case: &Case, capture: Option<CaptureFormat>) -> (f64, u64, u64) {
+    let mut all = cfg.clone();
+    // Every host NIC and every switch port.
+    all.capture.points = vec!["*".to_string()];
+    all.capture.format = capture.unwrap_or_default();
+    let mut sim = Simulator::from_config(&all, "reference.toml", 4, capture.is_some()).unwrap();
     let w = Workload {
         pattern: case.pattern,
         size: case.size,
@@ -80,8 +81,9 @@ fn main() {
         .iter()
         .filter(|c| only.is_empty() || only.iter().any(|o| c.name.starts_with(o.as_str())))
     {
-        let mut best = [f64::MAX; 2];
-        for (i, capture) in [false, true].into_iter().enumerate() {
+        let mut best = [f64::MAX; 3];
+        let modes = [None, Some(CaptureFormat::Pcap), Some(CaptureFormat::Pcapng)];
+        for (i, capture) in modes.into_iter().enumerate() {
             for _ in 0..reps {
                 let (wall, events, bytes) = run(&cfg, case, capture);
                 if wall < best[i] {
@@ -89,7 +91,11 @@ fn main() {
                     println!(
                         "{:<28} {:>9} {:>12} {:>10.4} {:>14.0} {:>12.1}",
                         case.name,
-                        if capture { "all" } else { "off" },
+                        match capture {
+                            None => "off",
+                            Some(CaptureFormat::Pcap) => "pcap",
+                            Some(CaptureFormat::Pcapng) => "pcapng",
+                        },
                         events,
                         wall,
                         events as f64 / wall,
@@ -99,9 +105,10 @@ fn main() {
             }
         }
         println!(
-            "{:<28} capture-on / capture-off wall time (best of {reps}): {:.2}x",
+            "{:<28} capture-on / capture-off wall time (best of {reps}): pcap {:.2}x, pcapng {:.2}x",
             case.name,
-            best[1] / best[0]
+            best[1] / best[0],
+            best[2] / best[0]
         );
     }
 }

@@ -1,39 +1,85 @@
-//! Capture points: pcap files (nanosecond timestamps = virtual time) of the
-//! frames crossing a port, with real Ethernet II / IPv4 / TCP headers and
-//! valid checksums. Bytes accumulate in memory; the caller drains them to
-//! a writer of its choosing with [`CapturePoint::drain_to`], so the simulator
-//! stays free of I/O.
+//! Capture files: the frames crossing selected ports, with real Ethernet II /
+//! IPv4 / TCP headers, valid checksums and nanosecond timestamps equal to the
+//! virtual time, in classic pcap (one file per port) or pcapng (one file per
+//! node, one interface per captured port, host names in a Name Resolution
+//! Block).
+//!
+//! Which ports are captured comes from `[capture]` ([`plan`]). Bytes
+//! accumulate in memory; the caller drains them to a writer of its choosing
+//! with [`CaptureFile::drain_to`], so the simulator stays free of I/O.
 
+use crate::config::{CaptureConfig, CaptureFormat, ConfigError};
 use crate::packet::Packet;
 use crate::time::Nanos;
+use crate::topology::{glob_match, Network, NodeId, NodeKind, PortId};
 use bytes::Bytes;
 use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
 use pcap_file::pcap::PcapHeader;
 use pcap_file::{DataLink, TsResolution};
 use std::io::{IoSlice, Write};
+use std::net::Ipv4Addr;
 
-/// Frames up to this many captured bytes are copied into the point's own
+/// Frames up to this many captured bytes are copied into the file's own
 /// buffer; larger ones are kept as shared slices (copying a small frame is
 /// cheaper than reference counting it).
 const INLINE_FRAME_MAX: usize = 256;
 
+/// Largest snaplen accepted (libpcap's maximum).
+pub const MAX_SNAPLEN: u32 = 262_144;
+
+/// Which way a frame crossed a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Arrived at the port (recorded when its last bit arrived).
+    Inbound,
+    /// Left through the port (recorded when its transmission started).
+    Outbound,
+}
+
+/// One captured port as it appears in a capture file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureInterface {
+    /// The port.
+    pub port: PortId,
+    /// Port name ("router3/host3"); the pcapng `if_name`.
+    pub name: String,
+    /// The port, its peer and the link; the pcapng `if_description`.
+    pub description: String,
+    /// Link rate in bits per second (0 = unlimited); the pcapng `if_speed`.
+    pub speed_bps: u64,
+}
+
+/// The names an IPv4 address resolves to in Wireshark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostNames {
+    /// The host's address.
+    pub ip: Ipv4Addr,
+    /// The name Wireshark should show first ("rank0"; "rank0+rank1" for a
+    /// host with several ranks; the node name for a host without ranks),
+    /// then every rank's own name and the host's node name.
+    pub names: Vec<String>,
+}
+
 /// One piece of output waiting to be written, in order.
 enum Pending {
-    /// `inline[start..end]`: record headers and small frames, copied.
+    /// `inline[start..end]`: headers, trailers and small frames, copied.
     Inline { start: usize, end: usize },
     /// A large frame shared with the packet, truncated to the snaplen.
     Shared(Bytes),
 }
 
-/// One capture point: a port whose traffic in both directions is recorded.
+/// One capture file: a classic pcap of one port, or a pcapng of some ports
+/// of one node.
 ///
 /// Records are kept as shared slices of the encoded frames (no copy) until
 /// the caller drains them into a writer of its choosing.
-pub struct CapturePoint {
-    /// Port name ("host0/switch0").
-    pub port_name: String,
-    /// Suggested file name ("host0.pcap" or "switch0-host1.pcap").
+pub struct CaptureFile {
+    /// Suggested file name ("host0.pcap", "switch0-host1.pcap", "router0.pcapng").
     pub file_name: String,
+    /// The file's format.
+    pub format: CaptureFormat,
+    /// The captured ports, in interface-id order (one for classic pcap).
+    pub interfaces: Vec<CaptureInterface>,
     inline: Vec<u8>,
     pending: Vec<Pending>,
     pending_bytes: usize,
@@ -42,27 +88,65 @@ pub struct CapturePoint {
     pub frames: u64,
 }
 
-impl CapturePoint {
-    /// A capture point whose file starts with a pcap header (nanosecond
-    /// timestamps, Ethernet, little-endian) carrying the given snaplen.
-    pub fn new(port_name: String, file_name: String, snaplen: u32) -> CapturePoint {
-        let header = PcapHeader {
-            version_major: 2,
-            version_minor: 4,
-            ts_correction: 0,
-            ts_accuracy: 0,
-            snaplen,
-            datalink: DataLink::ETHERNET,
-            ts_resolution: TsResolution::NanoSecond,
-            endianness: pcap_file::Endianness::Little,
-        };
+/// pcapng block types and option codes (draft-ietf-opsawg-pcapng).
+mod ng {
+    pub const SHB: u32 = 0x0A0D_0D0A;
+    pub const IDB: u32 = 1;
+    pub const NRB: u32 = 4;
+    pub const EPB: u32 = 6;
+    pub const BYTE_ORDER_MAGIC: u32 = 0x1A2B_3C4D;
+    pub const OPT_END: u16 = 0;
+    pub const SHB_USERAPPL: u16 = 4;
+    pub const IF_NAME: u16 = 2;
+    pub const IF_DESCRIPTION: u16 = 3;
+    pub const IF_SPEED: u16 = 8;
+    pub const IF_TSRESOL: u16 = 9;
+    pub const EPB_FLAGS: u16 = 2;
+    pub const NRB_END: u16 = 0;
+    pub const NRB_IPV4: u16 = 1;
+    pub const LINKTYPE_ETHERNET: u16 = 1;
+    /// epb_flags direction bits: 01 inbound, 10 outbound.
+    pub const INBOUND: u32 = 1;
+    pub const OUTBOUND: u32 = 2;
+}
+
+fn pad4(n: usize) -> usize {
+    (4 - n % 4) % 4
+}
+
+/// Appends one pcapng option (code, length, value, padding).
+fn put_option(out: &mut Vec<u8>, code: u16, value: &[u8]) {
+    out.extend_from_slice(&code.to_le_bytes());
+    out.extend_from_slice(&(value.len() as u16).to_le_bytes());
+    out.extend_from_slice(value);
+    out.resize(out.len() + pad4(value.len()), 0);
+}
+
+/// Appends a whole pcapng block of type `kind` around `body` (whose length
+/// is a multiple of 4).
+fn put_block(out: &mut Vec<u8>, kind: u32, body: &[u8]) {
+    debug_assert_eq!(body.len() % 4, 0);
+    let total = (12 + body.len()) as u32;
+    out.extend_from_slice(&kind.to_le_bytes());
+    out.extend_from_slice(&total.to_le_bytes());
+    out.extend_from_slice(body);
+    out.extend_from_slice(&total.to_le_bytes());
+}
+
+impl CaptureFile {
+    fn with_header(
+        file_name: String,
+        format: CaptureFormat,
+        interfaces: Vec<CaptureInterface>,
+        header: Vec<u8>,
+        snaplen: u32,
+    ) -> CaptureFile {
         let mut inline = Vec::with_capacity(64 * 1024);
-        header
-            .write_to(&mut inline)
-            .expect("writing to memory cannot fail");
-        CapturePoint {
-            port_name,
+        inline.extend_from_slice(&header);
+        CaptureFile {
             file_name,
+            format,
+            interfaces,
             pending: vec![Pending::Inline {
                 start: 0,
                 end: inline.len(),
@@ -74,9 +158,91 @@ impl CapturePoint {
         }
     }
 
-    /// Records `pkt` as seen on this port at virtual time `at`, encoding it
-    /// once and caching the frame in the packet for later capture points.
-    pub fn record(&mut self, at: Nanos, pkt: &mut Packet) {
+    /// A classic pcap of one port: the file starts with a pcap header
+    /// (nanosecond timestamps, Ethernet, little-endian) carrying `snaplen`.
+    pub fn pcap(file_name: String, interface: CaptureInterface, snaplen: u32) -> CaptureFile {
+        let header = PcapHeader {
+            version_major: 2,
+            version_minor: 4,
+            ts_correction: 0,
+            ts_accuracy: 0,
+            snaplen,
+            datalink: DataLink::ETHERNET,
+            ts_resolution: TsResolution::NanoSecond,
+            endianness: pcap_file::Endianness::Little,
+        };
+        let mut bytes = Vec::new();
+        header
+            .write_to(&mut bytes)
+            .expect("writing to memory cannot fail");
+        CaptureFile::with_header(
+            file_name,
+            CaptureFormat::Pcap,
+            vec![interface],
+            bytes,
+            snaplen,
+        )
+    }
+
+    /// A pcapng file: a Section Header Block, one Interface Description
+    /// Block per entry of `interfaces` (interface id = index; if_name,
+    /// if_description, if_speed, if_tsresol = 9 for nanoseconds), and a
+    /// Name Resolution Block with `names`.
+    pub fn pcapng(
+        file_name: String,
+        interfaces: Vec<CaptureInterface>,
+        names: &[HostNames],
+        snaplen: u32,
+    ) -> CaptureFile {
+        let mut out = Vec::new();
+        let mut body = Vec::new();
+        body.extend_from_slice(&ng::BYTE_ORDER_MAGIC.to_le_bytes());
+        body.extend_from_slice(&1u16.to_le_bytes());
+        body.extend_from_slice(&0u16.to_le_bytes());
+        body.extend_from_slice(&(-1i64).to_le_bytes());
+        let appl = format!(
+            "mpinetsim {} (timestamps are virtual time)",
+            env!("CARGO_PKG_VERSION")
+        );
+        put_option(&mut body, ng::SHB_USERAPPL, appl.as_bytes());
+        put_option(&mut body, ng::OPT_END, &[]);
+        put_block(&mut out, ng::SHB, &body);
+        for i in &interfaces {
+            body.clear();
+            body.extend_from_slice(&ng::LINKTYPE_ETHERNET.to_le_bytes());
+            body.extend_from_slice(&0u16.to_le_bytes());
+            body.extend_from_slice(&snaplen.to_le_bytes());
+            put_option(&mut body, ng::IF_NAME, i.name.as_bytes());
+            put_option(&mut body, ng::IF_DESCRIPTION, i.description.as_bytes());
+            if i.speed_bps > 0 {
+                put_option(&mut body, ng::IF_SPEED, &i.speed_bps.to_le_bytes());
+            }
+            put_option(&mut body, ng::IF_TSRESOL, &[9]);
+            put_option(&mut body, ng::OPT_END, &[]);
+            put_block(&mut out, ng::IDB, &body);
+        }
+        if !names.is_empty() {
+            body.clear();
+            for h in names {
+                let mut value = h.ip.octets().to_vec();
+                // Wireshark shows the last name of a record: the display
+                // name goes last.
+                for n in h.names.iter().rev() {
+                    value.extend_from_slice(n.as_bytes());
+                    value.push(0);
+                }
+                put_option(&mut body, ng::NRB_IPV4, &value);
+            }
+            put_option(&mut body, ng::NRB_END, &[]);
+            put_block(&mut out, ng::NRB, &body);
+        }
+        CaptureFile::with_header(file_name, CaptureFormat::Pcapng, interfaces, out, snaplen)
+    }
+
+    /// Records `pkt` as seen on interface `interface` of this file (its
+    /// index in [`CaptureFile::interfaces`]) at virtual time `at`, encoding
+    /// it once and caching the frame in the packet for later captures.
+    pub fn record(&mut self, interface: u32, dir: Direction, at: Nanos, pkt: &mut Packet) {
         if pkt.encoded.is_none() {
             let mut frame = Vec::with_capacity(14 + pkt.ip_len() as usize);
             encode_frame(pkt, &mut frame);
@@ -84,28 +250,74 @@ impl CapturePoint {
         }
         let frame = pkt.encoded.as_ref().expect("just encoded");
         let keep = (self.snaplen as usize).min(frame.len());
-        // pcap record header: seconds, nanoseconds, captured length,
-        // original length, each a little-endian u32.
-        let mut header = [0u8; 16];
-        header[0..4].copy_from_slice(&((at.0 / 1_000_000_000) as u32).to_le_bytes());
-        header[4..8].copy_from_slice(&((at.0 % 1_000_000_000) as u32).to_le_bytes());
-        header[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
-        header[12..16].copy_from_slice(&(frame.len() as u32).to_le_bytes());
-        self.pending_bytes += 16 + keep;
         let start = self.inline.len();
-        self.inline.extend_from_slice(&header);
-        if keep <= INLINE_FRAME_MAX {
+        let trailer_len;
+        match self.format {
+            CaptureFormat::Pcap => {
+                // Record header: seconds, nanoseconds, captured length,
+                // original length, each a little-endian u32.
+                let mut h = [0u8; 16];
+                h[0..4].copy_from_slice(&((at.0 / 1_000_000_000) as u32).to_le_bytes());
+                h[4..8].copy_from_slice(&((at.0 % 1_000_000_000) as u32).to_le_bytes());
+                h[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
+                h[12..16].copy_from_slice(&(frame.len() as u32).to_le_bytes());
+                self.inline.extend_from_slice(&h);
+                trailer_len = 0;
+            }
+            CaptureFormat::Pcapng => {
+                // Enhanced Packet Block: type, total length, interface id,
+                // timestamp (ns, high and low halves), captured and original
+                // length, the frame padded to 4 bytes, epb_flags with the
+                // direction, end of options, total length again.
+                let pad = pad4(keep);
+                trailer_len = pad + 16;
+                let total = (28 + keep + trailer_len) as u32;
+                let mut h = [0u8; 28];
+                h[0..4].copy_from_slice(&ng::EPB.to_le_bytes());
+                h[4..8].copy_from_slice(&total.to_le_bytes());
+                h[8..12].copy_from_slice(&interface.to_le_bytes());
+                h[12..16].copy_from_slice(&((at.0 >> 32) as u32).to_le_bytes());
+                h[16..20].copy_from_slice(&(at.0 as u32).to_le_bytes());
+                h[20..24].copy_from_slice(&(keep as u32).to_le_bytes());
+                h[24..28].copy_from_slice(&(frame.len() as u32).to_le_bytes());
+                self.inline.extend_from_slice(&h);
+            }
+        }
+        let shared = keep > INLINE_FRAME_MAX;
+        if !shared {
             self.inline.extend_from_slice(&frame[..keep]);
         }
-        let end = self.inline.len();
+        let mut end = self.inline.len();
+        self.push_inline(start, end);
+        if shared {
+            self.pending.push(Pending::Shared(frame.slice(..keep)));
+        }
+        if self.format == CaptureFormat::Pcapng {
+            let t = self.inline.len();
+            self.inline.resize(t + pad4(keep), 0);
+            let flags = match dir {
+                Direction::Inbound => ng::INBOUND,
+                Direction::Outbound => ng::OUTBOUND,
+            };
+            self.inline.extend_from_slice(&ng::EPB_FLAGS.to_le_bytes());
+            self.inline.extend_from_slice(&4u16.to_le_bytes());
+            self.inline.extend_from_slice(&flags.to_le_bytes());
+            self.inline.extend_from_slice(&[0; 4]);
+            let total = (28 + keep + trailer_len) as u32;
+            self.inline.extend_from_slice(&total.to_le_bytes());
+            end = self.inline.len();
+            debug_assert_eq!(end - t, trailer_len);
+            self.push_inline(t, end);
+        }
+        self.pending_bytes += end - start + if shared { keep } else { 0 };
+        self.frames += 1;
+    }
+
+    fn push_inline(&mut self, start: usize, end: usize) {
         match self.pending.last_mut() {
             Some(Pending::Inline { end: e, .. }) if *e == start => *e = end,
             _ => self.pending.push(Pending::Inline { start, end }),
         }
-        if keep > INLINE_FRAME_MAX {
-            self.pending.push(Pending::Shared(frame.slice(..keep)));
-        }
-        self.frames += 1;
     }
 
     /// Bytes recorded and not yet drained.
@@ -141,6 +353,225 @@ impl CapturePoint {
     }
 }
 
+/// The capture files of a run and where each port's frames go.
+pub struct CapturePlan {
+    /// The files, in the order their ports appear in the network.
+    pub files: Vec<CaptureFile>,
+    /// For every port of the network: (file index, interface id) when captured.
+    pub of_port: Vec<Option<(u32, u32)>>,
+}
+
+/// Ports selected by `[capture]`: every port whose name ("node/peer") or
+/// node name matches a `points` pattern, and both ends of every link whose
+/// name matches a `links` pattern; every host NIC when both lists are
+/// empty. A pattern that selects nothing is an error (most likely a typo).
+pub fn select_ports(
+    net: &Network,
+    cfg: &CaptureConfig,
+    origin: &str,
+) -> Result<Vec<PortId>, ConfigError> {
+    let mut selected = vec![false; net.ports.len()];
+    if cfg.points.is_empty() && cfg.links.is_empty() {
+        for &h in &net.hosts {
+            for &p in &net.nodes[h as usize].ports {
+                selected[p as usize] = true;
+            }
+        }
+    }
+    for pat in &cfg.points {
+        let mut any = false;
+        for (pid, port) in net.ports.iter().enumerate() {
+            if glob_match(pat, &port.name) || glob_match(pat, &net.nodes[port.node as usize].name) {
+                selected[pid] = true;
+                any = true;
+            }
+        }
+        if !any {
+            return Err(ConfigError(format!(
+                "{origin}: `capture.points` pattern '{pat}' matches no node and no port; \
+                 name a node (\"router0\") or a port as node/peer (\"switch0/host1\"), `*` matching any characters"
+            )));
+        }
+    }
+    for pat in &cfg.links {
+        let mut any = false;
+        for link in &net.links {
+            if glob_match(pat, &link.name) {
+                for p in link.ends {
+                    selected[p as usize] = true;
+                }
+                any = true;
+            }
+        }
+        if !any {
+            return Err(ConfigError(format!(
+                "{origin}: `capture.links` pattern '{pat}' matches no link; links are named \
+                 by their `name` key or \"a-b\" after their ends (e.g. \"host0-router0\")"
+            )));
+        }
+    }
+    Ok((0..net.ports.len() as PortId)
+        .filter(|&p| selected[p as usize])
+        .collect())
+}
+
+/// Checks `[capture]` values that do not depend on the network.
+pub fn check_config(cfg: &CaptureConfig, origin: &str) -> Result<(), ConfigError> {
+    if cfg.snaplen == 0 || cfg.snaplen > MAX_SNAPLEN {
+        return Err(ConfigError(format!(
+            "{origin}: `capture.snaplen` is {}; give the bytes of each frame to keep, from 1 to {MAX_SNAPLEN} (65535 keeps whole frames)",
+            cfg.snaplen
+        )));
+    }
+    Ok(())
+}
+
+/// Builds the capture files `[capture]` asks for: with format "pcap" one
+/// file per selected port, with "pcapng" one file per node holding all its
+/// selected ports as interfaces.
+pub fn plan(
+    net: &Network,
+    rank_hosts: &[NodeId],
+    cfg: &CaptureConfig,
+    origin: &str,
+) -> Result<CapturePlan, ConfigError> {
+    check_config(cfg, origin)?;
+    let ports = select_ports(net, cfg, origin)?;
+    let mut files: Vec<CaptureFile> = Vec::new();
+    let mut of_port = vec![None; net.ports.len()];
+    match cfg.format {
+        CaptureFormat::Pcap => {
+            for p in ports {
+                let node = net.node_of(p);
+                let file_name = if node.ports.len() == 1 {
+                    format!("{}.pcap", node.name)
+                } else {
+                    format!(
+                        "{}.pcap",
+                        net.ports[p as usize].name.replace(['/', '#'], "-")
+                    )
+                };
+                of_port[p as usize] = Some((files.len() as u32, 0));
+                files.push(CaptureFile::pcap(file_name, interface(net, p), cfg.snaplen));
+            }
+        }
+        CaptureFormat::Pcapng => {
+            let names = host_names(net, rank_hosts);
+            let mut by_node: Vec<(NodeId, Vec<PortId>)> = Vec::new();
+            for p in ports {
+                let n = net.ports[p as usize].node;
+                match by_node.iter_mut().find(|(m, _)| *m == n) {
+                    Some((_, v)) => v.push(p),
+                    None => by_node.push((n, vec![p])),
+                }
+            }
+            for (n, ps) in by_node {
+                let fi = files.len() as u32;
+                for (i, &p) in ps.iter().enumerate() {
+                    of_port[p as usize] = Some((fi, i as u32));
+                }
+                let ifaces = ps.iter().map(|&p| interface(net, p)).collect();
+                let file_name = format!("{}.pcapng", net.nodes[n as usize].name);
+                files.push(CaptureFile::pcapng(file_name, ifaces, &names, cfg.snaplen));
+            }
+        }
+    }
+    Ok(CapturePlan { files, of_port })
+}
+
+/// The interface record of port `p`: its name, a description naming the
+/// port, its peer and the link with its parameters, and the link rate.
+pub fn interface(net: &Network, p: PortId) -> CaptureInterface {
+    let port = &net.ports[p as usize];
+    let peer = &net.ports[port.peer as usize];
+    let link = &net.links[port.link as usize];
+    let kind = match net.nodes[port.node as usize].kind {
+        NodeKind::Host => "host NIC",
+        NodeKind::Switch(_) => "switch port",
+        NodeKind::Router => "router interface",
+    };
+    let rate = match link.params.rate_bps {
+        0 => "unlimited rate".to_string(),
+        r => format_rate(r),
+    };
+    CaptureInterface {
+        port: p,
+        name: port.name.clone(),
+        description: format!(
+            "{kind} {} to peer {} on link {} ({rate}, {} delay, MTU {})",
+            port.name,
+            peer.name,
+            link.name,
+            format_delay(link.params.delay_ns),
+            link.params.mtu
+        ),
+        speed_bps: link.params.rate_bps,
+    }
+}
+
+fn format_rate(bps: u64) -> String {
+    for (div, unit) in [
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "kbps"),
+    ] {
+        if bps >= div && bps.is_multiple_of(div) {
+            return format!("{} {unit}", bps / div);
+        }
+    }
+    format!("{bps} bps")
+}
+
+fn format_delay(ns: u64) -> String {
+    for (div, unit) in [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")] {
+        if ns >= div && ns.is_multiple_of(div) {
+            return format!("{} {unit}", ns / div);
+        }
+    }
+    format!("{ns} ns")
+}
+
+/// The names of every host's address: the display name first ("rankN" for
+/// a host with one rank, "rankN+rankM" for several, the node name for
+/// none), then each rank's name and the node name.
+pub fn host_names(net: &Network, rank_hosts: &[NodeId]) -> Vec<HostNames> {
+    net.hosts
+        .iter()
+        .filter_map(|&h| {
+            let node = &net.nodes[h as usize];
+            let ranks: Vec<String> = rank_hosts
+                .iter()
+                .enumerate()
+                .filter(|&(_, &rh)| rh == h)
+                .map(|(r, _)| format!("rank{r}"))
+                .collect();
+            let mut names = Vec::with_capacity(ranks.len() + 2);
+            if ranks.len() > 1 {
+                names.push(ranks.join("+"));
+            }
+            names.extend(ranks);
+            names.push(node.name.clone());
+            Some(HostNames {
+                ip: node.ip?,
+                names,
+            })
+        })
+        .collect()
+}
+
+/// A hosts file (the /etc/hosts format Wireshark reads) for `names`: one
+/// line per host, its address, the display name, then the other names as
+/// aliases.
+pub fn hosts_file(names: &[HostNames]) -> String {
+    let mut s = String::from(
+        "# mpinetsim: host addresses and the ranks placed on them, for Wireshark's name resolution\n",
+    );
+    for h in names {
+        s.push_str(&format!("{}\t{}\n", h.ip, h.names.join(" ")));
+    }
+    s
+}
+
 fn write_all_vectored(out: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
     while !slices.is_empty() {
         match out.write_vectored(slices) {
@@ -157,7 +588,6 @@ fn write_all_vectored(out: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> s
     }
     Ok(())
 }
-
 /// Serialises a packet as an Ethernet II frame (without FCS) into `out`.
 pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     let mut tcp = TcpHeader::new(pkt.src_port, pkt.dst_port, pkt.seq, pkt.window);

@@ -362,25 +362,44 @@ pub struct RouterConfig {
     pub name: String,
 }
 
-/// Capture selection.
+/// Capture selection and file format (see [`crate::capture`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CaptureConfig {
     /// Port name patterns ("host0", "switch0/*", "router*"); `*` matches any
-    /// run of characters. A node name selects all its ports. Empty with
-    /// `--capture` means every host NIC.
+    /// run of characters. A node name selects all its ports. When `points`
+    /// and `links` are both empty, `--capture` captures every host NIC.
     pub points: Vec<String>,
+    /// Link name patterns ("host0-router0", "router*-router*"): both ends of
+    /// every matching link are captured.
+    pub links: Vec<String>,
     /// Bytes of each frame written to the file.
     pub snaplen: u32,
+    /// One classic pcap per port, or one pcapng per node.
+    pub format: CaptureFormat,
 }
 
 impl Default for CaptureConfig {
     fn default() -> Self {
         CaptureConfig {
             points: Vec::new(),
+            links: Vec::new(),
             snaplen: 65_535,
+            format: CaptureFormat::Pcap,
         }
     }
+}
+
+/// Capture file formats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaptureFormat {
+    /// One classic pcap (nanosecond timestamps) per captured port.
+    #[default]
+    Pcap,
+    /// One pcapng per node, one interface per captured port, with a name
+    /// resolution block.
+    Pcapng,
 }
 
 /// Placement policy names.

@@ -2,7 +2,7 @@
 //! switches, routers and TCP connections, driven entirely by the caller.
 
 use crate::addr::MacAddr;
-use crate::capture::CapturePoint;
+use crate::capture::{self, CaptureFile, Direction, HostNames};
 use crate::config::{ConfigError, NetworkConfig, SwitchMode};
 use crate::event::EventQueue;
 use crate::fasthash::FastMap;
@@ -12,7 +12,7 @@ use crate::routing::{Route, Routing};
 use crate::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
 use crate::time::{serialization_time, Nanos};
-use crate::topology::{glob_match, Network, NodeId, NodeKind, PortId};
+use crate::topology::{Network, NodeId, NodeKind, PortId};
 use crate::transmitter::Transmitter;
 use bytes::Bytes;
 use std::collections::VecDeque;
@@ -116,8 +116,8 @@ pub struct Simulator {
     node_stats: Vec<NodeStats>,
     link_stats: Vec<LinkDirectionStats>,
     vectors: Option<crate::vectors::VectorRecorder>,
-    captures: Vec<CapturePoint>,
-    capture_of_port: Vec<Option<u32>>,
+    captures: Vec<CaptureFile>,
+    capture_of_port: Vec<Option<(u32, u32)>>,
     rng: SimRng,
     tcp_params: TcpParams,
     nic_queue_packets: usize,
@@ -180,17 +180,9 @@ impl Simulator {
         sim.nic_queue_packets = cfg.tcp.nic_queue_packets.max(1) as usize;
         sim.intra_latency = Nanos(cfg.intra_host.latency.0);
         sim.intra_rate_bps = cfg.intra_host.rate.0;
+        let plan = capture::plan(&sim.net, &sim.rank_hosts, &cfg.capture, origin)?;
         if capture {
-            let pats: Vec<String> = if cfg.capture.points.is_empty() {
-                sim.net
-                    .hosts
-                    .iter()
-                    .map(|&h| sim.net.nodes[h as usize].name.clone())
-                    .collect()
-            } else {
-                cfg.capture.points.clone()
-            };
-            sim.enable_captures(&pats, cfg.capture.snaplen);
+            sim.set_captures(plan);
         }
         Ok(sim)
     }
@@ -268,29 +260,17 @@ impl Simulator {
         }
     }
 
-    /// Turns on capture for every port whose name ("node/peer") or node name
-    /// matches one of `patterns`.
-    pub fn enable_captures(&mut self, patterns: &[String], snaplen: u32) {
-        for (pid, port) in self.net.ports.iter().enumerate() {
-            let node = &self.net.nodes[port.node as usize];
-            if !patterns
-                .iter()
-                .any(|p| glob_match(p, &port.name) || glob_match(p, &node.name))
-            {
-                continue;
-            }
-            if self.capture_of_port[pid].is_some() {
-                continue;
-            }
-            let file_name = if node.ports.len() == 1 {
-                format!("{}.pcap", node.name)
-            } else {
-                format!("{}.pcap", port.name.replace(['/', '#'], "-"))
-            };
-            self.capture_of_port[pid] = Some(self.captures.len() as u32);
-            self.captures
-                .push(CapturePoint::new(port.name.clone(), file_name, snaplen));
-        }
+    /// Records frames into the files of `plan` (see [`capture::plan`]),
+    /// replacing any capture set up before.
+    pub fn set_captures(&mut self, plan: capture::CapturePlan) {
+        self.captures = plan.files;
+        self.capture_of_port = plan.of_port;
+    }
+
+    /// The names every host address resolves to ("rank0", …, the host's
+    /// name), as written into pcapng name resolution blocks.
+    pub fn host_names(&self) -> Vec<HostNames> {
+        capture::host_names(&self.net, &self.rank_hosts)
     }
 
     /// The network graph being simulated.
@@ -328,8 +308,8 @@ impl Simulator {
         self.queue.peek_time()
     }
 
-    /// Capture points (drain their bytes with `take_bytes`).
-    pub fn captures_mut(&mut self) -> &mut [CapturePoint] {
+    /// Capture files (drain their bytes with `drain_to` or `take_bytes`).
+    pub fn captures_mut(&mut self) -> &mut [CaptureFile] {
         &mut self.captures
     }
 
@@ -645,8 +625,13 @@ impl Simulator {
     }
 
     fn start_tx(&mut self, port: PortId, pkt: PacketId) {
-        if let Some(ci) = self.capture_of_port[port as usize] {
-            self.captures[ci as usize].record(self.now, self.packets.get_mut(pkt));
+        if let Some((fi, ii)) = self.capture_of_port[port as usize] {
+            self.captures[fi as usize].record(
+                ii,
+                Direction::Outbound,
+                self.now,
+                self.packets.get_mut(pkt),
+            );
         }
         let p = self.packets.get(pkt);
         let params = self.net.links[self.net.ports[port as usize].link as usize].params;
@@ -693,8 +678,13 @@ impl Simulator {
     }
 
     fn on_arrive(&mut self, port: PortId, pkt: PacketId) {
-        if let Some(ci) = self.capture_of_port[port as usize] {
-            self.captures[ci as usize].record(self.now, self.packets.get_mut(pkt));
+        if let Some((fi, ii)) = self.capture_of_port[port as usize] {
+            self.captures[fi as usize].record(
+                ii,
+                Direction::Inbound,
+                self.now,
+                self.packets.get_mut(pkt),
+            );
         }
         let node = self.net.ports[port as usize].node;
         match self.net.nodes[node as usize].kind {

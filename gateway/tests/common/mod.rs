@@ -89,3 +89,94 @@ pub fn error_lines(o: &Output) -> Vec<String> {
         .map(String::from)
         .collect()
 }
+
+/// True (after saying so) when tshark/capinfos are missing.
+pub fn skip_without_tshark() -> bool {
+    let ok = ["tshark", "capinfos"].iter().all(|t| {
+        Command::new(t)
+            .arg("-v")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    });
+    if !ok {
+        eprintln!("SKIPPED: tshark/capinfos not found (apt-get install tshark)");
+    }
+    !ok
+}
+
+/// Checks that every capture file in `dir` (*.pcap, *.pcapng) is complete:
+/// capinfos recognises its format and reads it to the end without error,
+/// and tshark dissects every frame without complaint. Returns (file name,
+/// packets) per file; fails when there is none.
+pub fn assert_captures_valid(dir: &Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pcap" || x == "pcapng"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no capture file in {}", dir.display());
+    for f in files {
+        let ng = f.extension().unwrap() == "pcapng";
+        let o = Command::new("capinfos")
+            .args(["-M", "-t", "-c"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success() && err.trim().is_empty(),
+            "capinfos {}: {text}{err}",
+            f.display()
+        );
+        let want = if ng { "pcapng" } else { "nsecpcap" };
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("File type:") && l.ends_with(want)),
+            "{} is not a {want}: {text}",
+            f.display()
+        );
+        let packets: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Number of packets:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("capinfos {}: {text}", f.display()));
+        let o = Command::new("tshark").arg("-r").arg(&f).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success()
+                && !err.contains("cut short")
+                && !err.contains("damaged")
+                && !err.contains("corrupt"),
+            "tshark -r {}: {err}",
+            f.display()
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout).lines().count() as u64,
+            packets,
+            "tshark and capinfos disagree on {}",
+            f.display()
+        );
+        out.push((
+            f.file_name().unwrap().to_string_lossy().into_owned(),
+            packets,
+        ));
+    }
+    out
+}
+
+/// A copy of configs/`name` in `dir` with `[capture] format` set.
+pub fn config_with_format(dir: &Path, name: &str, format: &str) -> String {
+    let text = std::fs::read_to_string(config(name)).unwrap();
+    assert!(text.contains("[capture]"), "{name} has a [capture] table");
+    let path = dir.join(format!("{format}-{name}"));
+    std::fs::write(
+        &path,
+        text.replace("[capture]", &format!("[capture]\nformat = \"{format}\"")),
+    )
+    .unwrap();
+    path.display().to_string()
+}
