@@ -84,27 +84,51 @@ fn an_unsupported_fortran_routine_ends_the_job_with_the_c_line() {
     );
 }
 
-/// The dynamic symbols `library` defines that gfortran could call:
-/// `mpi_x_` and `pmpi_x_` (one trailing underscore, not the `mpi_f08`
-/// module's `_f08` names).
-fn gfortran_names(library: &Path) -> BTreeSet<String> {
+/// The dynamic symbols of `library`, defined ones (`--defined-only`) or
+/// the ones it needs (`--undefined-only`).
+fn dynamic_symbols(library: &Path, which: &str) -> BTreeSet<String> {
     let o = Command::new("nm")
-        .args(["-D", "--defined-only"])
+        .args(["-D", which])
         .arg(library)
         .output()
         .expect("run nm (binutils)");
     assert!(o.status.success(), "nm -D {} failed", library.display());
     String::from_utf8_lossy(&o.stdout)
         .lines()
-        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter_map(|l| l.split_whitespace().last())
+        .map(String::from)
+        .collect()
+}
+
+/// The dynamic symbols `library` defines that gfortran could call:
+/// `mpi_x_` and `pmpi_x_` (one trailing underscore, not the `mpi_f08`
+/// module's `_f08` names).
+fn gfortran_names(library: &Path) -> BTreeSet<String> {
+    dynamic_symbols(library, "--defined-only")
+        .into_iter()
         .filter(|s| {
             (s.starts_with("mpi_") || s.starts_with("pmpi_"))
                 && s.ends_with('_')
                 && !s.ends_with("__")
                 && !s.contains("_f08")
         })
-        .map(String::from)
         .collect()
+}
+
+/// Functions are bound lazily: a C function the Fortran library declares
+/// but the C library lacks would only fail when called.
+#[test]
+fn the_c_library_defines_every_mpi_symbol_the_fortran_library_needs() {
+    let fortran = fortran_library();
+    let c = fortran.with_file_name("libchannel_shim.so");
+    let needed: BTreeSet<String> = dynamic_symbols(&fortran, "--undefined-only")
+        .into_iter()
+        .filter(|s| s.starts_with("MPI") || s.starts_with("mpinetsim_"))
+        .collect();
+    assert!(needed.len() > 100, "{} MPI symbols needed", needed.len());
+    let defined = dynamic_symbols(&c, "--defined-only");
+    let missing: Vec<&String> = needed.difference(&defined).collect();
+    assert!(missing.is_empty(), "libchannel_shim.so lacks {missing:?}");
 }
 
 #[test]
