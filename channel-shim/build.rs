@@ -11,9 +11,17 @@
 //!
 //! - `unsupported.rs`: for every other function, `MPI_x` and `PMPI_x` stubs
 //!   that end the job with `mpinetsim: MPI_x is not supported`;
-//! - `coverage_data.rs`: `IMPLEMENTED` and `ALL_FUNCTIONS` for the coverage
-//!   document (docs/mpi-coverage.md).
+//! - `coverage_data.rs`: `IMPLEMENTED`, `FORTRAN_IMPLEMENTED` (the Fortran
+//!   bindings' wrappers under `fortran/src/`, same scan with `fn mpi_x_`)
+//!   and `ALL_FUNCTIONS` for the coverage document (docs/mpi-coverage.md).
+//!
+//! The source scanning lives in `build_scan.rs`, shared with the Fortran
+//! bindings' build script.
 
+#[path = "build_scan.rs"]
+mod build_scan;
+
+use build_scan::{fortran_name, functions_defined_under, has_fortran_binding, is_ident_byte};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
@@ -37,18 +45,8 @@ fn main() {
     println!("cargo:rerun-if-changed={}", list_path.display());
     let functions = read_function_list(&list_path);
 
-    let ffi_dir = manifest_dir.join("src").join("ffi");
-    println!("cargo:rerun-if-changed={}", ffi_dir.display());
-    let mut implemented = BTreeSet::new();
-    let mut files = Vec::new();
-    rust_files(&ffi_dir, &mut files);
-    files.sort();
-    for file in &files {
-        println!("cargo:rerun-if-changed={}", file.display());
-        let text = fs::read_to_string(file)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-        implemented.extend(implemented_functions(&strip_comments_and_strings(&text)));
-    }
+    let implemented = functions_defined_under(&manifest_dir.join("src").join("ffi"), "MPI_");
+    let fortran = functions_defined_under(&manifest_dir.join("fortran").join("src"), "mpi_");
 
     let listed: BTreeSet<&str> = functions.iter().map(|f| f.name.as_str()).collect();
     for name in &implemented {
@@ -65,7 +63,7 @@ fn main() {
     );
     write_if_changed(
         &out_dir.join("coverage_data.rs"),
-        &coverage_data(&functions, &implemented),
+        &coverage_data(&functions, &implemented, &fortran),
     );
 }
 
@@ -120,129 +118,6 @@ fn rust_return_type(c_type: &str) -> Option<&'static str> {
     })
 }
 
-/// All `.rs` files under `dir`, recursively.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Rust source with comments, string literals and char literals blanked
-/// out (so neither `// fn MPI_x(` nor `"fn MPI_x("` counts as a definition).
-/// Raw strings are treated like plain ones, which is enough for src/ffi.
-fn strip_comments_and_strings(src: &str) -> String {
-    let b = src.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let blank = |c: u8| if c == b'\n' { b'\n' } else { b' ' };
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            let mut depth = 0;
-            while i < b.len() {
-                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                    depth += 1;
-                    out.extend_from_slice(b"  ");
-                    i += 2;
-                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                    depth -= 1;
-                    out.extend_from_slice(b"  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    out.push(blank(b[i]));
-                    i += 1;
-                }
-            }
-        } else if b[i] == b'\'' && b.get(i + 1) == Some(&b'\\') {
-            // escaped char literal such as '\'' or '\n'
-            out.extend_from_slice(b"   ");
-            i += 3;
-            while i < b.len() && b[i] != b'\'' {
-                out.push(b' ');
-                i += 1;
-            }
-            out.push(b' ');
-            i += 1;
-        } else if b[i] == b'\'' && b.get(i + 2) == Some(&b'\'') {
-            // plain char literal such as '"'
-            out.extend_from_slice(b"   ");
-            i += 3;
-        } else if b[i] == b'"' {
-            out.push(b' ');
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                if b[i] == b'\\' && i + 1 < b.len() {
-                    out.push(b' ');
-                    i += 1;
-                }
-                out.push(blank(b[i]));
-                i += 1;
-            }
-            out.push(b' ');
-            i += 1;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Names matching `\bfn\s+(MPI_[A-Za-z0-9_]+)\s*\(` in `src`.
-fn implemented_functions(src: &str) -> Vec<String> {
-    let b = src.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i + 2 <= b.len() {
-        let at_fn = &b[i..i + 2] == b"fn" && (i == 0 || !is_ident_byte(b[i - 1]));
-        if !at_fn {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 2;
-        let ws_start = j;
-        while j < b.len() && b[j].is_ascii_whitespace() {
-            j += 1;
-        }
-        let name_start = j;
-        while j < b.len() && is_ident_byte(b[j]) {
-            j += 1;
-        }
-        let name = &src[name_start..j];
-        while j < b.len() && b[j].is_ascii_whitespace() {
-            j += 1;
-        }
-        if j > ws_start
-            && name_start > ws_start
-            && name.starts_with("MPI_")
-            && name.len() > 4
-            && b.get(j) == Some(&b'(')
-        {
-            found.push(name.to_string());
-        }
-        i += 2;
-    }
-    found
-}
-
 /// `$OUT_DIR/unsupported.rs`: stubs for every listed, unimplemented function.
 fn unsupported_stubs(functions: &[Function], implemented: &BTreeSet<String>) -> String {
     let mut s = String::from(
@@ -267,10 +142,17 @@ fn unsupported_stubs(functions: &[Function], implemented: &BTreeSet<String>) -> 
     s
 }
 
-/// `$OUT_DIR/coverage_data.rs`: `IMPLEMENTED` and `ALL_FUNCTIONS`.
-fn coverage_data(functions: &[Function], implemented: &BTreeSet<String>) -> String {
+/// `$OUT_DIR/coverage_data.rs`: `IMPLEMENTED`, `FORTRAN_IMPLEMENTED` and
+/// `ALL_FUNCTIONS`. `fortran` holds the gfortran names (`mpi_x_`) the
+/// Fortran bindings define.
+fn coverage_data(
+    functions: &[Function],
+    implemented: &BTreeSet<String>,
+    fortran: &BTreeSet<String>,
+) -> String {
     let mut s = String::from(
-        "// Generated by channel-shim/build.rs from mpi-functions.txt and src/ffi.\n\n\
+        "// Generated by channel-shim/build.rs from mpi-functions.txt, src/ffi\n\
+         // and fortran/src.\n\n\
          /// MPI functions of mpi-functions.txt that src/ffi implements, sorted.\n\
          pub const IMPLEMENTED: &[&str] = &[\n",
     );
@@ -279,12 +161,31 @@ fn coverage_data(functions: &[Function], implemented: &BTreeSet<String>) -> Stri
     }
     s.push_str(
         "];\n\n\
+         /// MPI functions of mpi-functions.txt whose Fortran binding\n\
+         /// (`mpi_x_`) fortran/src defines, sorted.\n\
+         pub const FORTRAN_IMPLEMENTED: &[&str] = &[\n",
+    );
+    for f in functions
+        .iter()
+        .filter(|f| fortran.contains(&fortran_name(&f.name)))
+    {
+        let _ = writeln!(s, "    {:?},", f.name);
+    }
+    s.push_str(
+        "];\n\n\
          /// Every function of mpi-functions.txt as (name, MPI version column:\n\
-         /// \"3.1\", \"4.0\" or \"removed\"), in the file's order.\n\
-         pub const ALL_FUNCTIONS: &[(&str, &str)] = &[\n",
+         /// \"3.1\", \"4.0\" or \"removed\", whether an mpif.h program can call\n\
+         /// it), in the file's order.\n\
+         pub const ALL_FUNCTIONS: &[(&str, &str, bool)] = &[\n",
     );
     for f in functions {
-        let _ = writeln!(s, "    ({:?}, {:?}),", f.name, f.version);
+        let _ = writeln!(
+            s,
+            "    ({:?}, {:?}, {}),",
+            f.name,
+            f.version,
+            has_fortran_binding(&f.name)
+        );
     }
     s.push_str("];\n");
     s

@@ -11,7 +11,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -22,86 +21,16 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// True (after saying so) when Debian's mpiexec is missing.
-fn skip_without_mpiexec() -> bool {
-    let ok = Command::new("mpiexec")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("SKIPPED: mpiexec not found (apt-get install mpich)");
-    }
-    !ok
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn sorted_lines(s: &str) -> Vec<String> {
-    let mut v: Vec<String> = s.lines().map(String::from).collect();
-    v.sort();
-    v
-}
-
-/// Runs `prog` natively with `mpiexec -n 4`.
-fn native(prog: &Path) -> Output {
-    Command::new("mpiexec")
-        .args(["-n", RANKS])
-        .arg(prog)
-        .output()
-        .expect("run mpiexec")
-}
-
-/// Builds tests/mpi/<name>.c, runs it natively and through mpinetsim, and
-/// requires both to succeed with the same (sorted) output lines, the last
-/// of them `<name>: N checks passed`. Returns N.
+/// Builds tests/mpi/<name>.c and compares its output natively and through
+/// mpinetsim on 4 ranks (see [`same_output_as_native`]). Returns the
+/// number of checks, or None when MPICH is missing.
 fn same_output(name: &str) -> Option<u64> {
     let _g = serial();
     if skip_without_mpicc() || skip_without_mpiexec() {
         return None;
     }
     let prog = build_c(name, "mpicc");
-    let (nat_out, nat_err) = text(&native(&prog));
-    let o = run(
-        &[
-            "-n",
-            RANKS,
-            "--net",
-            &config("reference.toml"),
-            "--time-factor",
-            "1",
-        ],
-        &prog,
-        &[],
-    );
-    let (sim_out, sim_err) = text(&o);
-    assert!(
-        o.status.success(),
-        "{name} through mpinetsim failed ({}):\n{sim_out}\n{sim_err}",
-        o.status
-    );
-    assert!(
-        nat_out.contains("checks passed"),
-        "{name} natively failed:\n{nat_out}\n{nat_err}"
-    );
-    assert_eq!(
-        sorted_lines(&sim_out),
-        sorted_lines(&nat_out),
-        "{name}: mpinetsim (left) and native MPICH (right) differ\n{sim_err}"
-    );
-    let last = sim_out
-        .lines()
-        .find(|l| l.starts_with(&format!("{name}: ")) && l.ends_with(" checks passed"))
-        .unwrap_or_else(|| panic!("{name} printed no summary:\n{sim_out}"));
-    let n: u64 = last.split_whitespace().nth(1).unwrap().parse().unwrap();
-    assert!(n > 0);
-    eprintln!("{last}");
-    Some(n)
+    Some(same_output_as_native(name, &prog, RANKS))
 }
 
 #[test]

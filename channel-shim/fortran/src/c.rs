@@ -1,11 +1,19 @@
-//! The shim's C functions (MPICH ABI) the Fortran bindings call. Handles
-//! are `int`s; resolved from `libmpich.so.12` when the library is loaded.
+//! The shim's C functions (MPICH ABI) that the hand-written wrappers call.
+//! Handles are `int`s; resolved from `libmpich.so.12` when the library is
+//! loaded. (The table-declared wrappers declare their own C functions.)
 
+use crate::attr::{CCopyFn, CDeleteFn};
+use crate::Aint;
 use std::os::raw::{c_char, c_int, c_void};
 
 extern "C" {
     /// The shim's way of ending the job for an unsupported routine.
     pub fn mpinetsim_unsupported(name: *const c_char) -> !;
+    /// The C library's `MPI_UNWEIGHTED` (`int * const`).
+    pub static MPI_UNWEIGHTED: *const c_int;
+    /// The C library's `MPI_WEIGHTS_EMPTY` (`int * const`).
+    pub static MPI_WEIGHTS_EMPTY: *const c_int;
+
     /// The shim's `MPI_Init`.
     pub fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int;
     /// The shim's `MPI_Init_thread`.
@@ -15,177 +23,100 @@ extern "C" {
         required: c_int,
         provided: *mut c_int,
     ) -> c_int;
-    /// The shim's `MPI_Finalize`.
-    pub fn MPI_Finalize() -> c_int;
-    /// The shim's `MPI_Initialized`.
-    pub fn MPI_Initialized(flag: *mut c_int) -> c_int;
-    /// The shim's `MPI_Abort`.
-    pub fn MPI_Abort(comm: c_int, errorcode: c_int) -> c_int;
     /// The shim's `MPI_Wtime`.
     pub fn MPI_Wtime() -> f64;
     /// The shim's `MPI_Wtick`.
     pub fn MPI_Wtick() -> f64;
+    /// The shim's `MPI_Aint_add`.
+    pub fn MPI_Aint_add(base: Aint, disp: Aint) -> Aint;
+    /// The shim's `MPI_Aint_diff`.
+    pub fn MPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint;
+
     /// The shim's `MPI_Get_processor_name`.
     pub fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int;
+    /// The shim's `MPI_Get_library_version`.
+    pub fn MPI_Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int;
+    /// The shim's `MPI_Error_string`.
+    pub fn MPI_Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int;
+    /// The shim's `MPI_Comm_get_name`.
+    pub fn MPI_Comm_get_name(comm: c_int, name: *mut c_char, resultlen: *mut c_int) -> c_int;
+    /// The shim's `MPI_Comm_set_name`.
+    pub fn MPI_Comm_set_name(comm: c_int, name: *const c_char) -> c_int;
 
-    /// The shim's `MPI_Comm_rank`.
-    pub fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int;
-    /// The shim's `MPI_Comm_size`.
-    pub fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int;
-    /// The shim's `MPI_Comm_dup`.
-    pub fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int;
-    /// The shim's `MPI_Comm_split`.
-    pub fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut c_int) -> c_int;
-    /// The shim's `MPI_Comm_free`.
-    pub fn MPI_Comm_free(comm: *mut c_int) -> c_int;
+    /// The shim's `MPI_Waitsome`.
+    pub fn MPI_Waitsome(
+        incount: c_int,
+        requests: *mut c_int,
+        outcount: *mut c_int,
+        indices: *mut c_int,
+        statuses: *mut c_void,
+    ) -> c_int;
+    /// The shim's `MPI_Testsome`.
+    pub fn MPI_Testsome(
+        incount: c_int,
+        requests: *mut c_int,
+        outcount: *mut c_int,
+        indices: *mut c_int,
+        statuses: *mut c_void,
+    ) -> c_int;
+    /// The shim's `MPI_Buffer_detach`.
+    pub fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int;
 
-    /// The shim's `MPI_Send`.
-    pub fn MPI_Send(
-        buf: *const c_void,
+    /// The shim's `MPI_Address`.
+    pub fn MPI_Address(location: *const c_void, address: *mut Aint) -> c_int;
+    /// The shim's `MPI_Type_extent`.
+    pub fn MPI_Type_extent(datatype: c_int, extent: *mut Aint) -> c_int;
+    /// The shim's `MPI_Type_lb`.
+    pub fn MPI_Type_lb(datatype: c_int, displacement: *mut Aint) -> c_int;
+    /// The shim's `MPI_Type_ub`.
+    pub fn MPI_Type_ub(datatype: c_int, displacement: *mut Aint) -> c_int;
+    /// The shim's `MPI_Type_hindexed`.
+    pub fn MPI_Type_hindexed(
         count: c_int,
-        datatype: c_int,
-        dest: c_int,
-        tag: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Recv`.
-    pub fn MPI_Recv(
-        buf: *mut c_void,
-        count: c_int,
-        datatype: c_int,
-        source: c_int,
-        tag: c_int,
-        comm: c_int,
-        status: *mut c_void,
-    ) -> c_int;
-    /// The shim's `MPI_Isend`.
-    pub fn MPI_Isend(
-        buf: *const c_void,
-        count: c_int,
-        datatype: c_int,
-        dest: c_int,
-        tag: c_int,
-        comm: c_int,
-        request: *mut c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Irecv`.
-    pub fn MPI_Irecv(
-        buf: *mut c_void,
-        count: c_int,
-        datatype: c_int,
-        source: c_int,
-        tag: c_int,
-        comm: c_int,
-        request: *mut c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Wait`.
-    pub fn MPI_Wait(request: *mut c_int, status: *mut c_void) -> c_int;
-    /// The shim's `MPI_Waitall`.
-    pub fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut c_void) -> c_int;
-    /// The shim's `MPI_Sendrecv`.
-    pub fn MPI_Sendrecv(
-        sendbuf: *const c_void,
-        sendcount: c_int,
-        sendtype: c_int,
-        dest: c_int,
-        sendtag: c_int,
-        recvbuf: *mut c_void,
-        recvcount: c_int,
-        recvtype: c_int,
-        source: c_int,
-        recvtag: c_int,
-        comm: c_int,
-        status: *mut c_void,
-    ) -> c_int;
-    /// The shim's `MPI_Probe`.
-    pub fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut c_void) -> c_int;
-    /// The shim's `MPI_Get_count`.
-    pub fn MPI_Get_count(status: *const c_void, datatype: c_int, count: *mut c_int) -> c_int;
-
-    /// The shim's `MPI_Barrier`.
-    pub fn MPI_Barrier(comm: c_int) -> c_int;
-    /// The shim's `MPI_Bcast`.
-    pub fn MPI_Bcast(
-        buf: *mut c_void,
-        count: c_int,
-        datatype: c_int,
-        root: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Reduce`.
-    pub fn MPI_Reduce(
-        sendbuf: *const c_void,
-        recvbuf: *mut c_void,
-        count: c_int,
-        datatype: c_int,
-        op: c_int,
-        root: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Allreduce`.
-    pub fn MPI_Allreduce(
-        sendbuf: *const c_void,
-        recvbuf: *mut c_void,
-        count: c_int,
-        datatype: c_int,
-        op: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Gather`.
-    pub fn MPI_Gather(
-        sendbuf: *const c_void,
-        sendcount: c_int,
-        sendtype: c_int,
-        recvbuf: *mut c_void,
-        recvcount: c_int,
-        recvtype: c_int,
-        root: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Scatter`.
-    pub fn MPI_Scatter(
-        sendbuf: *const c_void,
-        sendcount: c_int,
-        sendtype: c_int,
-        recvbuf: *mut c_void,
-        recvcount: c_int,
-        recvtype: c_int,
-        root: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Allgather`.
-    pub fn MPI_Allgather(
-        sendbuf: *const c_void,
-        sendcount: c_int,
-        sendtype: c_int,
-        recvbuf: *mut c_void,
-        recvcount: c_int,
-        recvtype: c_int,
-        comm: c_int,
-    ) -> c_int;
-    /// The shim's `MPI_Alltoall`.
-    pub fn MPI_Alltoall(
-        sendbuf: *const c_void,
-        sendcount: c_int,
-        sendtype: c_int,
-        recvbuf: *mut c_void,
-        recvcount: c_int,
-        recvtype: c_int,
-        comm: c_int,
-    ) -> c_int;
-
-    /// The shim's `MPI_Type_contiguous`.
-    pub fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mut c_int) -> c_int;
-    /// The shim's `MPI_Type_vector`.
-    pub fn MPI_Type_vector(
-        count: c_int,
-        blocklength: c_int,
-        stride: c_int,
+        blocklengths: *const c_int,
+        displacements: *const Aint,
         oldtype: c_int,
         newtype: *mut c_int,
     ) -> c_int;
-    /// The shim's `MPI_Type_commit`.
-    pub fn MPI_Type_commit(datatype: *mut c_int) -> c_int;
-    /// The shim's `MPI_Type_free`.
-    pub fn MPI_Type_free(datatype: *mut c_int) -> c_int;
+    /// The shim's `MPI_Type_struct`.
+    pub fn MPI_Type_struct(
+        count: c_int,
+        blocklengths: *const c_int,
+        displacements: *const Aint,
+        types: *const c_int,
+        newtype: *mut c_int,
+    ) -> c_int;
+
+    /// The shim's `MPI_Comm_get_attr`.
+    pub fn MPI_Comm_get_attr(
+        comm: c_int,
+        keyval: c_int,
+        attribute_val: *mut c_void,
+        flag: *mut c_int,
+    ) -> c_int;
+    /// The shim's `MPI_Attr_get`.
+    pub fn MPI_Attr_get(
+        comm: c_int,
+        keyval: c_int,
+        attribute_val: *mut c_void,
+        flag: *mut c_int,
+    ) -> c_int;
+    /// The shim's `MPI_Comm_set_attr`.
+    pub fn MPI_Comm_set_attr(comm: c_int, keyval: c_int, attribute_val: *mut c_void) -> c_int;
+    /// The shim's `MPI_Attr_put`.
+    pub fn MPI_Attr_put(comm: c_int, keyval: c_int, attribute_val: *mut c_void) -> c_int;
+    /// The shim's `MPI_Comm_create_keyval`.
+    pub fn MPI_Comm_create_keyval(
+        copy_fn: Option<CCopyFn>,
+        delete_fn: Option<CDeleteFn>,
+        keyval: *mut c_int,
+        extra_state: *mut c_void,
+    ) -> c_int;
+    /// The shim's `MPI_Keyval_create`.
+    pub fn MPI_Keyval_create(
+        copy_fn: Option<CCopyFn>,
+        delete_fn: Option<CDeleteFn>,
+        keyval: *mut c_int,
+        extra_state: *mut c_void,
+    ) -> c_int;
 }

@@ -1,67 +1,50 @@
-//! Collectives: barrier, bcast, reduce, allreduce, gather, scatter,
-//! allgather, alltoall. `MPI_IN_PLACE` arrives by address (see
-//! [`crate::sentinel`]).
+//! Collectives and local reductions. `MPI_IN_PLACE` and `MPI_BOTTOM` arrive
+//! by address (see [`crate::sentinel`]); counts and displacements arrays are
+//! `INTEGER` arrays, as in C.
 
-use crate::sentinel::buffer;
-use crate::{c, set_ierror, Fint};
-use std::os::raw::c_void;
-
-fortran_fn! {
-    /// `MPI_BARRIER(COMM, IERROR)`.
-    fn mpi_barrier_(comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Barrier(*comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_BCAST(BUFFER, COUNT, DATATYPE, ROOT, COMM, IERROR)`.
-    fn mpi_bcast_(buf: *mut c_void, count: *const Fint, datatype: *const Fint, root: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Bcast(buffer(buf), *count, *datatype, *root, *comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_REDUCE(SENDBUF, RECVBUF, COUNT, DATATYPE, OP, ROOT, COMM, IERROR)`.
-    fn mpi_reduce_(sendbuf: *const c_void, recvbuf: *mut c_void, count: *const Fint, datatype: *const Fint, op: *const Fint, root: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Reduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *root, *comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_ALLREDUCE(SENDBUF, RECVBUF, COUNT, DATATYPE, OP, COMM, IERROR)`.
-    fn mpi_allreduce_(sendbuf: *const c_void, recvbuf: *mut c_void, count: *const Fint, datatype: *const Fint, op: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Allreduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_GATHER(SENDBUF, SENDCOUNT, SENDTYPE, RECVBUF, RECVCOUNT,
-    /// RECVTYPE, ROOT, COMM, IERROR)`.
-    fn mpi_gather_(sendbuf: *const c_void, sendcount: *const Fint, sendtype: *const Fint, recvbuf: *mut c_void, recvcount: *const Fint, recvtype: *const Fint, root: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Gather(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *root, *comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_SCATTER(SENDBUF, SENDCOUNT, SENDTYPE, RECVBUF, RECVCOUNT,
-    /// RECVTYPE, ROOT, COMM, IERROR)`.
-    fn mpi_scatter_(sendbuf: *const c_void, sendcount: *const Fint, sendtype: *const Fint, recvbuf: *mut c_void, recvcount: *const Fint, recvtype: *const Fint, root: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Scatter(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *root, *comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_ALLGATHER(SENDBUF, SENDCOUNT, SENDTYPE, RECVBUF, RECVCOUNT,
-    /// RECVTYPE, COMM, IERROR)`.
-    fn mpi_allgather_(sendbuf: *const c_void, sendcount: *const Fint, sendtype: *const Fint, recvbuf: *mut c_void, recvcount: *const Fint, recvtype: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Allgather(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *comm));
-    }
-}
-
-fortran_fn! {
-    /// `MPI_ALLTOALL(SENDBUF, SENDCOUNT, SENDTYPE, RECVBUF, RECVCOUNT,
-    /// RECVTYPE, COMM, IERROR)`.
-    fn mpi_alltoall_(sendbuf: *const c_void, sendcount: *const Fint, sendtype: *const Fint, recvbuf: *mut c_void, recvcount: *const Fint, recvtype: *const Fint, comm: *const Fint, ierror: *mut Fint) {
-        set_ierror(ierror, c::MPI_Alltoall(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *comm));
-    }
+fortran_wrappers! {
+    fn mpi_barrier_ = MPI_Barrier(comm: In);
+    fn mpi_bcast_ = MPI_Bcast(buffer: Buf, count: In, datatype: In, root: In, comm: In);
+    fn mpi_reduce_ = MPI_Reduce(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, root: In, comm: In);
+    fn mpi_allreduce_ = MPI_Allreduce(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In);
+    fn mpi_scan_ = MPI_Scan(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In);
+    fn mpi_exscan_ = MPI_Exscan(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In);
+    fn mpi_reduce_scatter_ = MPI_Reduce_scatter(sendbuf: Buf, recvbuf: Buf, recvcounts: IntRef, datatype: In, op: In, comm: In);
+    fn mpi_reduce_scatter_block_ = MPI_Reduce_scatter_block(sendbuf: Buf, recvbuf: Buf, recvcount: In, datatype: In, op: In, comm: In);
+    fn mpi_reduce_local_ = MPI_Reduce_local(inbuf: Buf, inoutbuf: Buf, count: In, datatype: In, op: In);
+    fn mpi_gather_ = MPI_Gather(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In,
+    );
+    fn mpi_gatherv_ = MPI_Gatherv(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, root: In, comm: In,
+    );
+    fn mpi_scatter_ = MPI_Scatter(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In,
+    );
+    fn mpi_scatterv_ = MPI_Scatterv(
+        sendbuf: Buf, sendcounts: IntRef, displs: IntRef, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In,
+    );
+    fn mpi_allgather_ = MPI_Allgather(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, comm: In,
+    );
+    fn mpi_allgatherv_ = MPI_Allgatherv(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In,
+    );
+    fn mpi_alltoall_ = MPI_Alltoall(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, comm: In,
+    );
+    fn mpi_alltoallv_ = MPI_Alltoallv(
+        sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In,
+        recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In,
+    );
+    fn mpi_op_create_ = MPI_Op_create(user_fn: Procedure, commute: Logical, op: IntRef);
+    fn mpi_op_free_ = MPI_Op_free(op: IntRef);
+    fn mpi_op_commutative_ = MPI_Op_commutative(op: In, commute: IntRef);
 }

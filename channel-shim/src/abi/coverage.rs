@@ -13,8 +13,27 @@ fn version_label(version: &str) -> &str {
     }
 }
 
+/// Status of a function in the C library or the Fortran bindings.
+fn status_label(implemented: bool) -> &'static str {
+    if implemented {
+        "implemented"
+    } else {
+        "not supported"
+    }
+}
+
+/// The Fortran column of a function: implemented, not supported, or C only
+/// (no mpif.h binding).
+fn fortran_label(name: &str, has_binding: bool) -> &'static str {
+    if !has_binding {
+        "C only"
+    } else {
+        status_label(FORTRAN_IMPLEMENTED.binary_search(&name).is_ok())
+    }
+}
+
 /// The text of docs/mpi-coverage.md: intro, totals per MPI version, and a
-/// table of every function of Debian's mpi.h with its status.
+/// table of every function of Debian's mpi.h with its C and Fortran status.
 pub fn coverage_markdown() -> String {
     use std::fmt::Write as _;
     let implemented = |name: &str| IMPLEMENTED.binary_search(&name).is_ok();
@@ -28,51 +47,57 @@ pub fn coverage_markdown() -> String {
          with Debian's `mpicc` loads. A call to a function marked *not supported*\n\
          ends the job with one line naming it (`mpinetsim: MPI_Win_create is not\n\
          supported`) and exit status 1.\n\n\
+         Its Fortran bindings (`libmpichfort.so.12`, also installed as\n\
+         `libmpifort.so.12`) export gfortran's name (`mpi_comm_rank_`, and\n\
+         `pmpi_comm_rank_`) of every routine a program written with\n\
+         `include 'mpif.h'` or `use mpi` can call; a routine marked *not\n\
+         supported* in the Fortran column ends the job with the same line. *C\n\
+         only* marks functions without such a binding: the MPI 4.0 large-count\n\
+         `_c` variants, the `MPI_T_` tool interface and the status and file\n\
+         handle conversions between languages.\n\n\
          The list comes from `channel-shim/mpi-functions.txt` (written by\n\
          `channel-shim/tools/list-mpi-functions.py`); a function counts as\n\
-         implemented when `channel-shim/src/ffi/` defines it.\n\n\
+         implemented when `channel-shim/src/ffi/` defines it, and for Fortran\n\
+         when `channel-shim/fortran/src/` defines its wrapper.\n\n\
          ## Totals\n\n\
-         | functions | total | implemented | not supported |\n\
-         |---|---:|---:|---:|\n",
+         | functions | total | C implemented | C not supported | Fortran implemented | Fortran not supported | C only |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
     );
-    let mut grand = (0, 0);
+    let mut all = [0usize; 6];
+    let mut rows = Vec::new();
     for version in ["3.1", "4.0", "removed"] {
-        let names: Vec<&str> = ALL_FUNCTIONS
-            .iter()
-            .filter(|(_, v)| *v == version)
-            .map(|(n, _)| *n)
-            .collect();
-        let done = names.iter().filter(|n| implemented(n)).count();
-        grand.0 += names.len();
-        grand.1 += done;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} |",
-            version_label(version),
-            names.len(),
-            done,
-            names.len() - done
-        );
+        let mut n = [0usize; 6];
+        for (name, _, binding) in ALL_FUNCTIONS.iter().filter(|(_, v, _)| *v == version) {
+            n[0] += 1;
+            n[if implemented(name) { 1 } else { 2 }] += 1;
+            n[match fortran_label(name, *binding) {
+                "implemented" => 3,
+                "not supported" => 4,
+                _ => 5,
+            }] += 1;
+        }
+        for (a, x) in all.iter_mut().zip(n) {
+            *a += x;
+        }
+        rows.push((version_label(version).to_string(), n.map(|x| x.to_string())));
     }
-    let _ = writeln!(
-        s,
-        "| **all** | **{}** | **{}** | **{}** |",
-        grand.0,
-        grand.1,
-        grand.0 - grand.1
-    );
+    rows.push(("**all**".to_string(), all.map(|x| format!("**{x}**"))));
+    for (label, n) in rows {
+        let _ = writeln!(s, "| {label} | {} |", n.join(" | "));
+    }
     s.push_str(
         "\n## Functions\n\n\
-         | function | version | status |\n\
-         |---|---|---|\n",
+         | function | version | C | Fortran |\n\
+         |---|---|---|---|\n",
     );
-    for (name, version) in ALL_FUNCTIONS {
-        let status = if implemented(name) {
-            "implemented"
-        } else {
-            "not supported"
-        };
-        let _ = writeln!(s, "| `{name}` | {} | {status} |", version_label(version));
+    for (name, version, binding) in ALL_FUNCTIONS {
+        let _ = writeln!(
+            s,
+            "| `{name}` | {} | {} | {} |",
+            version_label(version),
+            status_label(implemented(name)),
+            fortran_label(name, *binding)
+        );
     }
     s
 }
@@ -83,17 +108,63 @@ mod tests {
 
     #[test]
     fn implemented_is_sorted_and_listed() {
-        assert!(IMPLEMENTED.windows(2).all(|w| w[0] < w[1]));
-        for name in IMPLEMENTED {
-            assert!(ALL_FUNCTIONS.iter().any(|(n, _)| n == name), "{name}");
+        for list in [IMPLEMENTED, FORTRAN_IMPLEMENTED] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]));
+            for name in list {
+                assert!(ALL_FUNCTIONS.iter().any(|(n, _, _)| n == name), "{name}");
+            }
         }
     }
 
     #[test]
     fn markdown_lists_every_function() {
         let md = coverage_markdown();
-        for (name, _) in ALL_FUNCTIONS {
+        for (name, _, _) in ALL_FUNCTIONS {
             assert!(md.contains(&format!("| `{name}` |")), "{name}");
+        }
+    }
+
+    /// Fortran programs can call every routine C programs can (that has a
+    /// Fortran binding), and nothing the C library lacks.
+    #[test]
+    fn fortran_wraps_exactly_the_implemented_c_functions() {
+        for (name, _, binding) in ALL_FUNCTIONS {
+            let c = IMPLEMENTED.contains(name);
+            let f = FORTRAN_IMPLEMENTED.contains(name);
+            assert!(
+                !f || c,
+                "{name} has a Fortran wrapper but no C implementation"
+            );
+            assert!(
+                !c || !binding || f,
+                "{name} is implemented in C but not for Fortran"
+            );
+            assert!(!f || *binding, "{name} has no mpif.h binding but a wrapper");
+        }
+    }
+
+    #[test]
+    fn c_only_functions() {
+        let c_only: Vec<&str> = ALL_FUNCTIONS
+            .iter()
+            .filter(|(_, _, b)| !b)
+            .map(|(n, _, _)| *n)
+            .collect();
+        for name in [
+            "MPI_Send_c",
+            "MPI_T_init_thread",
+            "MPI_Status_c2f",
+            "MPI_File_f2c",
+        ] {
+            assert!(c_only.contains(&name), "{name}");
+        }
+        for name in [
+            "MPI_Send",
+            "MPI_Comm_create_keyval",
+            "MPI_Aint_add",
+            "MPI_Wtime",
+        ] {
+            assert!(!c_only.contains(&name), "{name}");
         }
     }
 }

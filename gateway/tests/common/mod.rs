@@ -1,5 +1,6 @@
 //! Helpers for end-to-end tests: build MPI programs from tests/mpi with
-//! Debian's mpicc, make sure the shim library is built, run `mpinetsim`.
+//! Debian's mpicc or mpif90, make sure the shim library is built, run
+//! `mpinetsim`, compare a self-checking program's output with native MPICH.
 
 #![allow(dead_code)]
 
@@ -24,17 +25,28 @@ pub fn config(name: &str) -> String {
     root().join("configs").join(name).display().to_string()
 }
 
-/// True (after saying so) when Debian's mpicc is missing.
-pub fn skip_without_mpicc() -> bool {
-    let ok = Command::new("mpicc")
-        .arg("-show")
+/// True (after saying so) when `tool probe` does not run: the package to
+/// install is named.
+pub fn skip_without(tool: &str, probe: &str, package: &str) -> bool {
+    let ok = Command::new(tool)
+        .arg(probe)
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!("SKIPPED: mpicc not found (apt-get install mpich libmpich-dev)");
+        eprintln!("SKIPPED: {tool} not found (apt-get install {package})");
     }
     !ok
+}
+
+/// True (after saying so) when Debian's mpicc is missing.
+pub fn skip_without_mpicc() -> bool {
+    skip_without("mpicc", "-show", "mpich libmpich-dev")
+}
+
+/// True (after saying so) when Debian's mpiexec is missing.
+pub fn skip_without_mpiexec() -> bool {
+    skip_without("mpiexec", "--version", "mpich")
 }
 
 /// Checks that libchannel_shim.so was built next to the mpinetsim binary
@@ -52,20 +64,89 @@ pub fn ensure_shim() {
 /// Compiles tests/mpi/<name>.c with `compiler` (mpicc or cc) into the test
 /// temp folder; returns the binary path.
 pub fn build_c(name: &str, compiler: &str) -> PathBuf {
-    let src = root().join("tests/mpi").join(format!("{name}.c"));
+    build(name, "c", compiler)
+}
+
+/// Compiles tests/mpi/<name>.<extension> with `compiler` (mpicc, cc,
+/// mpif90) into the test temp folder; returns the binary path.
+pub fn build(name: &str, extension: &str, compiler: &str) -> PathBuf {
+    let src = root().join("tests/mpi").join(format!("{name}.{extension}"));
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{compiler}"));
     let o = Command::new(compiler)
         .args(["-O2", "-o"])
         .arg(&out)
         .arg(&src)
         .output()
-        .expect("run the C compiler");
+        .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
     assert!(
         o.status.success(),
-        "{compiler} {name}.c failed: {}",
+        "{compiler} {name}.{extension} failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
     out
+}
+
+/// stdout and stderr of a finished process as text.
+pub fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The lines of `s`, sorted (ranks print in any order).
+pub fn sorted_lines(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = s.lines().map(String::from).collect();
+    v.sort();
+    v
+}
+
+/// Runs the self-checking program `prog` on `ranks` ranks natively
+/// (`mpiexec`) and through `mpinetsim run` on the reference network at
+/// time factor 1, and requires both to succeed with the same (sorted)
+/// output lines, among them `<name>: N checks passed`. Returns N.
+pub fn same_output_as_native(name: &str, prog: &Path, ranks: &str) -> u64 {
+    let native = Command::new("mpiexec")
+        .args(["-n", ranks])
+        .arg(prog)
+        .output()
+        .expect("run mpiexec");
+    let (nat_out, nat_err) = text(&native);
+    let o = run(
+        &[
+            "-n",
+            ranks,
+            "--net",
+            &config("reference.toml"),
+            "--time-factor",
+            "1",
+        ],
+        prog,
+        &[],
+    );
+    let (sim_out, sim_err) = text(&o);
+    assert!(
+        o.status.success(),
+        "{name} through mpinetsim failed ({}):\n{sim_out}\n{sim_err}",
+        o.status
+    );
+    assert!(
+        native.status.success() && nat_out.contains("checks passed"),
+        "{name} natively failed:\n{nat_out}\n{nat_err}"
+    );
+    assert_eq!(
+        sorted_lines(&sim_out),
+        sorted_lines(&nat_out),
+        "{name}: mpinetsim (left) and native MPICH (right) differ\n{sim_err}"
+    );
+    let last = sim_out
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: ")) && l.ends_with(" checks passed"))
+        .unwrap_or_else(|| panic!("{name} printed no summary:\n{sim_out}"));
+    let n: u64 = last.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(n > 0);
+    eprintln!("{last}");
+    n
 }
 
 /// Runs `mpinetsim run` with arguments, then `--` and the program.

@@ -303,6 +303,83 @@ mod tests {
         );
     }
 
+    fn logicals(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    /// gfortran's LOGICAL is 4 bytes with `.TRUE.` = 1; results are 0 or 1
+    /// whatever non-zero value an input holds.
+    #[test]
+    fn fortran_logical_reductions() {
+        let a = logicals(&[0, 1, 0, 1]);
+        for (op, want) in [
+            (BuiltinOp::Land, [0, 0, 0, 1]),
+            (BuiltinOp::Lor, [0, 1, 1, 1]),
+            (BuiltinOp::Lxor, [0, 1, 1, 0]),
+        ] {
+            let mut b = logicals(&[0, 0, 7, 1]);
+            red(op, B::Logical, &a, &mut b).unwrap();
+            assert_eq!(b, logicals(&want), "{op:?}");
+        }
+        for op in [BuiltinOp::Max, BuiltinOp::Band, BuiltinOp::Minloc] {
+            assert_eq!(red(op, B::Logical, &a, &mut a.clone()), Err(MpiError::Op));
+        }
+    }
+
+    /// MINLOC/MAXLOC on MPI_2INTEGER, MPI_2REAL and MPI_2DOUBLE_PRECISION:
+    /// both halves have the value's type; ties keep the lower index.
+    #[test]
+    fn fortran_pair_types() {
+        let ints = |v: &[(i32, i32)]| -> Vec<u8> {
+            v.iter()
+                .flat_map(|(x, i)| [x.to_ne_bytes(), i.to_ne_bytes()].concat())
+                .collect()
+        };
+        let a = ints(&[(3, 0), (5, 2), (1, 4)]);
+        let mut b = ints(&[(3, 1), (4, 1), (2, 3)]);
+        red(BuiltinOp::Minloc, B::TwoInteger, &a, &mut b).unwrap();
+        assert_eq!(b, ints(&[(3, 0), (4, 1), (1, 4)]));
+        let reals = |v: &[(f32, f32)]| -> Vec<u8> {
+            v.iter()
+                .flat_map(|(x, i)| [x.to_ne_bytes(), i.to_ne_bytes()].concat())
+                .collect()
+        };
+        let a = reals(&[(2.5, 3.0), (-1.0, 0.0)]);
+        let mut b = reals(&[(2.5, 1.0), (-0.5, 2.0)]);
+        red(BuiltinOp::Maxloc, B::TwoReal, &a, &mut b).unwrap();
+        assert_eq!(b, reals(&[(2.5, 1.0), (-0.5, 2.0)]));
+        let doubles = |v: &[(f64, f64)]| -> Vec<u8> {
+            v.iter()
+                .flat_map(|(x, i)| [x.to_ne_bytes(), i.to_ne_bytes()].concat())
+                .collect()
+        };
+        let a = doubles(&[(9.0, 5.0), (1.0, 6.0)]);
+        let mut b = doubles(&[(8.0, 2.0), (1.0, 7.0)]);
+        red(BuiltinOp::Maxloc, B::TwoDoublePrecision, &a, &mut b).unwrap();
+        assert_eq!(b, doubles(&[(9.0, 5.0), (1.0, 6.0)]));
+        assert_eq!(
+            red(BuiltinOp::Sum, B::TwoReal, &a[..8], &mut b[..8]),
+            Err(MpiError::Op)
+        );
+    }
+
+    /// MPI_COMPLEX (two REALs): SUM and PROD, no MAX.
+    #[test]
+    fn fortran_complex() {
+        let c = |re: f32, im: f32| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
+        let mut b = c(2.0, -1.0);
+        red(BuiltinOp::Sum, B::Complex, &c(1.0, 1.0), &mut b).unwrap();
+        assert_eq!(b, c(3.0, 0.0));
+        // (1 + 2i)(3 - i) = 3 - i + 6i + 2 = 5 + 5i
+        let mut b = c(3.0, -1.0);
+        red(BuiltinOp::Prod, B::Complex, &c(1.0, 2.0), &mut b).unwrap();
+        assert_eq!(b, c(5.0, 5.0));
+        assert_eq!(
+            red(BuiltinOp::Max, B::Complex, &c(1.0, 2.0), &mut b),
+            Err(MpiError::Op)
+        );
+    }
+
     #[test]
     fn every_builtin_has_a_kernel_for_every_allowed_op() {
         use BuiltinOp::*;
