@@ -260,6 +260,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 origin: a.net.display().to_string(),
                 cfg: cfg.clone(),
                 time_factor: factor,
+                adaptive: None,
                 capture: None,
                 eager_limit: &a.eager_limit,
                 command: &a.command,

@@ -143,9 +143,17 @@ pub struct RunArgs {
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
     pub net: PathBuf,
-    /// Time factor: wall time = factor × emulated time (≥ 1).
-    #[arg(long, default_value_t = 1.0)]
-    pub time_factor: f64,
+    /// Time factor: wall time = factor × emulated time (≥ 1), or `auto` to
+    /// raise and lower it during the run as the simulator needs.
+    #[arg(long, default_value = "1")]
+    pub time_factor: String,
+    /// With `--time-factor auto`: the largest factor to use.
+    #[arg(long, default_value_t = 256.0)]
+    pub auto_max: f64,
+    /// With `--time-factor auto`: event lateness (scaled time) above which
+    /// the factor is doubled.
+    #[arg(long, default_value = "100us")]
+    pub auto_raise_above: String,
     /// Write pcaps of the configured capture points into this folder.
     #[arg(long)]
     pub capture: Option<PathBuf>,

@@ -1,7 +1,9 @@
 //! The job's clock: CLOCK_MONOTONIC nanoseconds shared by the gateway and
 //! every rank on this host, and the map between wall time and scaled real
-//! time (SRT) that the time factor defines.
+//! time (SRT) that the time factor — fixed, or changed during an adaptive
+//! run — defines (`mpinetsim_protocol::ScaledClock`).
 
+use mpinetsim_protocol::ScaledClock;
 use nix::time::{clock_gettime, ClockId};
 
 /// CLOCK_MONOTONIC now, in nanoseconds.
@@ -10,24 +12,34 @@ pub fn monotonic_ns() -> u64 {
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
 }
 
-/// Wall time = epoch + factor × SRT.
-#[derive(Clone, Copy, Debug)]
+/// Wall time ↔ SRT for the gateway.
+#[derive(Clone, Debug)]
 pub struct TimeMap {
-    /// CLOCK_MONOTONIC of SRT zero, ns.
-    pub epoch_ns: u64,
-    /// Time factor (≥ 1).
-    pub factor: f64,
+    /// The job's clock (the ranks keep identical copies).
+    pub clock: ScaledClock,
 }
 
 impl TimeMap {
+    /// SRT zero at `epoch_ns`, at `factor`.
+    pub fn new(epoch_ns: u64, factor: f64) -> TimeMap {
+        TimeMap {
+            clock: ScaledClock::new(epoch_ns, factor),
+        }
+    }
+
     /// SRT corresponding to monotonic time `wall_ns` (0 before the epoch).
     pub fn srt(&self, wall_ns: u64) -> u64 {
-        (wall_ns.saturating_sub(self.epoch_ns) as f64 / self.factor) as u64
+        self.clock.srt(wall_ns)
     }
 
     /// Monotonic wall time at which SRT `v` is reached.
     pub fn deadline(&self, v_ns: u64) -> u64 {
-        self.epoch_ns + (v_ns as f64 * self.factor).round() as u64
+        self.clock.wall(v_ns)
+    }
+
+    /// The factor in force at SRT `v`.
+    pub fn factor_at(&self, v_ns: u64) -> f64 {
+        self.clock.factor_at(v_ns)
     }
 }
 
@@ -37,10 +49,7 @@ mod tests {
 
     #[test]
     fn srt_and_deadline_invert() {
-        let m = TimeMap {
-            epoch_ns: 1_000,
-            factor: 4.0,
-        };
+        let m = TimeMap::new(1_000, 4.0);
         assert_eq!(m.deadline(250), 2_000);
         assert_eq!(m.srt(2_000), 250);
         assert_eq!(m.srt(500), 0);

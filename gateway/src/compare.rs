@@ -64,6 +64,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 origin: name.clone(),
                 cfg: cfg.clone(),
                 time_factor: a.time_factor,
+                adaptive: None,
                 capture: None,
                 eager_limit: &a.eager_limit,
                 command: &a.command,

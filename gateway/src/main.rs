@@ -1,5 +1,6 @@
 //! `mpinetsim`: run MPI programs and synthetic workloads on simulated networks.
 
+mod adaptive;
 mod calibrate;
 mod capture_files;
 mod cli;

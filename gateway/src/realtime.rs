@@ -85,6 +85,8 @@ pub struct GatewaySettings {
     pub job_id: u64,
     /// Wall nanoseconds an event may run before its deadline.
     pub lookahead_ns: u64,
+    /// Change the factor during the run (`--time-factor auto`).
+    pub adaptive: Option<crate::adaptive::AdaptivePolicy>,
 }
 
 /// The gateway's live state, also readable by the supervisor callback.
@@ -106,6 +108,9 @@ pub struct Gateway {
     pub vectors: Option<crate::vector_files::VectorFiles>,
     /// Every delivered message, for the timeline's arrows (when recording one).
     pub arrows: Option<Vec<crate::timeline::Arrow>>,
+    adaptive: Option<crate::adaptive::AdaptiveController>,
+    /// Factor switches made by the adaptive controller.
+    pub factor_changes: Vec<crate::adaptive::FactorChange>,
     undelivered: Vec<VecDeque<Frame>>,
     rank_conn: Vec<Option<usize>>,
     interrupted: Arc<AtomicBool>,
@@ -149,10 +154,12 @@ impl Gateway {
             .map_err(|e| format!("cannot watch the timerfd: {e}"))?;
         let n = settings.ranks as usize;
         Ok(Gateway {
-            time: TimeMap {
-                epoch_ns,
-                factor: settings.factor,
-            },
+            time: TimeMap::new(epoch_ns, settings.factor),
+            adaptive: settings
+                .adaptive
+                .clone()
+                .map(|p| crate::adaptive::AdaptiveController::new(p, settings.factor, epoch_ns)),
+            factor_changes: Vec::new(),
             sim,
             lateness: LatenessRecorder::default(),
             conns: Vec::new(),
@@ -204,6 +211,7 @@ impl Gateway {
                 return o;
             }
             let now = monotonic_ns();
+            self.adapt(now);
             if now >= self.next_supervise_ns {
                 self.next_supervise_ns = now + SUPERVISE_EVERY_NS;
                 if let Some(o) = supervise(self) {
@@ -249,6 +257,36 @@ impl Gateway {
                 return o;
             }
         }
+    }
+
+    /// Lets the adaptive controller switch the factor: at an SRT instant a
+    /// little ahead, on the gateway's clock and every connected rank's.
+    fn adapt(&mut self, now: u64) {
+        let Some(a) = self.adaptive.as_mut() else {
+            return;
+        };
+        let Some(factor) = a.decide(now) else {
+            return;
+        };
+        let lead = a.policy().lead_wall_ns;
+        let at = self.time.srt(now + lead);
+        if !self.time.clock.change(at, factor) {
+            return;
+        }
+        self.factor_changes.push(crate::adaptive::FactorChange {
+            at_srt_s: at as f64 / 1e9,
+            factor,
+        });
+        let frame = Frame::Factor {
+            at_srt_ns: at,
+            factor,
+        };
+        for c in self.conns.iter_mut().flatten() {
+            if c.rank.is_some() && matches!(c.state, ConnState::Active) {
+                c.queue(&frame);
+            }
+        }
+        self.armed_ns = None; // deadlines moved
     }
 
     fn accept_all(&mut self) {
@@ -390,9 +428,17 @@ impl Gateway {
                 c.queue(&Frame::Welcome {
                     version: VERSION,
                     factor: self.settings.factor,
-                    epoch_ns: self.time.epoch_ns,
+                    epoch_ns: self.time.clock.epoch_ns(),
                     eager_limit: self.settings.eager_limit,
+                    adaptive: self.settings.adaptive.is_some(),
                 });
+                // A rank that connects after factor switches learns them all.
+                for p in &self.time.clock.pieces()[1..] {
+                    c.queue(&Frame::Factor {
+                        at_srt_ns: p.srt_ns,
+                        factor: p.factor,
+                    });
+                }
                 while let Some(f) = self.undelivered[rank as usize].pop_front() {
                     c.queue(&f);
                 }
@@ -434,6 +480,7 @@ impl Gateway {
                 let what = match frame {
                     Frame::Hello { .. } => "Hello",
                     Frame::Welcome { .. } => "Welcome",
+                    Frame::Factor { .. } => "Factor",
                     Frame::Send { .. } => "Send",
                     Frame::Deliver { .. } => "Deliver",
                     Frame::Finalize(_) => "Finalize",
@@ -462,8 +509,11 @@ impl Gateway {
                 break;
             }
             let (t, class) = self.sim.step_classified().expect("an event is pending");
-            let late = (now.saturating_sub(deadline) as f64 / self.time.factor) as u64;
+            let late = (now.saturating_sub(deadline) as f64 / self.time.factor_at(t.0)) as u64;
             self.lateness.record(late, class, t.0);
+            if let Some(a) = self.adaptive.as_mut() {
+                a.observe(late);
+            }
             self.sim.take_deliveries(&mut deliveries);
             for d in deliveries.drain(..) {
                 self.messages_out += 1;

@@ -96,6 +96,26 @@ pub struct JobReport {
     pub network_stats: SimStats,
     /// Capture files written.
     pub captures: Vec<String>,
+    /// Factor switches of an adaptive run (empty for a fixed factor).
+    pub factor_changes: Vec<crate::adaptive::FactorChange>,
+    /// For an adaptive run: what the largest factor it used would have cost
+    /// had it been fixed from the start.
+    pub adaptive: Option<AdaptiveSummary>,
+}
+
+/// The saving of an adaptive run against a fixed factor.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdaptiveSummary {
+    /// Largest factor used (the fixed factor that would have kept up throughout).
+    pub max_factor: f64,
+    /// Scaled time from the epoch to the end of the job, s.
+    pub scaled_time_s: f64,
+    /// Wall time from the epoch to the end of the job, s.
+    pub wall_s: f64,
+    /// Wall time the same scaled time takes at `max_factor`, s.
+    pub wall_at_max_factor_s: f64,
+    /// `wall_at_max_factor_s` − `wall_s`.
+    pub wall_saved_s: f64,
 }
 
 fn us(ns: u64) -> String {
@@ -125,6 +145,35 @@ impl JobReport {
             m.max_kind.map(|k| format!("{k:?}")).unwrap_or_else(|| "-".into()),
             m.max_at_ns as f64 / 1e9,
         );
+        if let Some(a) = &self.adaptive {
+            let path = if self.factor_changes.len() <= 6 {
+                std::iter::once(format!("{}", self.time_factor))
+                    .chain(
+                        self.factor_changes
+                            .iter()
+                            .map(|c| format!("{} at {:.3} s", c.factor, c.at_srt_s)),
+                    )
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            } else {
+                format!(
+                    "{} switches between {} and {} (all in the JSON report)",
+                    self.factor_changes.len(),
+                    self.factor_changes
+                        .iter()
+                        .map(|c| c.factor)
+                        .fold(self.time_factor, f64::min),
+                    a.max_factor
+                )
+            };
+            s.push_str(&format!(
+                "mpinetsim: adaptive factor: {path}; a fixed factor {} would have taken {:.3} s of wall time instead of {:.3} s (saved {:.3} s)\n",
+                a.max_factor,
+                a.wall_at_max_factor_s,
+                a.wall_s,
+                a.wall_saved_s
+            ));
+        }
         s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s\n");
         for r in &self.rank_reports {
             match &r.mpi {

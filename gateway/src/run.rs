@@ -1,5 +1,6 @@
 //! `mpinetsim run`: start the gateway, launch the ranks, wait, report.
 
+use crate::adaptive::AdaptivePolicy;
 use crate::capture_files::CaptureFiles;
 use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
@@ -16,13 +17,14 @@ use std::time::{Duration, Instant};
 /// Runs the command; returns the process exit code. Errors before launch are
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
-    check_factor(a.time_factor)?;
+    let (time_factor, adaptive) = parse_factor(a)?;
     let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     let spec = JobSpec {
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
-        time_factor: a.time_factor,
+        time_factor,
+        adaptive,
         capture: a.capture.clone(),
         eager_limit: &a.eager_limit,
         command: &a.command,
@@ -44,6 +46,34 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         eprintln!("mpinetsim: {}", job.report.outcome);
     }
     job.finish_error.map_or(Ok(job.exit_code), Err)
+}
+
+/// The factor to start with, and the adaptive policy for `auto`.
+fn parse_factor(a: &RunArgs) -> Result<(f64, Option<AdaptivePolicy>), String> {
+    if a.time_factor == "auto" {
+        if !(a.auto_max >= 1.0 && a.auto_max.is_finite()) {
+            return Err(format!(
+                "--auto-max {}: give a factor of at least 1",
+                a.auto_max
+            ));
+        }
+        let raise = netsim::units::parse_duration_ns(&a.auto_raise_above)
+            .map_err(|e| format!("--auto-raise-above: {e}"))?;
+        let policy = AdaptivePolicy {
+            max: a.auto_max,
+            raise_above_ns: raise,
+            ..AdaptivePolicy::default()
+        };
+        return Ok((policy.min.max(1.0), Some(policy)));
+    }
+    let f: f64 = a.time_factor.parse().map_err(|_| {
+        format!(
+            "--time-factor {}: give a number of at least 1 (e.g. 4) or `auto`",
+            a.time_factor
+        )
+    })?;
+    check_factor(f)?;
+    Ok((f, None))
 }
 
 /// Checks a fixed time factor.
@@ -84,8 +114,10 @@ pub struct JobSpec<'a> {
     pub origin: String,
     /// The network.
     pub cfg: NetworkConfig,
-    /// Time factor (≥ 1).
+    /// Time factor (≥ 1); the starting one when adaptive.
     pub time_factor: f64,
+    /// Change the factor during the run.
+    pub adaptive: Option<AdaptivePolicy>,
     /// Capture folder.
     pub capture: Option<PathBuf>,
     /// Eager limit as the user wrote it.
@@ -149,6 +181,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         socket: socket.clone(),
         job_id,
         lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
+        adaptive: a.adaptive.clone(),
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
@@ -285,6 +318,25 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         });
     }
     let stats = gw.sim.stats();
+    let end_wall = monotonic_ns();
+    let adaptive = a.adaptive.as_ref().map(|_| {
+        let max_factor = gw
+            .time
+            .clock
+            .pieces()
+            .iter()
+            .map(|p| p.factor)
+            .fold(1.0, f64::max);
+        let scaled = gw.time.srt(end_wall) as f64 / 1e9;
+        let wall_s = end_wall.saturating_sub(epoch) as f64 / 1e9;
+        crate::report::AdaptiveSummary {
+            max_factor,
+            scaled_time_s: scaled,
+            wall_s,
+            wall_at_max_factor_s: scaled * max_factor,
+            wall_saved_s: scaled * max_factor - wall_s,
+        }
+    });
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
@@ -308,6 +360,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             .captures()
             .map(|c| c.paths().iter().map(|p| p.display().to_string()).collect())
             .unwrap_or_default(),
+        factor_changes: gw.factor_changes.clone(),
+        adaptive,
     };
     let mut finish_error = flush_result.err();
     if let Some(path) = &a.timeline {
@@ -315,8 +369,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             path,
             &timeline_dir,
             a.ranks,
-            epoch,
-            a.time_factor,
+            &gw.time.clock,
             gw.arrows.as_deref().unwrap_or_default(),
         );
         if let Err(e) = written {

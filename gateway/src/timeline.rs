@@ -5,7 +5,8 @@
 //! call (the time the program is blocked in MPI), and one flow arrow
 //! ("ph": "s" → "f") per message from its send to its arrival. Times are
 //! microseconds of scaled real time, the emulated machine's clock; the
-//! ranks' raw wall-clock spans are converted with the job's epoch and factor.
+//! ranks' raw wall-clock spans are converted with the job's clock (also
+//! across the switches of an adaptive factor).
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -35,11 +36,10 @@ pub fn write(
     path: &Path,
     dir: &Path,
     ranks: u32,
-    epoch_ns: u64,
-    factor: f64,
+    clock: &mpinetsim_protocol::ScaledClock,
     arrows: &[Arrow],
 ) -> Result<(), String> {
-    let srt = |wall: u64| wall.saturating_sub(epoch_ns) as f64 / factor;
+    let srt = |wall: u64| clock.srt(wall) as f64;
     let mut events: Vec<Value> = vec![json!({
         "ph": "M", "name": "process_name", "pid": 0, "tid": 0,
         "args": {"name": "mpinetsim job (scaled real time)"}

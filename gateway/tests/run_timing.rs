@@ -124,3 +124,68 @@ fn pingpong_latency_matches_the_closed_form_and_converges() {
         change * 100.0
     );
 }
+
+#[test]
+fn an_adaptive_factor_switches_without_breaking_scaled_time() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("pingpong", "mpicc");
+    let payload = (shim_engine::envelope::HEADER_LEN + 32) as u64;
+    let one_way_us = 2.0
+        * (serialization_time(data_frame_wire_len(payload), 1_000_000_000).0 as f64 + 500_000.0)
+        / 1e3;
+    let report = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("adaptive.json");
+    // A low raise threshold makes the controller switch the factor many
+    // times during the run, up and down.
+    let out = common::run(
+        &[
+            "-n",
+            "2",
+            "--net",
+            &common::config("reference.toml"),
+            "--time-factor",
+            "auto",
+            "--auto-raise-above",
+            "30us",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        &prog,
+        &["400", "32"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let changes = r["factor_changes"].as_array().unwrap();
+    assert!(!changes.is_empty(), "the factor never changed");
+    // Switch instants increase; every factor is a power of two from 1.
+    for w in changes.windows(2) {
+        assert!(w[1]["at_srt_s"].as_f64() > w[0]["at_srt_s"].as_f64());
+    }
+    let a = &r["adaptive"];
+    assert!(a["max_factor"].as_f64().unwrap() >= 2.0);
+    assert!(
+        (a["wall_saved_s"].as_f64().unwrap()
+            - (a["wall_at_max_factor_s"].as_f64().unwrap() - a["wall_s"].as_f64().unwrap()))
+        .abs()
+            < 1e-9
+    );
+    // If the ranks and the gateway disagreed about scaled time after a
+    // switch, the latency the program measures with MPI_Wtime would be off
+    // by the ratio of the factors; it stays at the closed form.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let measured = value_after(&text, "one_way_us=");
+    let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
+    let tolerance = max_behind_us + 0.05 * one_way_us;
+    assert!(
+        (measured - one_way_us).abs() <= tolerance,
+        "measured {measured} us, closed form {one_way_us} us, tolerance {tolerance} us, {} switches",
+        changes.len()
+    );
+}

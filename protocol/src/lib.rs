@@ -12,8 +12,11 @@
 //! Decoding never panics: a frame that is too large, truncated, of unknown
 //! kind or with trailing bytes is an [`DecodeError`].
 
+mod clock;
+pub use clock::{Piece, ScaledClock};
+
 /// Protocol version; Hello and Welcome must carry the same.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 
 /// Largest frame body accepted (256 MiB + headers): larger MPI messages are
 /// refused by the shim before they are sent.
@@ -121,6 +124,17 @@ pub enum Frame {
         epoch_ns: u64,
         /// Messages above this many payload bytes use rendezvous.
         eager_limit: u64,
+        /// The factor may change during the run ([`Frame::Factor`]); the
+        /// rank then checks for changes at every MPI call.
+        adaptive: bool,
+    },
+    /// Gateway → shim: from scaled time `at_srt_ns` on, the time factor is
+    /// `factor` (see [`ScaledClock::change`]).
+    Factor {
+        /// SRT of the switch, ns.
+        at_srt_ns: u64,
+        /// The new factor.
+        factor: f64,
     },
     /// Shim → gateway: a message for rank `dst`, sent at scaled time `srt_ns`.
     Send {
@@ -183,6 +197,7 @@ const K_DELIVER: u8 = 4;
 const K_FINALIZE: u8 = 5;
 const K_FINALIZE_ACK: u8 = 6;
 const K_ABORT: u8 = 7;
+const K_FACTOR: u8 = 8;
 
 impl Frame {
     /// Appends the frame, length prefix included, to `out`.
@@ -209,12 +224,19 @@ impl Frame {
                 factor,
                 epoch_ns,
                 eager_limit,
+                adaptive,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
                 out.extend_from_slice(&factor.to_le_bytes());
                 out.extend_from_slice(&epoch_ns.to_le_bytes());
                 out.extend_from_slice(&eager_limit.to_le_bytes());
+                out.push(*adaptive as u8);
+            }
+            Frame::Factor { at_srt_ns, factor } => {
+                out.push(K_FACTOR);
+                out.extend_from_slice(&at_srt_ns.to_le_bytes());
+                out.extend_from_slice(&factor.to_le_bytes());
             }
             Frame::Send { dst, srt_ns, bytes } => {
                 out.push(K_SEND);
@@ -296,6 +318,11 @@ impl Frame {
                 factor: f64::from_bits(r.u64()?),
                 epoch_ns: r.u64()?,
                 eager_limit: r.u64()?,
+                adaptive: r.u8()? != 0,
+            },
+            K_FACTOR => Frame::Factor {
+                at_srt_ns: r.u64()?,
+                factor: f64::from_bits(r.u64()?),
             },
             K_SEND => Frame::Send {
                 dst: r.u32()?,
@@ -355,6 +382,9 @@ impl Reader<'_> {
         self.buf = b;
         Ok(a.try_into().unwrap())
     }
+    fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.take::<1>()?[0])
+    }
     fn u16(&mut self) -> Result<u16, DecodeError> {
         Ok(u16::from_le_bytes(self.take()?))
     }
@@ -388,6 +418,11 @@ mod tests {
                 factor: 2.5,
                 epoch_ns: 77,
                 eager_limit: 65536,
+                adaptive: true,
+            },
+            Frame::Factor {
+                at_srt_ns: 123,
+                factor: 8.0,
             },
             Frame::Send {
                 dst: 1,

@@ -52,12 +52,20 @@ pub mod symbols;
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor.
 pub fn enter(name: &'static str) {
-    crate::runtime::pacer(|p| p.enter(name));
+    if crate::runtime::clock_is_adaptive() {
+        // Learn of factor changes before computing how long to sleep.
+        crate::runtime::try_with_engine(|e| e.transport_mut().poll());
+    }
+    if let Some(c) = crate::runtime::clock_snapshot() {
+        crate::runtime::pacer(|p| p.enter(name, &c));
+    }
 }
 
 /// Called at the exit of every MPI function.
 pub fn exit() {
-    crate::runtime::pacer(|p| p.exit());
+    if let Some(c) = crate::runtime::clock_snapshot() {
+        crate::runtime::pacer(|p| p.exit(&c));
+    }
 }
 
 /// Writes `value` through a C out-pointer if it is not null.

@@ -1,9 +1,55 @@
-//! CLOCK_MONOTONIC, shared with the gateway on this host.
+//! CLOCK_MONOTONIC (shared with the gateway on this host) and this
+//! process's copy of the job's scaled clock, which the gateway may change
+//! during an adaptive run (see `mpinetsim_protocol::ScaledClock`).
 
+use mpinetsim_protocol::ScaledClock;
 use nix::time::{clock_gettime, ClockId};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// CLOCK_MONOTONIC now, ns.
 pub fn monotonic_ns() -> u64 {
     let t = clock_gettime(ClockId::CLOCK_MONOTONIC).expect("CLOCK_MONOTONIC is always available");
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
+}
+
+/// The job's clock once Welcome arrived. Readers take a snapshot (an Arc
+/// clone) so nobody holds the lock while sleeping.
+static CLOCK: Mutex<Option<Arc<ScaledClock>>> = Mutex::new(None);
+static ADAPTIVE: AtomicBool = AtomicBool::new(false);
+
+fn lock() -> std::sync::MutexGuard<'static, Option<Arc<ScaledClock>>> {
+    CLOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Starts the clock (MPI_Init).
+pub fn start(clock: ScaledClock, adaptive: bool) {
+    *lock() = Some(Arc::new(clock));
+    ADAPTIVE.store(adaptive, Ordering::SeqCst);
+}
+
+/// True when the factor may change during the run.
+pub fn is_adaptive() -> bool {
+    ADAPTIVE.load(Ordering::Relaxed)
+}
+
+/// The clock as it is now, if started.
+pub fn snapshot() -> Option<Arc<ScaledClock>> {
+    lock().clone()
+}
+
+/// Applies a factor change announced by the gateway.
+pub fn change(at_srt_ns: u64, factor: f64) {
+    let mut g = lock();
+    if let Some(c) = g.as_ref() {
+        let mut next = (**c).clone();
+        if next.change(at_srt_ns, factor) {
+            *g = Some(Arc::new(next));
+        }
+    }
+}
+
+/// Scaled real time now, ns (0 before MPI_Init).
+pub fn srt_now() -> u64 {
+    snapshot().map_or(0, |c| c.srt(monotonic_ns()))
 }

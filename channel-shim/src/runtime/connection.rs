@@ -1,6 +1,6 @@
 //! The rank's connection to the gateway, as the engine's [`Transport`].
 
-use super::clock::monotonic_ns;
+use super::clock::{self, monotonic_ns};
 use mpinetsim_protocol::{Frame, RankCounters, MAX_FRAME_BODY, VERSION};
 use nix::sys::socket::{recv, MsgFlags};
 use shim_engine::transport::{Incoming, Transport};
@@ -14,8 +14,6 @@ pub struct GatewayTransport {
     stream: UnixStream,
     rank: u32,
     size: u32,
-    factor: f64,
-    epoch_ns: u64,
     eager_limit: u64,
     inbuf: Vec<u8>,
     ready: VecDeque<Incoming>,
@@ -46,8 +44,6 @@ impl GatewayTransport {
             stream,
             rank,
             size,
-            factor: 1.0,
-            epoch_ns: 0,
             eager_limit: 64 * 1024,
             inbuf: Vec::new(),
             ready: VecDeque::new(),
@@ -59,9 +55,12 @@ impl GatewayTransport {
                 factor,
                 epoch_ns,
                 eager_limit,
+                adaptive,
             }) if version == VERSION => {
-                t.factor = factor;
-                t.epoch_ns = epoch_ns;
+                clock::start(
+                    mpinetsim_protocol::ScaledClock::new(epoch_ns, factor),
+                    adaptive,
+                );
                 t.eager_limit = eager_limit;
                 Ok(t)
             }
@@ -84,7 +83,10 @@ impl GatewayTransport {
     /// spins the last stretch for precision.
     fn wait_until_srt(&self, srt_ns: u64) {
         const SPIN_WALL_NS: u64 = 200_000;
-        let deadline = self.epoch_ns + (srt_ns as f64 * self.factor) as u64;
+        let Some(c) = clock::snapshot() else {
+            return;
+        };
+        let deadline = c.wall(srt_ns);
         loop {
             let now = monotonic_ns();
             if now >= deadline {
@@ -99,14 +101,15 @@ impl GatewayTransport {
         }
     }
 
-    /// Time factor of the job.
-    pub fn factor(&self) -> f64 {
-        self.factor
-    }
-
     /// Scaled real time now, ns.
     pub fn srt_ns(&self) -> u64 {
-        (monotonic_ns().saturating_sub(self.epoch_ns) as f64 / self.factor) as u64
+        clock::srt_now()
+    }
+
+    /// Reads whatever the gateway has sent (deliveries are kept; factor
+    /// changes are applied) without waiting.
+    pub fn poll(&mut self) {
+        while self.pump(false) {}
     }
 
     fn write_frame(&mut self, f: &Frame) {
@@ -165,6 +168,7 @@ impl GatewayTransport {
                 eprintln!("mpinetsim: {text}");
                 std::process::exit(if code == 0 { 1 } else { code });
             }
+            Frame::Factor { at_srt_ns, factor } => clock::change(at_srt_ns, factor),
             other => super::fatal(&format!("the gateway sent an unexpected frame {other:?}")),
         }
     }

@@ -7,12 +7,12 @@ mod pacer;
 mod state;
 mod timeline;
 
-pub use clock::monotonic_ns;
+pub use clock::{is_adaptive as clock_is_adaptive, monotonic_ns, snapshot as clock_snapshot};
 pub use connection::GatewayTransport;
 pub use pacer::Pacer;
 pub use state::{
     abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, now_srt_ns, pacer,
-    with_engine, JobInfo,
+    try_with_engine, with_engine, JobInfo,
 };
 
 /// Ends the job because of an error the program cannot recover from: tells

@@ -1,13 +1,18 @@
 //! Stretches the program's computation by the time factor.
 //!
-//! At each MPI call entry the time computed since the last MPI exit is
-//! owed (factor − 1) times over; the debt is slept off once it is large
-//! enough to sleep accurately, and any over- or under-sleep is carried to
-//! the next call. Time blocked inside MPI is never stretched (deliveries
-//! already arrive on the stretched schedule).
+//! Computation of c wall ns must take c ns of scaled time (the emulated
+//! machine computes as fast as this one). At each MPI call entry the scaled
+//! time the computation still owes — c minus the scaled time that passed
+//! while it ran — is slept off once it is large enough to sleep accurately,
+//! and any over- or under-sleep is carried to the next call. Working in
+//! scaled time through the job's clock makes this right across factor
+//! changes too (c/f of scaled time passes at a fixed factor f, so the sleep
+//! is (f − 1)·c of wall time). Time blocked inside MPI is never stretched
+//! (deliveries already arrive on the stretched schedule).
 
 use super::clock::monotonic_ns;
 use super::timeline::{SpanKind, SpanLog};
+use mpinetsim_protocol::ScaledClock;
 
 /// Debts below this are carried rather than slept (sleep overshoot is a few µs).
 const MIN_SLEEP_NS: i64 = 50_000;
@@ -15,10 +20,10 @@ const MIN_SLEEP_NS: i64 = 50_000;
 /// Time accounting of one process.
 #[derive(Debug)]
 pub struct Pacer {
-    factor: f64,
     last_exit_ns: Option<u64>,
     call_start_ns: u64,
-    debt_ns: i64,
+    /// Scaled time the computation still owes, ns.
+    owed_srt_ns: i64,
     depth: u32,
     /// Computation between MPI calls, ns (equal in wall and scaled time).
     pub compute_ns: u64,
@@ -32,15 +37,20 @@ pub struct Pacer {
     timeline: Option<SpanLog>,
 }
 
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer::new()
+    }
+}
+
 impl Pacer {
-    /// A pacer for `factor` (≥ 1), created as MPI_Init returns: the
-    /// computation before the first MPI call after it counts and is stretched.
-    pub fn new(factor: f64) -> Pacer {
+    /// A pacer created as MPI_Init returns: the computation before the
+    /// first MPI call after it counts and is stretched.
+    pub fn new() -> Pacer {
         Pacer {
-            factor: factor.max(1.0),
             last_exit_ns: Some(monotonic_ns()),
             call_start_ns: 0,
-            debt_ns: 0,
+            owed_srt_ns: 0,
             depth: 0,
             compute_ns: 0,
             blocked_ns: 0,
@@ -57,13 +67,9 @@ impl Pacer {
         self
     }
 
-    /// Time factor.
-    pub fn factor(&self) -> f64 {
-        self.factor
-    }
-
-    /// Entering MPI call `name`: account and sleep off the compute debt.
-    pub fn enter(&mut self, name: &'static str) {
+    /// Entering MPI call `name`: account and sleep off the compute debt,
+    /// on the job's `clock`.
+    pub fn enter(&mut self, name: &'static str, clock: &ScaledClock) {
         self.depth += 1;
         if self.depth > 1 {
             return;
@@ -76,14 +82,18 @@ impl Pacer {
             let compute = now.saturating_sub(last);
             self.compute_ns += compute;
             self.record(SpanKind::Compute, "", last, now);
-            self.debt_ns += ((self.factor - 1.0) * compute as f64) as i64;
-            if self.debt_ns >= MIN_SLEEP_NS {
-                std::thread::sleep(std::time::Duration::from_nanos(self.debt_ns as u64));
-                call_start = monotonic_ns();
-                let slept = call_start - now;
-                self.slept_ns += slept;
-                self.debt_ns -= slept as i64;
-                self.record(SpanKind::Sleep, "", now, call_start);
+            let passed = clock.srt(now).saturating_sub(clock.srt(last));
+            self.owed_srt_ns += compute as i64 - passed as i64;
+            if self.owed_srt_ns > 0 {
+                let srt_now = clock.srt(now);
+                let wake = clock.wall(srt_now + self.owed_srt_ns as u64);
+                if wake.saturating_sub(now) as i64 >= MIN_SLEEP_NS {
+                    std::thread::sleep(std::time::Duration::from_nanos(wake - now));
+                    call_start = monotonic_ns();
+                    self.slept_ns += call_start - now;
+                    self.owed_srt_ns -= clock.srt(call_start).saturating_sub(srt_now) as i64;
+                    self.record(SpanKind::Sleep, "", now, call_start);
+                }
             }
         }
         self.call_start_ns = call_start;
@@ -96,7 +106,7 @@ impl Pacer {
     }
 
     /// Leaving an MPI call.
-    pub fn exit(&mut self) {
+    pub fn exit(&mut self, clock: &ScaledClock) {
         if self.depth == 0 {
             return;
         }
@@ -105,7 +115,7 @@ impl Pacer {
             return;
         }
         let now = monotonic_ns();
-        self.blocked_ns += (now.saturating_sub(self.call_start_ns) as f64 / self.factor) as u64;
+        self.blocked_ns += clock.srt(now).saturating_sub(clock.srt(self.call_start_ns));
         self.last_exit_ns = Some(now);
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
         if self.call_name == "MPI_Finalize" {
@@ -127,14 +137,15 @@ mod tests {
 
     #[test]
     fn compute_is_stretched_by_the_factor() {
-        let mut p = Pacer::new(4.0);
-        p.enter("MPI_Barrier");
-        p.exit();
+        let c = ScaledClock::new(monotonic_ns(), 4.0);
+        let mut p = Pacer::new();
+        p.enter("MPI_Barrier", &c);
+        p.exit(&c);
         let t0 = monotonic_ns();
         busy(20_000_000);
-        p.enter("MPI_Barrier");
+        p.enter("MPI_Barrier", &c);
         let wall = monotonic_ns() - t0;
-        p.exit();
+        p.exit(&c);
         // 20 ms of compute at factor 4 takes 80 ms of wall time, within the
         // sleep's overshoot.
         assert!(wall >= 79_000_000, "wall {wall}");
@@ -144,11 +155,30 @@ mod tests {
 
     #[test]
     fn nested_calls_count_once() {
-        let mut p = Pacer::new(1.0);
-        p.enter("MPI_Send");
-        p.enter("MPI_Isend");
-        p.exit();
-        p.exit();
+        let c = ScaledClock::new(monotonic_ns(), 1.0);
+        let mut p = Pacer::new();
+        p.enter("MPI_Send", &c);
+        p.enter("MPI_Isend", &c);
+        p.exit(&c);
+        p.exit(&c);
         assert_eq!(p.calls, 1);
+    }
+
+    #[test]
+    fn a_factor_change_during_computation_is_paid_in_scaled_time() {
+        // Factor 2 for the first 5 ms of scaled time (10 ms wall), then 8.
+        let mut c = ScaledClock::new(monotonic_ns(), 2.0);
+        c.change(5_000_000, 8.0);
+        let mut p = Pacer::new();
+        p.enter("MPI_Barrier", &c);
+        p.exit(&c);
+        let start = monotonic_ns();
+        let srt0 = c.srt(start);
+        busy(20_000_000);
+        p.enter("MPI_Barrier", &c);
+        // 20 ms of computation must take 20 ms of scaled time, whatever the
+        // factors on the way (within the sleep's overshoot).
+        let srt = c.srt(monotonic_ns()) - srt0;
+        assert!((20_000_000..20_500_000).contains(&srt), "{srt}");
     }
 }

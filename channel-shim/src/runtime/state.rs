@@ -1,12 +1,11 @@
 //! Process-wide state of the shim: whether MPI is initialised or finalised,
 //! the gateway connection, the job's clock parameters and the pacer.
 
-use super::clock::monotonic_ns;
 use super::connection::GatewayTransport;
 use super::pacer::Pacer;
 use mpinetsim_protocol::{RankCounters, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET, ENV_TIMELINE_DIR};
 use shim_engine::{Engine, EngineConfig};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Who this process is in the job.
@@ -20,8 +19,6 @@ pub struct JobInfo {
 
 static INITIALIZED: AtomicBool = AtomicBool::new(false);
 static FINALIZED: AtomicBool = AtomicBool::new(false);
-static EPOCH_NS: AtomicU64 = AtomicU64::new(0);
-static FACTOR_BITS: AtomicU64 = AtomicU64::new(0x3ff0_0000_0000_0000); // 1.0
 /// The MPI engine of this process, which owns the gateway connection.
 static ENGINE: Mutex<Option<Engine<GatewayTransport>>> = Mutex::new(None);
 static PACER: Mutex<Option<Pacer>> = Mutex::new(None);
@@ -55,11 +52,9 @@ pub fn init() -> Result<JobInfo, String> {
     let size = env_u64(ENV_SIZE)? as u32;
     let job = env_u64(ENV_JOB)?;
     let t = GatewayTransport::connect(&socket, rank, size, job)?;
-    FACTOR_BITS.store(t.factor().to_bits(), Ordering::SeqCst);
-    EPOCH_NS.store(epoch_of(&t), Ordering::SeqCst);
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
-    let mut pacer = Pacer::new(t.factor());
+    let mut pacer = Pacer::new();
     if let Some(dir) = std::env::var_os(ENV_TIMELINE_DIR) {
         match super::timeline::SpanLog::create(std::path::Path::new(&dir), rank) {
             Ok(log) => pacer = pacer.with_timeline(log),
@@ -77,12 +72,6 @@ pub fn init() -> Result<JobInfo, String> {
     Ok(JobInfo { rank, size })
 }
 
-fn epoch_of(t: &GatewayTransport) -> u64 {
-    // srt = (now - epoch) / factor  ⇒  epoch = now - srt × factor.
-    let now = monotonic_ns();
-    now.saturating_sub((t.srt_ns() as f64 * t.factor()) as u64)
-}
-
 /// True between a successful MPI_Init and the end of the process.
 pub fn is_initialized() -> bool {
     INITIALIZED.load(Ordering::SeqCst)
@@ -95,17 +84,19 @@ pub fn is_finalized() -> bool {
 
 /// Scaled real time now, ns (0 before MPI_Init).
 pub fn now_srt_ns() -> u64 {
-    let epoch = EPOCH_NS.load(Ordering::Relaxed);
-    if epoch == 0 {
-        return 0;
-    }
-    let factor = f64::from_bits(FACTOR_BITS.load(Ordering::Relaxed));
-    (monotonic_ns().saturating_sub(epoch) as f64 / factor) as u64
+    super::clock::srt_now()
 }
 
 /// Runs `f` with the MPI engine; None before MPI_Init or after MPI_Finalize.
 pub fn with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) -> Option<R> {
     let mut g = lock(&ENGINE);
+    g.as_mut().map(f)
+}
+
+/// Runs `f` with the MPI engine unless it is busy (held by this or another
+/// thread) or absent.
+pub fn try_with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) -> Option<R> {
+    let mut g = ENGINE.try_lock().ok()?;
     g.as_mut().map(f)
 }
 
