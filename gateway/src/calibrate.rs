@@ -267,6 +267,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 output: RankOutput::File(log.clone()),
                 vectors: None,
                 timeline: None,
+                external: None,
             };
             let job = run_job(&spec)?;
             let r = &job.report;

@@ -23,12 +23,51 @@ pub enum Command {
     /// Describe a network without simulating: sizes, diameter, hop counts
     /// and zero-load latencies of a traffic pattern, per-node load, DOT.
     Topo(TopoArgs),
+    /// Run the gateway alone and wait for ranks started by another launcher
+    /// (Debian's hydra `mpiexec`, Slurm's `srun`).
+    Gateway(GatewayArgs),
     /// Run a program at increasing time factors and find the smallest one
     /// whose results have converged.
     Calibrate(CalibrateArgs),
     /// Run a program on several networks (or what-if variants) and compare
     /// its emulated runtime.
     Compare(CompareArgs),
+}
+
+/// Arguments of `mpinetsim gateway`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GatewayArgs {
+    /// Number of ranks to wait for.
+    #[arg(short = 'n', long = "np")]
+    pub ranks: u32,
+    /// Network description.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Time factor (≥ 1) or `auto`.
+    #[arg(long, default_value = "1")]
+    pub time_factor: String,
+    /// With `--time-factor auto`: the largest factor to use.
+    #[arg(long, default_value_t = 256.0)]
+    pub auto_max: f64,
+    /// With `--time-factor auto`: lateness above which the factor doubles.
+    #[arg(long, default_value = "100us")]
+    pub auto_raise_above: String,
+    /// Where ranks connect: unix:PATH.
+    #[arg(long)]
+    pub listen: String,
+    /// Folder for the shim libraries to put on the ranks' LD_LIBRARY_PATH
+    /// (default: `lib` beside the socket).
+    #[arg(long)]
+    pub lib_dir: Option<PathBuf>,
+    /// Write pcaps of the configured capture points into this folder.
+    #[arg(long)]
+    pub capture: Option<PathBuf>,
+    /// Write the job report as JSON to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Messages above this size use the rendezvous protocol.
+    #[arg(long, default_value = "64KiB")]
+    pub eager_limit: String,
 }
 
 /// Arguments of `mpinetsim calibrate`.

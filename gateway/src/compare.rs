@@ -71,6 +71,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 output: output.clone(),
                 vectors: None,
                 timeline: None,
+                external: None,
             };
             let job = run_job(&spec)?;
             if job.exit_code != 0 || job.report.outcome != "completed" {

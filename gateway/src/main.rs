@@ -27,6 +27,7 @@ fn main() {
         cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
         cli::Command::Run(a) => run::run(&a),
         cli::Command::Topo(a) => topo::run(&a).map(|()| 0),
+        cli::Command::Gateway(a) => run::gateway(&a),
         cli::Command::Calibrate(a) => calibrate::run(&a),
         cli::Command::Compare(a) => compare::run(&a),
     };

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 /// Runs the command; returns the process exit code. Errors before launch are
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
-    let (time_factor, adaptive) = parse_factor(a)?;
+    let (time_factor, adaptive) = parse_factor(&a.time_factor, a.auto_max, &a.auto_raise_above)?;
     let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     let spec = JobSpec {
         ranks: a.ranks,
@@ -35,6 +35,52 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         },
         vectors: a.vectors.clone(),
         timeline: a.timeline.clone(),
+        external: None,
+    };
+    let job = run_job(&spec)?;
+    eprint!("{}", job.report.summary());
+    if let Some(path) = &a.report {
+        write_json(path, &job.report, "--report")?;
+        eprintln!("mpinetsim: report written to {}", path.display());
+    }
+    if job.report.outcome != "completed" {
+        eprintln!("mpinetsim: {}", job.report.outcome);
+    }
+    job.finish_error.map_or(Ok(job.exit_code), Err)
+}
+
+/// `mpinetsim gateway`: the job's gateway without a launcher; returns the
+/// exit code.
+pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
+    let (time_factor, adaptive) = parse_factor(&a.time_factor, a.auto_max, &a.auto_raise_above)?;
+    let Some(path) = a.listen.strip_prefix("unix:") else {
+        return Err(format!(
+            "--listen {}: give unix:PATH (a Unix socket path for ranks on this host)",
+            a.listen
+        ));
+    };
+    let socket = PathBuf::from(path);
+    let lib_dir = a.lib_dir.clone().unwrap_or_else(|| {
+        socket
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("lib")
+    });
+    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let label = vec![format!("(ranks started by a launcher on {})", a.listen)];
+    let spec = JobSpec {
+        ranks: a.ranks,
+        origin: a.net.display().to_string(),
+        cfg,
+        time_factor,
+        adaptive,
+        capture: a.capture.clone(),
+        eager_limit: &a.eager_limit,
+        command: &label,
+        output: RankOutput::Inherit,
+        vectors: None,
+        timeline: None,
+        external: Some(External { socket, lib_dir }),
     };
     let job = run_job(&spec)?;
     eprint!("{}", job.report.summary());
@@ -49,31 +95,52 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
 }
 
 /// The factor to start with, and the adaptive policy for `auto`.
-fn parse_factor(a: &RunArgs) -> Result<(f64, Option<AdaptivePolicy>), String> {
-    if a.time_factor == "auto" {
-        if !(a.auto_max >= 1.0 && a.auto_max.is_finite()) {
+pub fn parse_factor(
+    text: &str,
+    auto_max: f64,
+    auto_raise_above: &str,
+) -> Result<(f64, Option<AdaptivePolicy>), String> {
+    if text == "auto" {
+        if !(auto_max >= 1.0 && auto_max.is_finite()) {
             return Err(format!(
-                "--auto-max {}: give a factor of at least 1",
-                a.auto_max
+                "--auto-max {auto_max}: give a factor of at least 1"
             ));
         }
-        let raise = netsim::units::parse_duration_ns(&a.auto_raise_above)
+        let raise = netsim::units::parse_duration_ns(auto_raise_above)
             .map_err(|e| format!("--auto-raise-above: {e}"))?;
         let policy = AdaptivePolicy {
-            max: a.auto_max,
+            max: auto_max,
             raise_above_ns: raise,
             ..AdaptivePolicy::default()
         };
         return Ok((policy.min.max(1.0), Some(policy)));
     }
-    let f: f64 = a.time_factor.parse().map_err(|_| {
-        format!(
-            "--time-factor {}: give a number of at least 1 (e.g. 4) or `auto`",
-            a.time_factor
-        )
+    let f: f64 = text.parse().map_err(|_| {
+        format!("--time-factor {text}: give a number of at least 1 (e.g. 4) or `auto`")
     })?;
     check_factor(f)?;
     Ok((f, None))
+}
+
+/// Tells the user how to start ranks against a standalone gateway (a
+/// closed stdout is not an error: the gateway keeps serving).
+fn print_launch_environment(
+    socket: &std::path::Path,
+    lib_dir: &std::path::Path,
+    job: u64,
+    ranks: u32,
+) {
+    use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB};
+    use std::io::Write;
+    let (lib, sock) = (lib_dir.display(), socket.display());
+    let text = format!(
+        "mpinetsim gateway: waiting for {ranks} ranks. Start them with this environment:\n  \
+         LD_LIBRARY_PATH={lib}\n  {ENV_GATEWAY}=unix:{sock}\n  {ENV_JOB}={job}\n\
+         e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} unix:{sock} -genv {ENV_JOB} {job} ./program\n"
+    );
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }
 
 /// Checks a fixed time factor.
@@ -130,6 +197,18 @@ pub struct JobSpec<'a> {
     pub vectors: Option<PathBuf>,
     /// File for the Chrome trace-event timeline.
     pub timeline: Option<PathBuf>,
+    /// Ranks are started by someone else (hydra's mpiexec, srun) and
+    /// connect to this socket; `command` is then only a label.
+    pub external: Option<External>,
+}
+
+/// A gateway waiting for ranks a launcher starts.
+#[derive(Clone, Debug)]
+pub struct External {
+    /// Unix socket to listen on.
+    pub socket: PathBuf,
+    /// Folder to put the shim libraries in (for the launcher's LD_LIBRARY_PATH).
+    pub lib_dir: PathBuf,
 }
 
 /// What a job produced.
@@ -151,14 +230,16 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     }
     let eager_limit =
         netsim::units::parse_bytes(a.eager_limit).map_err(|e| format!("--eager-limit: {e}"))?;
-    let Some((program, args)) = a.command.split_first() else {
-        return Err("no program given; write it after --, e.g. `mpinetsim run -n 4 --net configs/reference.toml -- ./a.out`".into());
+    let (program, args) = match (a.command.split_first(), &a.external) {
+        (Some((p, rest)), None) => (Some(p), rest),
+        (_, Some(_)) => (None, &[][..]),
+        (None, None) => return Err("no program given; write it after --, e.g. `mpinetsim run -n 4 --net configs/reference.toml -- ./a.out`".into()),
     };
     let origin = a.origin.clone();
     let cfg = &a.cfg;
     let mut sim = Simulator::from_config(cfg, &origin, a.ranks as usize, a.capture.is_some())
         .map_err(|e| e.to_string())?;
-    let program_path = launcher::resolve_program(program)?;
+    let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let shim = launcher::locate_shim()?;
     let captures = match &a.capture {
         Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
@@ -166,9 +247,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let job_id = (std::process::id() as u64) << 20 | (monotonic_ns() & 0xfffff);
     let job_dir = std::env::temp_dir().join(format!("mpinetsim-{}-{job_id}", std::process::id()));
-    let lib_dir = job_dir.join("lib");
+    let (lib_dir, socket) = match &a.external {
+        Some(e) => (e.lib_dir.clone(), e.socket.clone()),
+        None => (job_dir.join("lib"), job_dir.join("gateway.sock")),
+    };
     launcher::install_shim(&shim, &lib_dir)?;
-    let socket = job_dir.join("gateway.sock");
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&interrupted))
@@ -202,17 +285,22 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());
     }
-    let spec = LaunchSpec {
-        program: &program_path,
-        args,
-        lib_dir: &lib_dir,
-        socket: &socket,
-        size: a.ranks,
-        job_id,
-        output: &a.output,
-        timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
+    let mut procs = match &program_path {
+        Some(program) => launcher::launch(&LaunchSpec {
+            program,
+            args,
+            lib_dir: &lib_dir,
+            socket: &socket,
+            size: a.ranks,
+            job_id,
+            output: &a.output,
+            timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
+        })?,
+        None => {
+            print_launch_environment(&socket, &lib_dir, job_id, a.ranks);
+            Vec::new()
+        }
     };
-    let mut procs = launcher::launch(&spec)?;
 
     let outcome = gw.run(|g| {
         for (rank, status) in launcher::reap(&mut procs) {
@@ -281,10 +369,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let mut last_init = 0u64;
     let mut any_init = false;
     let mut last_finalize = 0u64;
-    for p in &procs {
+    for rank in 0..a.ranks {
+        let p = procs.iter().find(|p| p.rank == rank);
         let conn = gw
             .rank_connections()
-            .find(|(r, _)| *r == p.rank)
+            .find(|(r, _)| *r == rank)
             .map(|(_, c)| c);
         let counters = conn.and_then(|c| c.counters.as_ref());
         if let Some(c) = conn {
@@ -296,7 +385,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         if let Some(c) = counters {
             last_finalize = last_finalize.max(c.finalize_srt_ns);
         }
-        let (ended, code) = match &p.status {
+        let (ended, code) = match p.and_then(|p| p.status.as_ref()) {
             Some(st) => {
                 use std::os::unix::process::ExitStatusExt;
                 (
@@ -304,14 +393,20 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                     st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
                 )
             }
+            // Started by a launcher: what the connection saw.
+            None if p.is_none() => match (conn, counters) {
+                (_, Some(_)) => ("finalized".into(), 0),
+                (Some(_), None) => ("left without MPI_Finalize".into(), 1),
+                (None, None) => ("never connected".into(), 1),
+            },
             None => ("unknown".into(), 1),
         };
         if outcome == JobOutcome::Completed {
             exit_code = exit_code.max(code);
         }
         rank_reports.push(RankReport {
-            rank: p.rank,
-            pid: p.child.id(),
+            rank,
+            pid: p.map_or(conn.map_or(0, |c| c.pid), |p| p.child.id()),
             ended,
             exit_code: code,
             mpi: counters.map(MpiCounters::from),

@@ -27,6 +27,10 @@ pub const LENGTH_PREFIX: usize = 4;
 
 /// Environment variable: path of the gateway's Unix socket.
 pub const ENV_SOCKET: &str = "MPINETSIM_SOCKET";
+/// Environment variable: where the gateway listens, `unix:PATH` (set by a
+/// user launching ranks with their own launcher; `MPINETSIM_SOCKET` is the
+/// same for `mpinetsim run`).
+pub const ENV_GATEWAY: &str = "MPINETSIM_GATEWAY";
 /// Environment variable: this process's rank.
 pub const ENV_RANK: &str = "MPINETSIM_RANK";
 /// Environment variable: number of ranks.

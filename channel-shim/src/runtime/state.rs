@@ -3,7 +3,9 @@
 
 use super::connection::GatewayTransport;
 use super::pacer::Pacer;
-use mpinetsim_protocol::{RankCounters, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET, ENV_TIMELINE_DIR};
+use mpinetsim_protocol::{
+    RankCounters, ENV_GATEWAY, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET, ENV_TIMELINE_DIR,
+};
 use shim_engine::{Engine, EngineConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -40,16 +42,51 @@ fn env_u64(name: &str) -> Result<u64, String> {
     v.parse().map_err(|_| format!("{name}={v} is not a number"))
 }
 
+/// The first of `names` that is set, as a number: mpinetsim's own variable,
+/// then the launchers' (hydra's PMI, Slurm, Open MPI).
+fn launcher_u64(names: &[&str], what: &str) -> Result<u64, String> {
+    for name in names {
+        if let Ok(v) = std::env::var(name) {
+            return v
+                .trim()
+                .parse()
+                .map_err(|_| format!("{name}={v} is not a number (the {what})"));
+        }
+    }
+    Err(format!(
+        "none of {} is set, so this process does not know its {what}: start it with `mpinetsim run`, or with mpiexec/srun against `mpinetsim gateway`",
+        names.join(", ")
+    ))
+}
+
+/// Where the gateway listens: MPINETSIM_SOCKET (set by `mpinetsim run`) or
+/// MPINETSIM_GATEWAY=unix:PATH (set by the user for another launcher).
+fn gateway_socket() -> Result<String, String> {
+    if let Ok(s) = std::env::var(ENV_SOCKET) {
+        return Ok(s);
+    }
+    match std::env::var(ENV_GATEWAY) {
+        Ok(g) => g.strip_prefix("unix:").map(str::to_string).ok_or_else(|| {
+            format!("{ENV_GATEWAY}={g} is not unix:PATH; give the address `mpinetsim gateway` printed")
+        }),
+        Err(_) => Err(format!("{ENV_SOCKET} is not set: this program uses mpinetsim's MPI library but was not started by `mpinetsim run`; start it as `mpinetsim run -n N --net FILE -- program`, or set {ENV_GATEWAY} to the address `mpinetsim gateway` prints")),
+    }
+}
+
 /// Connects to the gateway named by the job's environment (MPI_Init).
 pub fn init() -> Result<JobInfo, String> {
     if INITIALIZED.load(Ordering::SeqCst) {
         return Err("MPI_Init was called twice; call it once per process".into());
     }
-    let socket = std::env::var(ENV_SOCKET).map_err(|_| {
-        format!("{ENV_SOCKET} is not set: this program uses mpinetsim's MPI library but was not started by `mpinetsim run`; start it as `mpinetsim run -n N --net FILE -- program`")
-    })?;
-    let rank = env_u64(ENV_RANK)? as u32;
-    let size = env_u64(ENV_SIZE)? as u32;
+    let socket = gateway_socket()?;
+    let rank = launcher_u64(
+        &[ENV_RANK, "PMI_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"],
+        "rank",
+    )? as u32;
+    let size = launcher_u64(
+        &[ENV_SIZE, "PMI_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"],
+        "job size",
+    )? as u32;
     let job = env_u64(ENV_JOB)?;
     let t = GatewayTransport::connect(&socket, rank, size, job)?;
     // Sleeps must be precise: drop the default 50 µs timer slack.
