@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
     check_factor(a.time_factor)?;
-    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    add_fault_specs(&mut cfg, &a.faults)?;
     let spec = JobSpec {
         ranks: a.ranks,
         origin: a.net.display().to_string(),
@@ -44,6 +45,15 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         eprintln!("mpinetsim: {}", job.report.outcome);
     }
     job.finish_error.map_or(Ok(job.exit_code), Err)
+}
+
+/// Adds `--fault` specs to the network's faults (checked against the
+/// network when the simulator is built).
+pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), String> {
+    for spec in specs {
+        cfg.fault_entries.push(netsim::faults::parse_spec(spec)?);
+    }
+    Ok(())
 }
 
 /// Checks a fixed time factor.
@@ -182,6 +192,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let mut procs = launcher::launch(&spec)?;
 
     let outcome = gw.run(|g| {
+        if let Some(f) = g.sim.failure() {
+            return Some(JobOutcome::NetworkFailed(f.message.clone()));
+        }
         for (rank, status) in launcher::reap(&mut procs) {
             let finalized = g
                 .rank_connections()
@@ -243,6 +256,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
+        JobOutcome::NetworkFailed(message) => {
+            (format!("{message}; the ranks were stopped"), 1)
+        }
     };
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;
