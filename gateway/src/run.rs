@@ -256,9 +256,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
-        JobOutcome::NetworkFailed(message) => {
-            (format!("{message}; the ranks were stopped"), 1)
-        }
+        JobOutcome::NetworkFailed(message) => (format!("{message}; the ranks were stopped"), 1),
     };
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;

@@ -589,8 +589,9 @@ pub(crate) fn classes(net: &Network, dead: &[bool]) -> Vec<u32> {
         }
         x
     }
-    let multi_homed =
-        |v: NodeId| net.nodes[v as usize].kind == NodeKind::Host && net.nodes[v as usize].ports.len() > 1;
+    let multi_homed = |v: NodeId| {
+        net.nodes[v as usize].kind == NodeKind::Host && net.nodes[v as usize].ports.len() > 1
+    };
     for (l, link) in net.links.iter().enumerate() {
         if dead[l] {
             continue;
@@ -659,11 +660,7 @@ pub(crate) fn short_list(items: &[String], max: usize) -> String {
     if items.len() <= max {
         return items.join(", ");
     }
-    format!(
-        "{} and {} more",
-        items[..max].join(", "),
-        items.len() - max
-    )
+    format!("{} and {} more", items[..max].join(", "), items.len() - max)
 }
 
 /// "[host0 (rank 0), host1 (rank 1)] and [host2 (rank 2)]".
@@ -707,7 +704,11 @@ pub fn parse_spec(spec: &str) -> Result<FaultConfig, String> {
         }
     }
     let duration = |key: &str, v: Option<&str>| -> Result<DurationNs, String> {
-        let v = v.ok_or_else(|| bad(format!("`{key}` needs a duration after it, e.g. '{key} 10ms'")))?;
+        let v = v.ok_or_else(|| {
+            bad(format!(
+                "`{key}` needs a duration after it, e.g. '{key} 10ms'"
+            ))
+        })?;
         crate::units::parse_duration_ns(v)
             .map(DurationNs)
             .map_err(|e| bad(format!("`{key} {v}`: {e}")))
@@ -798,22 +799,44 @@ mod tests {
     #[test]
     fn bad_entries_are_one_sentence_naming_the_entry() {
         for (toml, want) in [
-            ("[[fault]]\nlink='nowhere'\nat='1ms'\n", "fault[0] names link 'nowhere'"),
+            (
+                "[[fault]]\nlink='nowhere'\nat='1ms'\n",
+                "fault[0] names link 'nowhere'",
+            ),
             ("[[fault]]\nnode='switch0'\n", "has no `at`"),
-            ("[[fault]]\nnode='switch0'\nlink='host0-switch0'\nat='1ms'\n", "both"),
-            ("[[fault]]\nnode='switch0'\nrate='1Mbps'\nat='1ms'\n", "degrades a node"),
-            ("[[fault]]\nlink='host0-switch0'\naction='down'\nloss=0.1\nat='1ms'\n", "need action \"degrade\""),
-            ("[[fault]]\nlink='host0-switch0'\nloss=1.5\nat='1ms'\n", "below 1"),
+            (
+                "[[fault]]\nnode='switch0'\nlink='host0-switch0'\nat='1ms'\n",
+                "both",
+            ),
+            (
+                "[[fault]]\nnode='switch0'\nrate='1Mbps'\nat='1ms'\n",
+                "degrades a node",
+            ),
+            (
+                "[[fault]]\nlink='host0-switch0'\naction='down'\nloss=0.1\nat='1ms'\n",
+                "need action \"degrade\"",
+            ),
+            (
+                "[[fault]]\nlink='host0-switch0'\nloss=1.5\nat='1ms'\n",
+                "below 1",
+            ),
             ("[[fault]]\nlink='*'\nmtbf='1s'\n", "only one of"),
-            ("[[fault]]\nlink='*'\nmtbf='1s'\nmttr='0'\n", "longer than 0"),
-            ("[[fault]]\nlink='host0-switch0'\naction='up'\nat='1ms'\nfor='1ms'\n", "an up is for good"),
+            (
+                "[[fault]]\nlink='*'\nmtbf='1s'\nmttr='0'\n",
+                "longer than 0",
+            ),
+            (
+                "[[fault]]\nlink='host0-switch0'\naction='up'\nat='1ms'\nfor='1ms'\n",
+                "an up is for good",
+            ),
         ] {
             let e = resolve(toml).unwrap_err().0;
             assert!(e.contains(want), "{toml}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
-        let e = NetworkConfig::from_toml_str(&format!("{STAR}[[fault]]\nlink='x'\nwhen='1ms'\n"), "t")
-            .unwrap_err();
+        let e =
+            NetworkConfig::from_toml_str(&format!("{STAR}[[fault]]\nlink='x'\nwhen='1ms'\n"), "t")
+                .unwrap_err();
         assert!(e.0.contains("fault[0]") && e.0.contains("when"), "{e}");
     }
 
@@ -847,7 +870,10 @@ mod tests {
         cfg.fault_entries
             .push(parse_spec("node nowhere down at 1ms").unwrap());
         let e = FaultPlan::resolve(&cfg, &net, "t").unwrap_err().0;
-        assert!(e.starts_with("--fault 'node nowhere down at 1ms' names node 'nowhere'"), "{e}");
+        assert!(
+            e.starts_with("--fault 'node nowhere down at 1ms' names node 'nowhere'"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -867,7 +893,10 @@ mod tests {
         let n = 20_000u64;
         let sum: u64 = (0..n).map(|_| exponential(&mut rng, 1_000_000).0).sum();
         let mean = sum / n;
-        assert!((1_000_000 - 35_355..=1_000_000 + 35_355).contains(&mean), "{mean}");
+        assert!(
+            (1_000_000 - 35_355..=1_000_000 + 35_355).contains(&mean),
+            "{mean}"
+        );
     }
 
     #[test]

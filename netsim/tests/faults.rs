@@ -67,7 +67,9 @@ fn a_link_down_under_a_pingpong_delays_exactly_the_message_in_flight_by_the_back
     let base = pingpong(&mut sim(&two_hosts(""), 2), 60);
     assert_eq!(base.len(), 120);
     // Steady state: each message waits behind the ACK of the one before.
-    assert!(base[2..].iter().all(|d| (d.delivered_at - d.injected_at).0 == A + D));
+    assert!(base[2..]
+        .iter()
+        .all(|d| (d.delivered_at - d.injected_at).0 == A + D));
     // The first ping sent after 10 ms; it leaves h0 at s_k + A and is
     // propagating on h0-s (with the ACK of the last pong) 100 us later.
     let k = (0..base.len())
@@ -127,7 +129,10 @@ fn a_link_down_under_a_pingpong_delays_exactly_the_message_in_flight_by_the_back
         want.extend([(t_up, K::LinkUp), (t_up, K::PartitionHealed)]);
         // Tables are computed for the graph as it is when they converge: a
         // link back before then leaves one recomputation (to the full graph).
-        want.push((if conv < outage { t_up } else { t_down } + conv, K::RoutesRecomputed));
+        want.push((
+            if conv < outage { t_up } else { t_down } + conv,
+            K::RoutesRecomputed,
+        ));
         want.sort_by_key(|&(t, _)| t);
         assert_eq!(kinds(s.network_events()), want, "{case}");
         let ev = &s.network_events()[1];
@@ -152,13 +157,21 @@ fn bulk(segments: u64, extra: &str) -> u64 {
          [[link]]\na='h0'\nb='s'\n[[link]]\na='s'\nb='h1'\n{extra}"
     );
     let mut s = sim(&toml, 2);
-    s.inject(0, 1, workload::pattern_bytes((segments * 1460) as usize), Nanos::ZERO)
-        .unwrap();
+    s.inject(
+        0,
+        1,
+        workload::pattern_bytes((segments * 1460) as usize),
+        Nanos::ZERO,
+    )
+    .unwrap();
     while s.step().is_some() {}
     let mut d = Vec::new();
     s.take_deliveries(&mut d);
     assert_eq!(d.len(), 1);
-    assert_eq!(d[0].bytes, workload::pattern_bytes((segments * 1460) as usize));
+    assert_eq!(
+        d[0].bytes,
+        workload::pattern_bytes((segments * 1460) as usize)
+    );
     d[0].delivered_at.0
 }
 
@@ -250,7 +263,10 @@ fn a_router_down_on_a_torus_reroutes_after_the_convergence_delay_on_bfs_paths() 
     let new_links = bfs_links(&net, h0, h2, dead).unwrap();
     assert_eq!(new_links, 5);
     let lost = send(&mut s, 6);
-    assert_eq!(lost.delivered_at.0, 6 * MS + RTO_MIN + new_links as u64 * hop);
+    assert_eq!(
+        lost.delivered_at.0,
+        6 * MS + RTO_MIN + new_links as u64 * hop
+    );
     assert!(!s.routes().is_structured());
     let after = send(&mut s, 300);
     assert_eq!((after.delivered_at - after.injected_at).0, 5 * hop);
@@ -318,7 +334,10 @@ fn random_faults_with_the_same_seed_give_the_same_events_and_the_data_arrives() 
         assert_eq!(o.messages, 6 * 3000);
         assert_eq!(o.corrupted, 0);
     }
-    assert!(ea.iter().filter(|e| e.kind == K::LinkDown).count() > 10, "{ea:?}");
+    assert!(
+        ea.iter().filter(|e| e.kind == K::LinkDown).count() > 10,
+        "{ea:?}"
+    );
     assert_eq!(ea, eb);
     assert_eq!((a.runtime_ns, a.events), (b.runtime_ns, b.events));
     assert_ne!(
@@ -349,7 +368,10 @@ fn random_up_and_down_times_have_the_configured_means() {
     s.advance_to(Nanos::from_secs(2000));
     let log = s.network_events();
     let times = |k: K| -> Vec<u64> {
-        log.iter().filter(|e| e.kind == k).map(|e| e.at_ns).collect()
+        log.iter()
+            .filter(|e| e.kind == k)
+            .map(|e| e.at_ns)
+            .collect()
     };
     let (downs, ups) = (times(K::LinkDown), times(K::LinkUp));
     let n = ups.len();
@@ -376,11 +398,11 @@ fn star4(extra: &str) -> String {
 
 #[test]
 fn a_partition_that_outlasts_the_timeout_ends_the_run_naming_it() {
-    let extra =
-        "[faults]\npartition_timeout='2s'\n[[fault]]\nlink='host2-switch0'\nat='10ms'\n";
+    let extra = "[faults]\npartition_timeout='2s'\n[[fault]]\nlink='host2-switch0'\nat='10ms'\n";
     let mut s = sim(&star4(extra), 4);
     // Before the failure: delivered.
-    s.inject(2, 3, Bytes::from_static(b"before"), Nanos(MS)).unwrap();
+    s.inject(2, 3, Bytes::from_static(b"before"), Nanos(MS))
+        .unwrap();
     // After it: waits, from 20 ms, for the 2 s timeout.
     s.inject(0, 2, Bytes::from_static(b"after"), Nanos(20 * MS))
         .unwrap();
@@ -454,7 +476,8 @@ fn pcapng_captures_carry_the_events_as_comments() {
     );
     let cfg = NetworkConfig::from_toml_str(&toml, "test").unwrap();
     let mut s = Simulator::from_config(&cfg, "test", 2, true).unwrap();
-    s.inject(0, 1, Bytes::from_static(b"x"), Nanos(5 * MS)).unwrap();
+    s.inject(0, 1, Bytes::from_static(b"x"), Nanos(5 * MS))
+        .unwrap();
     while s.step().is_some() {}
     let bytes = s.captures_mut()[0].take_bytes();
     let text = String::from_utf8_lossy(&bytes);
