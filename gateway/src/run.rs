@@ -332,6 +332,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             epoch,
             a.time_factor,
             gw.arrows.as_deref().unwrap_or_default(),
+            &report.network_stats.network_events,
         );
         if let Err(e) = written {
             finish_error.get_or_insert(e);

@@ -403,6 +403,24 @@ pub enum NetworkEventKind {
     PartitionTimeout,
 }
 
+impl NetworkEventKind {
+    /// The kebab-case name, as in JSON reports ("link-down").
+    pub fn name(self) -> &'static str {
+        match self {
+            NetworkEventKind::LinkDown => "link-down",
+            NetworkEventKind::LinkUp => "link-up",
+            NetworkEventKind::NodeDown => "node-down",
+            NetworkEventKind::NodeUp => "node-up",
+            NetworkEventKind::LinkDegraded => "link-degraded",
+            NetworkEventKind::LinkRestored => "link-restored",
+            NetworkEventKind::RoutesRecomputed => "routes-recomputed",
+            NetworkEventKind::Partitioned => "partitioned",
+            NetworkEventKind::PartitionHealed => "partition-healed",
+            NetworkEventKind::PartitionTimeout => "partition-timeout",
+        }
+    }
+}
+
 /// One entry of the fault and routing log.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct NetworkEvent {
@@ -419,11 +437,7 @@ pub struct NetworkEvent {
 impl NetworkEvent {
     /// One line: time, kind, target, detail.
     pub fn line(&self) -> String {
-        let kind = serde_json::to_value(self.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let mut s = format!("{} {kind}", Nanos(self.at_ns));
+        let mut s = format!("{} {}", Nanos(self.at_ns), self.kind.name());
         if !self.target.is_empty() {
             s.push(' ');
             s.push_str(&self.target);
@@ -883,6 +897,25 @@ mod tests {
         assert_eq!(select_links(&n, "switch0-host0"), vec![0]);
         assert_eq!(select_links(&n, "host*"), vec![0, 1]);
         assert!(select_links(&n, "host0-host1").is_empty());
+    }
+
+    #[test]
+    fn kind_names_match_the_json_names() {
+        use NetworkEventKind::*;
+        for k in [
+            LinkDown,
+            LinkUp,
+            NodeDown,
+            NodeUp,
+            LinkDegraded,
+            LinkRestored,
+            RoutesRecomputed,
+            Partitioned,
+            PartitionHealed,
+            PartitionTimeout,
+        ] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.name());
+        }
     }
 
     #[test]
