@@ -543,24 +543,20 @@ impl FaultState {
         (target, if fail { Change::Down } else { Change::Up })
     }
 
-    /// Applies a down/up to the counters; returns false for an up of
-    /// something that was not down (nothing changes).
-    pub fn count(&mut self, target: Target, change: Change) -> bool {
+    /// Applies a down/up to the counters and returns the new count of
+    /// faults holding the target down; `None` for an up of something that
+    /// was not down (nothing changes).
+    pub fn count(&mut self, target: Target, change: Change) -> Option<u32> {
         let c = match target {
             Target::Link(l) => &mut self.link_down[l as usize],
             Target::Node(n) => &mut self.node_down[n as usize],
         };
         match change {
-            Change::Down => {
-                *c += 1;
-                true
-            }
-            Change::Up if *c > 0 => {
-                *c -= 1;
-                true
-            }
-            _ => false,
+            Change::Down => *c += 1,
+            Change::Up if *c > 0 => *c -= 1,
+            _ => return None,
         }
+        Some(*c)
     }
 
     /// Whether link `l` should be dead now.

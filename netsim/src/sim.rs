@@ -973,9 +973,9 @@ impl Simulator {
         let f = self.faults.as_mut().expect("faults are set");
         match change {
             Change::Down | Change::Up => {
-                if !f.count(target, change) {
+                let Some(holding) = f.count(target, change) else {
                     return; // an up of something that is not down
-                }
+                };
                 let down = change == Change::Down;
                 let (kind, name, links) = match target {
                     Target::Link(l) => (
@@ -1007,7 +1007,12 @@ impl Simulator {
                     // A node that restarts has forgotten what it learned.
                     self.learned[n as usize].clear();
                 }
-                self.log_event(kind, name, cause.to_string());
+                let detail = match (down, holding) {
+                    (true, 2..) => format!("{cause}; already down ({holding} faults)"),
+                    (false, 1..) => format!("{cause}; still down ({holding} more faults)"),
+                    _ => cause.to_string(),
+                };
+                self.log_event(kind, name, detail);
                 self.refresh_links(&links);
             }
             Change::Degrade(d) | Change::Restore(d) => {

@@ -489,3 +489,62 @@ fn pcapng_captures_carry_the_events_as_comments() {
     // failure, when the link is back).
     assert_eq!(s.network_events().len(), 5);
 }
+
+#[test]
+fn a_switch_down_isolates_every_host_until_it_is_back_and_ups_nest() {
+    let run = |faults: &str| {
+        let mut s = sim(&star4(faults), 4);
+        let w = Workload {
+            pattern: Pattern::AllToAll,
+            size: 64,
+            iters: 50,
+            seed: 1,
+            verify: true,
+        };
+        let out = workload::run(&mut s, &w).unwrap();
+        assert_eq!((out.messages, out.corrupted), (4 * 3 * 50, 0));
+        (out, s.network_events().to_vec())
+    };
+    let (a, ea) = run("[[fault]]\nnode='switch0'\nat='10ms'\nfor='100ms'\n");
+    // The same outage as a down and an explicit up.
+    let (b, eb) = run(
+        "[[fault]]\nnode='switch0'\nat='10ms'\n[[fault]]\nnode='switch0'\naction='up'\nat='110ms'\n",
+    );
+    assert_eq!((a.runtime_ns, a.events), (b.runtime_ns, b.events));
+    assert_eq!(ea, eb);
+    assert_eq!(
+        kinds(&ea),
+        vec![
+            (10 * MS, K::NodeDown),
+            (10 * MS, K::Partitioned),
+            (110 * MS, K::NodeUp),
+            (110 * MS, K::PartitionHealed),
+            // Due 100 ms after the failure, when the switch is back.
+            (110 * MS, K::RoutesRecomputed),
+        ]
+    );
+    assert!(ea[1].detail.contains(
+        "4 groups that cannot reach each other: [host0 (rank 0)], [host1 (rank 1)], [host2 (rank 2)] and [host3 (rank 3)]"
+    ));
+    // Two overlapping faults on one link: down from the first down to the
+    // last up; an up of a link that is not down changes nothing.
+    let (_, ec) = run("[faults]\nconvergence_delay='1ms'\n\
+         [[fault]]\nlink='host1-switch0'\nat='10ms'\nfor='40ms'\n\
+         [[fault]]\nlink='host1-switch0'\nat='30ms'\nfor='50ms'\n\
+         [[fault]]\nlink='host2-switch0'\naction='up'\nat='5ms'\n");
+    let partition: Vec<(u64, K)> = kinds(&ec)
+        .into_iter()
+        .filter(|(_, k)| matches!(k, K::Partitioned | K::PartitionHealed))
+        .collect();
+    assert_eq!(
+        partition,
+        vec![(10 * MS, K::Partitioned), (80 * MS, K::PartitionHealed)]
+    );
+    assert!(ec
+        .iter()
+        .any(|e| e.at_ns == 30 * MS && e.detail.contains("already down (2 faults)")));
+    assert!(ec
+        .iter()
+        .any(|e| e.at_ns == 50 * MS && e.detail.contains("still down (1 more faults)")));
+    assert!(ec.iter().all(|e| e.target != "host2-switch0"));
+}
