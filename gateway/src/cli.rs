@@ -213,6 +213,11 @@ pub struct RunArgs {
     /// the messages between ranks as Chrome trace-event JSON (Perfetto).
     #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// Inject a fault (repeatable): 'link NAME down at 10ms for 50ms',
+    /// 'node NAME down at 1s', 'link NAME rate 100Mbps at 1s for 2s',
+    /// 'link PATTERN mtbf 10s mttr 1s' (see docs/user-guide.md, Faults).
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
     /// The program and its arguments (after --).
     #[arg(required = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -248,4 +253,9 @@ pub struct SimulateArgs {
     /// Check every delivered message against what was sent.
     #[arg(long)]
     pub verify: bool,
+    /// Inject a fault (repeatable): 'link NAME down at 10ms for 50ms',
+    /// 'node NAME down at 1s', 'link NAME rate 100Mbps at 1s for 2s',
+    /// 'link PATTERN mtbf 10s mttr 1s' (see docs/user-guide.md, Faults).
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
 }

@@ -68,6 +68,9 @@ pub enum JobOutcome {
     },
     /// Ctrl-C or SIGTERM.
     Interrupted,
+    /// The simulated network cannot carry the job on (a partition outlasted
+    /// its timeout); one sentence.
+    NetworkFailed(String),
 }
 
 /// Job parameters of the gateway.

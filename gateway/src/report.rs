@@ -118,6 +118,31 @@ pub struct AdaptiveSummary {
     pub wall_saved_s: f64,
 }
 
+/// Most network events listed on stderr (the JSON report has them all).
+pub const EVENTS_SHOWN: usize = 20;
+
+/// The fault and routing log for stderr: a count, then one line per event
+/// (at most [`EVENTS_SHOWN`]); empty without faults.
+pub fn network_events_summary(events: &[netsim::faults::NetworkEvent]) -> String {
+    if events.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "mpinetsim: network events: {} (faults, route changes, partitions)\n",
+        events.len()
+    );
+    for e in events.iter().take(EVENTS_SHOWN) {
+        s.push_str(&format!("mpinetsim:   {}\n", e.line()));
+    }
+    if events.len() > EVENTS_SHOWN {
+        s.push_str(&format!(
+            "mpinetsim:   … {} more in the JSON report (network_stats.network_events)\n",
+            events.len() - EVENTS_SHOWN
+        ));
+    }
+    s
+}
+
 fn us(ns: u64) -> String {
     format!("{:.1} us", ns as f64 / 1e3)
 }
@@ -174,6 +199,7 @@ impl JobReport {
                 a.wall_saved_s
             ));
         }
+        s.push_str(&network_events_summary(&self.network_stats.network_events));
         s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s\n");
         for r in &self.rank_reports {
             match &r.mpi {

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
     let (time_factor, adaptive) = parse_factor(&a.time_factor, a.auto_max, &a.auto_raise_above)?;
-    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    add_fault_specs(&mut cfg, &a.faults)?;
     let spec = JobSpec {
         ranks: a.ranks,
         origin: a.net.display().to_string(),
@@ -141,6 +142,15 @@ fn print_launch_environment(
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// Adds `--fault` specs to the network's faults (checked against the
+/// network when the simulator is built).
+pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), String> {
+    for spec in specs {
+        cfg.fault_entries.push(netsim::faults::parse_spec(spec)?);
+    }
+    Ok(())
 }
 
 /// Checks a fixed time factor.
@@ -303,6 +313,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
 
     let outcome = gw.run(|g| {
+        if let Some(f) = g.sim.failure() {
+            return Some(JobOutcome::NetworkFailed(f.message.clone()));
+        }
         for (rank, status) in launcher::reap(&mut procs) {
             let finalized = g
                 .rank_connections()
@@ -364,6 +377,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
+        JobOutcome::NetworkFailed(message) => (format!("{message}; the ranks were stopped"), 1),
     };
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;
@@ -466,6 +480,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             a.ranks,
             &gw.time.clock,
             gw.arrows.as_deref().unwrap_or_default(),
+            &report.network_stats.network_events,
         );
         if let Err(e) = written {
             finish_error.get_or_insert(e);

@@ -11,7 +11,9 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let pattern: Pattern = a.workload.parse()?;
     let size = netsim::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
     let origin = a.net.display().to_string();
-    let cfg = NetworkConfig::load(&a.net, a.ranks.map(|r| r as u32)).map_err(|e| e.to_string())?;
+    let mut cfg =
+        NetworkConfig::load(&a.net, a.ranks.map(|r| r as u32)).map_err(|e| e.to_string())?;
+    crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let ranks = a.ranks.unwrap_or(net.hosts.len());
     let mut sim = Simulator::from_config(&cfg, &origin, ranks, a.capture.is_some())
@@ -28,7 +30,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
         verify: a.verify,
     };
     let started = Instant::now();
-    let outcome = workload::run_with(
+    let result = workload::run_with(
         &mut sim,
         &w,
         workload::FLUSH_EVERY_EVENTS,
@@ -36,9 +38,32 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
             Some(f) => f.flush(sim),
             None => Ok(()),
         },
-    )?;
-    let wall = started.elapsed().as_secs_f64();
+    );
     let stats = sim.stats();
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            let Some(failure) = sim.failure().cloned() else {
+                return Err(e);
+            };
+            // The network stopped the run: keep what it recorded.
+            if let Some(f) = files.as_mut() {
+                f.flush(&mut sim)?;
+            }
+            print!("{}", network_events_text(&stats));
+            if let Some(path) = &a.report {
+                let report = serde_json::json!({
+                    "network": cfg.name.clone().unwrap_or(origin.clone()),
+                    "workload": { "pattern": a.workload, "size": size, "iters": a.iters, "ranks": ranks, "seed": a.seed },
+                    "failure": { "at_ns": failure.at.0, "message": failure.message },
+                    "stats": stats,
+                });
+                crate::run::write_json(path, &report, "--report")?;
+            }
+            return Err(e);
+        }
+    };
+    let wall = started.elapsed().as_secs_f64();
     let eps = stats.events as f64 / wall.max(1e-9);
     println!(
         "network:          {}",
@@ -67,9 +92,11 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let drops: u64 = stats
         .links
         .iter()
-        .map(|l| l.drops_queue + l.drops_loss)
-        .sum();
+        .map(|l| l.drops_queue + l.drops_loss + l.drops_down)
+        .sum::<u64>()
+        + stats.nodes.iter().map(|n| n.drops_unroutable).sum::<u64>();
     println!("retransmissions:  {retrans}   drops: {drops}");
+    print!("{}", network_events_text(&stats));
     if a.verify {
         println!("corrupted:        {}", outcome.corrupted);
     }
@@ -103,4 +130,23 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The network events for stdout: a count and up to 20 lines.
+fn network_events_text(stats: &netsim::stats::SimStats) -> String {
+    let e = &stats.network_events;
+    if e.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("network events:   {}\n", e.len());
+    for ev in e.iter().take(crate::report::EVENTS_SHOWN) {
+        s.push_str(&format!("  {}\n", ev.line()));
+    }
+    if e.len() > crate::report::EVENTS_SHOWN {
+        s.push_str(&format!(
+            "  … {} more in the --report JSON (stats.network_events)\n",
+            e.len() - crate::report::EVENTS_SHOWN
+        ));
+    }
+    s
 }

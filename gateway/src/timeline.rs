@@ -6,7 +6,9 @@
 //! ("ph": "s" → "f") per message from its send to its arrival. Times are
 //! microseconds of scaled real time, the emulated machine's clock; the
 //! ranks' raw wall-clock spans are converted with the job's clock (also
-//! across the switches of an adaptive factor).
+//! across the switches of an adaptive factor). Network events (faults,
+//! route changes, partitions; virtual time is scaled real time) are global
+//! instant events ("ph": "i") on a "network" track (pid 1).
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -38,6 +40,7 @@ pub fn write(
     ranks: u32,
     clock: &mpinetsim_protocol::ScaledClock,
     arrows: &[Arrow],
+    network: &[netsim::faults::NetworkEvent],
 ) -> Result<(), String> {
     let srt = |wall: u64| clock.srt(wall) as f64;
     let mut events: Vec<Value> = vec![json!({
@@ -86,6 +89,19 @@ pub fn write(
             "tid": a.dst, "ts": us(a.arrived_ns as f64), "args": args
         }));
     }
+    if !network.is_empty() {
+        events.push(json!({
+            "ph": "M", "name": "process_name", "pid": 1, "tid": 0,
+            "args": {"name": "network (faults, route changes, partitions)"}
+        }));
+    }
+    for e in network {
+        events.push(json!({
+            "ph": "i", "s": "g", "name": format!("{} {}", e.kind.name(), e.target),
+            "cat": "network", "pid": 1, "tid": 0, "ts": us(e.at_ns as f64),
+            "args": {"kind": e.kind, "target": e.target, "detail": e.detail}
+        }));
+    }
     let doc = json!({"traceEvents": events, "displayTimeUnit": "ms"});
     let fail = |e: std::io::Error| {
         format!(
@@ -96,4 +112,43 @@ pub fn write(
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
     serde_json::to_writer(&mut out, &doc).map_err(|e| fail(e.into()))?;
     out.flush().map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsim::faults::{NetworkEvent, NetworkEventKind};
+
+    #[test]
+    fn network_events_are_global_instants_at_their_virtual_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        let ev = NetworkEvent {
+            at_ns: 10_000_000,
+            kind: NetworkEventKind::LinkDown,
+            target: "host0-switch0".into(),
+            detail: "scheduled".into(),
+        };
+        write(
+            &path,
+            dir.path(),
+            1,
+            &mpinetsim_protocol::ScaledClock::new(0, 4.0),
+            &[],
+            &[ev],
+        )
+        .unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let instants: Vec<&Value> = doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "i")
+            .collect();
+        assert_eq!(instants.len(), 1);
+        assert_eq!(instants[0]["ts"], 10_000.0);
+        assert_eq!(instants[0]["name"], "link-down host0-switch0");
+        assert_eq!(instants[0]["args"]["kind"], "link-down");
+        assert_eq!(instants[0]["pid"], 1);
+    }
 }

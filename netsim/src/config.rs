@@ -97,6 +97,81 @@ pub struct NetworkConfig {
     /// How ranks are placed on hosts.
     #[serde(default)]
     pub ranks: RankPlacementConfig,
+    /// How the network reacts to faults (`[faults]`).
+    #[serde(default)]
+    pub faults: FaultSettings,
+    /// Scheduled and random faults (`[[fault]]`; see [`crate::faults`]).
+    #[serde(default, rename = "fault")]
+    pub fault_entries: Vec<FaultConfig>,
+}
+
+/// `[faults]`: how routing and the run react to faults.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FaultSettings {
+    /// Time from a link or node going down (or up) until forwarding tables
+    /// reflect it; until then packets toward a dead link are dropped.
+    pub convergence_delay: DurationNs,
+    /// How long a message may wait to cross a partitioned network before
+    /// the run ends with an error naming the partition.
+    pub partition_timeout: DurationNs,
+    /// Seed of the random faults; default the top-level `seed`.
+    pub seed: Option<u64>,
+}
+
+impl Default for FaultSettings {
+    fn default() -> Self {
+        FaultSettings {
+            convergence_delay: DurationNs(100_000_000),
+            partition_timeout: DurationNs(60_000_000_000),
+            seed: None,
+        }
+    }
+}
+
+/// What a scheduled fault does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultActionConfig {
+    /// The link or node fails (frames on it and queued for it are lost).
+    Down,
+    /// The link or node is repaired.
+    Up,
+    /// The link's rate, delay or loss change.
+    Degrade,
+}
+
+/// One `[[fault]]` entry: a scheduled change at `at`, or random failures
+/// with `mtbf` / `mttr` (see [`crate::faults`] for the rules).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultConfig {
+    /// The link(s): a link name or pattern (`*`), or "a-b" naming its two ends.
+    pub link: Option<String>,
+    /// The node(s): a node name or pattern.
+    pub node: Option<String>,
+    /// down, up or degrade (default: degrade when rate, delay or loss is
+    /// given, down otherwise).
+    pub action: Option<FaultActionConfig>,
+    /// Virtual time of a scheduled fault.
+    pub at: Option<DurationNs>,
+    /// How long a scheduled down or degradation lasts (default: for good).
+    #[serde(rename = "for")]
+    pub duration: Option<DurationNs>,
+    /// Degraded rate.
+    pub rate: Option<RateBps>,
+    /// Degraded one-way delay.
+    pub delay: Option<DurationNs>,
+    /// Degraded loss probability.
+    pub loss: Option<f64>,
+    /// Random faults: mean time between failures of each selected element.
+    pub mtbf: Option<DurationNs>,
+    /// Random faults: mean time to repair.
+    pub mttr: Option<DurationNs>,
+    /// Where the entry came from when not from the file (a `--fault` spec);
+    /// errors name it.
+    #[serde(skip)]
+    pub source: Option<String>,
 }
 
 /// Link parameters; every field optional so they can be layered

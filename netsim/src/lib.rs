@@ -22,6 +22,7 @@ pub mod capture;
 pub mod config;
 pub mod event;
 pub mod fasthash;
+pub mod faults;
 pub mod generators;
 pub mod packet;
 pub mod rng;

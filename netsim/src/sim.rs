@@ -6,6 +6,10 @@ use crate::capture::{self, CaptureFile, Direction, HostNames};
 use crate::config::{ConfigError, NetworkConfig, SwitchMode};
 use crate::event::EventQueue;
 use crate::fasthash::FastMap;
+use crate::faults::{
+    self, Cause, Change, FaultPlan, FaultState, Item, NetworkEvent, NetworkEventKind,
+    NetworkFailure, Partition, Target,
+};
 use crate::packet::{ConnId, Packet, PacketArena, PacketId};
 use crate::rng::SimRng;
 use crate::routing::{Route, Routing};
@@ -74,13 +78,17 @@ pub enum EventClass {
     TcpTimer,
     /// A message between ranks of one host arrived.
     LocalDelivery,
+    /// A check for messages that waited too long at a network partition.
+    Fault,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
     Inject(MessageId),
-    TxDone(PortId),
-    Arrive(PortId, PacketId),
+    /// A frame finished serialising; the link's fault epoch when it started.
+    TxDone(PortId, u32),
+    /// A frame arrived; the link's fault epoch when it left.
+    Arrive(PortId, PacketId, u32),
     Timer(ConnId, TimerKind),
     LocalDeliver(MessageId),
 }
@@ -91,8 +99,10 @@ struct ConnEntry {
     dst_rank: u32,
     src_host: NodeId,
     dst_host: NodeId,
-    fwd: Route,
-    rev: Route,
+    /// First hop from the source host; `None` while faults leave no route.
+    fwd: Option<Route>,
+    /// First hop from the destination host back.
+    rev: Option<Route>,
     src_port: u16,
     dst_port: u16,
     waiting: bool,
@@ -101,7 +111,12 @@ struct ConnEntry {
 /// The packet-level simulation of one network with a fixed set of ranks.
 pub struct Simulator {
     net: Network,
+    /// The network's own routing (without faults).
     routes: Routing,
+    /// Routing recomputed around dead links, while any are dead.
+    fault_routes: Option<Routing>,
+    faults: Option<Box<FaultState>>,
+    failure: Option<NetworkFailure>,
     queue: EventQueue<Event>,
     now: Nanos,
     events_run: u64,
@@ -176,13 +191,22 @@ impl Simulator {
             initial_cwnd: cfg.tcp.initial_cwnd,
             receive_window: cfg.tcp.receive_window.0.max(mss as u64),
         };
+        let plan = FaultPlan::resolve(cfg, &net, origin)?;
         let mut sim = Simulator::new(net, rank_hosts, tcp_params, cfg.seed);
+        if let Some(plan) = plan {
+            sim.set_faults(plan);
+        }
         sim.nic_queue_packets = cfg.tcp.nic_queue_packets.max(1) as usize;
         sim.intra_latency = Nanos(cfg.intra_host.latency.0);
         sim.intra_rate_bps = cfg.intra_host.rate.0;
         let plan = capture::plan(&sim.net, &sim.rank_hosts, &cfg.capture, origin)?;
         if capture {
             sim.set_captures(plan);
+        }
+        if sim.faults.is_some() {
+            for f in &mut sim.captures {
+                f.enable_event_comments();
+            }
         }
         Ok(sim)
     }
@@ -232,6 +256,9 @@ impl Simulator {
             waiting_on_port: vec![VecDeque::new(); net.ports.len()],
             ip_ids: vec![0; net.nodes.len()],
             routes,
+            fault_routes: None,
+            faults: None,
+            failure: None,
             queue: EventQueue::default(),
             now: Nanos::ZERO,
             events_run: 0,
@@ -278,9 +305,26 @@ impl Simulator {
         &self.net
     }
 
-    /// Forwarding tables in use.
+    /// Forwarding tables in use (recomputed around dead links while any are).
     pub fn routes(&self) -> &Routing {
-        &self.routes
+        self.fault_routes.as_ref().unwrap_or(&self.routes)
+    }
+
+    /// Schedules the faults of `plan` (see [`crate::faults`]), replacing any
+    /// set before. Call before running events.
+    pub fn set_faults(&mut self, plan: FaultPlan) {
+        self.faults = Some(Box::new(FaultState::new(plan, &self.net)));
+    }
+
+    /// Every fault, route change and partition so far, in time order.
+    pub fn network_events(&self) -> &[NetworkEvent] {
+        self.faults.as_ref().map_or(&[], |f| &f.log)
+    }
+
+    /// Set when the run cannot go on: a message waited longer than
+    /// `faults.partition_timeout` at a partition. No event runs after it.
+    pub fn failure(&self) -> Option<&NetworkFailure> {
+        self.failure.as_ref()
     }
 
     /// Host node of each rank.
@@ -303,9 +347,18 @@ impl Simulator {
         self.events_run
     }
 
-    /// Time of the next pending event.
+    /// Time of the next pending event (`None` once the run has failed).
+    /// Scheduled faults are not events: they are applied just before the
+    /// first event at or after their time.
     pub fn next_event_time(&self) -> Option<Nanos> {
-        self.queue.peek_time()
+        if self.failure.is_some() {
+            return None;
+        }
+        let q = self.queue.peek_time();
+        match (q, self.faults.as_ref().and_then(|f| f.check_at)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Capture files (drain their bytes with `drain_to` or `take_bytes`).
@@ -359,10 +412,14 @@ impl Simulator {
         out.append(&mut self.deliveries);
     }
 
-    /// Runs every event scheduled at or before `t`, then sets the clock to `t`.
+    /// Runs every event scheduled at or before `t` and applies the faults
+    /// due by then, then sets the clock to `t`.
     pub fn advance_to(&mut self, t: Nanos) {
-        while self.queue.peek_time().is_some_and(|e| e <= t) {
+        while self.next_event_time().is_some_and(|e| e <= t) {
             self.step();
+        }
+        if self.failure.is_none() {
+            self.apply_faults_until(t);
         }
         self.sample_until(t);
         self.now = self.now.max(t);
@@ -427,13 +484,18 @@ impl Simulator {
 
     /// Runs the next event; returns its time and kind.
     pub fn step_classified(&mut self) -> Option<(Nanos, EventClass)> {
-        if let Some(t) = self.queue.peek_time() {
-            self.sample_until(t);
+        let t = self.next_time_with_faults()?;
+        self.sample_until(t);
+        if self.faults.as_ref().and_then(|f| f.check_at) == Some(t) {
+            self.now = t;
+            self.events_run += 1;
+            self.check_partition();
+            return Some((t, EventClass::Fault));
         }
         let (t, ev) = self.queue.pop()?;
         let class = match ev {
             Event::Inject(_) => EventClass::Inject,
-            Event::TxDone(_) => EventClass::TransmitDone,
+            Event::TxDone(..) => EventClass::TransmitDone,
             Event::Arrive(..) => EventClass::Arrival,
             Event::Timer(..) => EventClass::TcpTimer,
             Event::LocalDeliver(_) => EventClass::LocalDelivery,
@@ -442,8 +504,8 @@ impl Simulator {
         self.events_run += 1;
         match ev {
             Event::Inject(id) => self.on_inject(id),
-            Event::TxDone(port) => self.on_tx_done(port),
-            Event::Arrive(port, pkt) => self.on_arrive(port, pkt),
+            Event::TxDone(port, epoch) => self.on_tx_done(port, epoch),
+            Event::Arrive(port, pkt, epoch) => self.on_arrive(port, pkt, epoch),
             Event::Timer(c, kind) => {
                 let mut actions = std::mem::take(&mut self.actions);
                 self.conns[c as usize].tcp.on_timer(t, kind, &mut actions);
@@ -476,6 +538,7 @@ impl Simulator {
         }
         let (rec, bytes) = self.pending.remove(&id).unwrap();
         let c = self.connection(src, dst);
+        self.note_partition_traffic(c);
         let mut actions = std::mem::take(&mut self.actions);
         self.conns[c as usize]
             .tcp
@@ -493,20 +556,18 @@ impl Simulator {
         let iss = self.rng.next_u64() as u32;
         let r_iss = self.rng.next_u64() as u32;
         let c = self.conns.len() as ConnId;
+        let (fwd, rev) = (
+            self.routes().route(&self.net, hs, hd),
+            self.routes().route(&self.net, hd, hs),
+        );
         self.conns.push(ConnEntry {
             tcp: TcpConnection::new(self.tcp_params.clone(), iss, r_iss),
             src_rank: src,
             dst_rank: dst,
             src_host: hs,
             dst_host: hd,
-            fwd: self
-                .routes
-                .route(&self.net, hs, hd)
-                .expect("checked at inject"),
-            rev: self
-                .routes
-                .route(&self.net, hd, hs)
-                .expect("checked at inject"),
+            fwd,
+            rev,
             src_port: CONNECT_PORT_BASE + src as u16,
             dst_port: LISTEN_PORT_BASE + dst as u16,
             waiting: false,
@@ -516,7 +577,13 @@ impl Simulator {
     }
 
     fn poll_conn(&mut self, c: ConnId) {
-        let port = self.conns[c as usize].fwd.port;
+        let e = &self.conns[c as usize];
+        // Without a route, segments are dropped at the host: use the NIC's
+        // room anyway so TCP behaves as if it sent them.
+        let port = match e.fwd {
+            Some(r) => r.port,
+            None => self.net.nodes[e.src_host as usize].ports[0],
+        };
         let t = &self.tx[port as usize];
         let room = t.room().min(self.nic_queue_packets.saturating_sub(t.len()))
             + usize::from(t.busy.is_none() && t.is_empty());
@@ -551,6 +618,12 @@ impl Simulator {
                     if seg.retransmission {
                         self.node_stats[from as usize].retransmissions += 1;
                     }
+                    let Some(route) = route else {
+                        // Faults left this host without a route: the
+                        // segment is lost here and TCP retransmits later.
+                        self.node_stats[from as usize].drops_unroutable += 1;
+                        continue;
+                    };
                     let ip_id = {
                         let v = &mut self.ip_ids[from as usize];
                         *v = v.wrapping_add(1);
@@ -607,6 +680,12 @@ impl Simulator {
     }
 
     fn send_on_port(&mut self, port: PortId, pkt: PacketId, node: NodeId) {
+        if self.port_dead(port) {
+            // Forwarding still points at a link that failed (routing has
+            // not converged yet): the frame is lost.
+            self.drop_unroutable(node, pkt);
+            return;
+        }
         let t = &mut self.tx[port as usize];
         if t.busy.is_none() {
             self.start_tx(port, pkt);
@@ -641,10 +720,29 @@ impl Simulator {
         ls.bytes += p.frame_len();
         ls.busy_ns += wire.0;
         self.tx[port as usize].busy = Some(pkt);
-        self.queue.push(self.now + wire, Event::TxDone(port));
+        let epoch = self.link_epoch(port);
+        self.queue.push(self.now + wire, Event::TxDone(port, epoch));
     }
 
-    fn on_tx_done(&mut self, port: PortId) {
+    /// How often the link of `port` has died (0 without faults).
+    fn link_epoch(&self, port: PortId) -> u32 {
+        match &self.faults {
+            Some(f) => f.epoch[self.net.ports[port as usize].link as usize],
+            None => 0,
+        }
+    }
+
+    /// True while the link of `port` is dead.
+    fn port_dead(&self, port: PortId) -> bool {
+        self.faults
+            .as_ref()
+            .is_some_and(|f| f.dead[self.net.ports[port as usize].link as usize])
+    }
+
+    fn on_tx_done(&mut self, port: PortId, epoch: u32) {
+        if epoch != self.link_epoch(port) {
+            return; // the link died during the transmission: frame already counted lost
+        }
         let pkt = self.tx[port as usize]
             .busy
             .take()
@@ -658,12 +756,17 @@ impl Simulator {
         } else {
             self.queue.push(
                 self.now + Nanos(params.delay_ns),
-                Event::Arrive(pinfo.peer, pkt),
+                Event::Arrive(pinfo.peer, pkt, epoch),
             );
         }
         if let Some(next) = self.tx[port as usize].dequeue() {
             self.start_tx(port, next);
         }
+        self.wake_waiting(port);
+    }
+
+    /// Lets connections waiting for room in `port`'s queue send again.
+    fn wake_waiting(&mut self, port: PortId) {
         if !self.waiting_on_port[port as usize].is_empty() {
             while self.tx[port as usize].room() > 0
                 && self.tx[port as usize].len() < self.nic_queue_packets
@@ -677,7 +780,14 @@ impl Simulator {
         }
     }
 
-    fn on_arrive(&mut self, port: PortId, pkt: PacketId) {
+    fn on_arrive(&mut self, port: PortId, pkt: PacketId, epoch: u32) {
+        if epoch != self.link_epoch(port) {
+            // The link died while the frame was propagating on it.
+            let from = self.net.ports[port as usize].peer;
+            self.link_stats[from as usize].drops_down += 1;
+            self.packets.remove(pkt);
+            return;
+        }
         if let Some((fi, ii)) = self.capture_of_port[port as usize] {
             self.captures[fi as usize].record(
                 ii,
@@ -744,7 +854,7 @@ impl Simulator {
         let out = match mode {
             SwitchMode::Static => {
                 let dst_host = self.packets.get(pkt).dst_host;
-                self.routes.switch_port(&self.net, node, dst_host)
+                self.routes().switch_port(&self.net, node, dst_host)
             }
             SwitchMode::Learning => {
                 let src = self.packets.get(pkt).src_mac;
@@ -775,7 +885,7 @@ impl Simulator {
             self.packets.remove(pkt);
             return;
         }
-        let route = self.routes.route(&self.net, node, p.dst_host);
+        let route = self.routes().route(&self.net, node, p.dst_host);
         let Some(route) = route.filter(|_| p.ttl > 1) else {
             self.drop_unroutable(node, pkt);
             return;
@@ -789,6 +899,325 @@ impl Simulator {
         self.forward(node, route.port, pkt);
     }
 
+    // ---- faults (see crate::faults) ----
+
+    /// The time of the next event, after applying every fault-schedule
+    /// entry due at or before it (faults at the same time as an event come
+    /// first). Faults are never applied ahead of an event, so an idle
+    /// simulation stays idle.
+    fn next_time_with_faults(&mut self) -> Option<Nanos> {
+        loop {
+            let next = self.next_event_time()?;
+            match self.faults.as_ref().and_then(|f| f.next_time()) {
+                Some(ft) if ft <= next => self.apply_next_fault(),
+                _ => return Some(next),
+            }
+        }
+    }
+
+    /// Applies every fault-schedule entry due at or before `t`.
+    fn apply_faults_until(&mut self, t: Nanos) {
+        while self
+            .faults
+            .as_ref()
+            .and_then(|f| f.next_time())
+            .is_some_and(|ft| ft <= t)
+        {
+            self.apply_next_fault();
+        }
+    }
+
+    fn apply_next_fault(&mut self) {
+        let Some((t, item)) = self.faults.as_mut().and_then(|f| f.schedule.pop()) else {
+            return;
+        };
+        self.now = self.now.max(t);
+        match item {
+            Item::Apply {
+                target,
+                change,
+                cause,
+            } => self.apply_change(target, change, cause),
+            Item::Random { element, fail } => {
+                let now = self.now;
+                let f = self.faults.as_mut().expect("faults are set");
+                let (target, change) = f.random_change(now, element, fail);
+                self.apply_change(target, change, Cause::Random);
+            }
+            Item::Reconverge => self.reconverge(),
+        }
+    }
+
+    /// Logs a network event and writes it as a comment into pcapng captures.
+    fn log_event(&mut self, kind: NetworkEventKind, target: String, detail: String) {
+        let ev = NetworkEvent {
+            at_ns: self.now.0,
+            kind,
+            target,
+            detail,
+        };
+        let line = ev.line();
+        for c in &mut self.captures {
+            c.record_comment(self.now, &line);
+        }
+        if let Some(f) = self.faults.as_mut() {
+            f.log.push(ev);
+        }
+    }
+
+    fn apply_change(&mut self, target: Target, change: Change, cause: Cause) {
+        let cause = match cause {
+            Cause::Scheduled => "scheduled",
+            Cause::Random => "random",
+        };
+        let f = self.faults.as_mut().expect("faults are set");
+        match change {
+            Change::Down | Change::Up => {
+                let Some(holding) = f.count(target, change) else {
+                    return; // an up of something that is not down
+                };
+                let down = change == Change::Down;
+                let (kind, name, links) = match target {
+                    Target::Link(l) => (
+                        if down {
+                            NetworkEventKind::LinkDown
+                        } else {
+                            NetworkEventKind::LinkUp
+                        },
+                        self.net.links[l as usize].name.clone(),
+                        vec![l],
+                    ),
+                    Target::Node(n) => {
+                        let node = &self.net.nodes[n as usize];
+                        (
+                            if down {
+                                NetworkEventKind::NodeDown
+                            } else {
+                                NetworkEventKind::NodeUp
+                            },
+                            node.name.clone(),
+                            node.ports
+                                .iter()
+                                .map(|&p| self.net.ports[p as usize].link)
+                                .collect(),
+                        )
+                    }
+                };
+                if let Target::Node(n) = target {
+                    // A node that restarts has forgotten what it learned.
+                    self.learned[n as usize].clear();
+                }
+                let detail = match (down, holding) {
+                    (true, 2..) => format!("{cause}; already down ({holding} faults)"),
+                    (false, 1..) => format!("{cause}; still down ({holding} more faults)"),
+                    _ => cause.to_string(),
+                };
+                self.log_event(kind, name, detail);
+                self.refresh_links(&links);
+            }
+            Change::Degrade(d) | Change::Restore(d) => {
+                let Target::Link(l) = target else {
+                    return; // rejected when the plan was resolved
+                };
+                let base = f.base_params[l as usize];
+                let p = &mut self.net.links[l as usize].params;
+                let restore = matches!(change, Change::Restore(_));
+                let mut parts = Vec::new();
+                if let Some(r) = d.rate_bps {
+                    p.rate_bps = if restore { base.rate_bps } else { r };
+                    parts.push(format!("rate {}", crate::capture::format_rate(p.rate_bps)));
+                }
+                if let Some(v) = d.delay_ns {
+                    p.delay_ns = if restore { base.delay_ns } else { v };
+                    parts.push(format!("delay {}", Nanos(p.delay_ns)));
+                }
+                if let Some(v) = d.loss {
+                    p.loss = if restore { base.loss } else { v };
+                    parts.push(format!("loss {}", p.loss));
+                }
+                let kind = if restore {
+                    NetworkEventKind::LinkRestored
+                } else {
+                    NetworkEventKind::LinkDegraded
+                };
+                let name = self.net.links[l as usize].name.clone();
+                self.log_event(kind, name, format!("{} ({cause})", parts.join(", ")));
+            }
+        }
+    }
+
+    /// Brings the dead state of `links` up to date: a link that died loses
+    /// every frame on it and queued for it; one that came back lets waiting
+    /// connections send. Any change schedules new forwarding tables.
+    fn refresh_links(&mut self, links: &[crate::topology::LinkId]) {
+        let mut changed = false;
+        for &l in links {
+            let f = self.faults.as_mut().expect("faults are set");
+            let dead = f.should_be_dead(&self.net, l);
+            if dead == f.dead[l as usize] {
+                continue;
+            }
+            f.dead[l as usize] = dead;
+            changed = true;
+            if dead {
+                f.dead_count += 1;
+                f.epoch[l as usize] = f.epoch[l as usize].wrapping_add(1);
+                for port in self.net.links[l as usize].ends {
+                    let lost = &mut self.link_stats[port as usize].drops_down;
+                    if let Some(pkt) = self.tx[port as usize].busy.take() {
+                        self.packets.remove(pkt);
+                        *lost += 1;
+                    }
+                    while let Some(pkt) = self.tx[port as usize].dequeue() {
+                        self.packets.remove(pkt);
+                        *lost += 1;
+                    }
+                }
+            } else {
+                f.dead_count -= 1;
+                for port in self.net.links[l as usize].ends {
+                    self.wake_waiting(port);
+                }
+            }
+        }
+        if changed {
+            let now = self.now;
+            let f = self.faults.as_mut().expect("faults are set");
+            f.generation += 1;
+            f.schedule.push(now + f.convergence_delay, Item::Reconverge);
+            self.update_partition();
+        }
+    }
+
+    /// Installs forwarding tables for the graph as it is now (the network's
+    /// own routing when nothing is dead).
+    fn reconverge(&mut self) {
+        let f = self.faults.as_mut().expect("faults are set");
+        if f.generation == f.routed_generation {
+            return; // an earlier recomputation already saw this state
+        }
+        f.routed_generation = f.generation;
+        self.fault_routes = (f.dead_count > 0)
+            .then(|| Routing::without_links(&self.net, f.dead.clone().into_boxed_slice()));
+        let summary = f.summary();
+        let routes = self.routes();
+        let firsts: Vec<(Option<Route>, Option<Route>)> = self
+            .conns
+            .iter()
+            .map(|e| {
+                (
+                    routes.route(&self.net, e.src_host, e.dst_host),
+                    routes.route(&self.net, e.dst_host, e.src_host),
+                )
+            })
+            .collect();
+        for (e, (fwd, rev)) in self.conns.iter_mut().zip(firsts) {
+            e.fwd = fwd;
+            e.rev = rev;
+        }
+        for l in &mut self.learned {
+            l.clear();
+        }
+        self.log_event(NetworkEventKind::RoutesRecomputed, String::new(), summary);
+    }
+
+    /// Works out whether the ranks' hosts are split, logging splits and heals.
+    fn update_partition(&mut self) {
+        let now = self.now;
+        let f = self.faults.as_mut().expect("faults are set");
+        let class = faults::classes(&self.net, &f.dead);
+        let groups = faults::groups(&class, &self.rank_hosts);
+        if groups.len() <= 1 {
+            if f.partition.take().is_some() {
+                f.check_at = None;
+                self.log_event(
+                    NetworkEventKind::PartitionHealed,
+                    String::new(),
+                    "every rank's host can reach every other again".into(),
+                );
+            }
+            return;
+        }
+        let since = f.partition.as_ref().map_or(now, |p| p.since);
+        let same = f.partition.as_ref().is_some_and(|p| p.groups == groups);
+        let text = format!(
+            "the ranks' hosts are split into {} groups that cannot reach each other: {}; traffic between them waits (TCP retransmits) until a repair, each message at most {} (faults.partition_timeout)",
+            groups.len(),
+            faults::describe_groups(&self.net, &self.rank_hosts, &groups),
+            f.partition_timeout
+        );
+        f.partition = Some(Partition {
+            since,
+            class,
+            groups,
+        });
+        f.check_at = Some(now.max(since + f.partition_timeout));
+        if !same {
+            self.log_event(NetworkEventKind::Partitioned, String::new(), text);
+        }
+    }
+
+    /// A message entered connection `c`: if it must cross a partition,
+    /// make sure its wait is checked.
+    fn note_partition_traffic(&mut self, c: ConnId) {
+        let Some(f) = self.faults.as_mut() else {
+            return;
+        };
+        let Some(p) = &f.partition else {
+            return;
+        };
+        let e = &self.conns[c as usize];
+        if p.class[e.src_host as usize] != p.class[e.dst_host as usize] {
+            let deadline = self.now.max(p.since) + f.partition_timeout;
+            f.check_at = Some(f.check_at.map_or(deadline, |t| t.min(deadline)));
+        }
+    }
+
+    /// Ends the run if a message has waited the partition timeout to cross
+    /// the partition; otherwise arms the next check.
+    fn check_partition(&mut self) {
+        let now = self.now;
+        let f = self.faults.as_mut().expect("faults are set");
+        f.check_at = None;
+        let Some(p) = &f.partition else {
+            return;
+        };
+        let mut waiting = Vec::new();
+        let mut next: Option<Nanos> = None;
+        for e in &self.conns {
+            if p.class[e.src_host as usize] == p.class[e.dst_host as usize] {
+                continue;
+            }
+            let Some(sent) = e.tcp.oldest_undelivered() else {
+                continue;
+            };
+            let deadline = sent.max(p.since) + f.partition_timeout;
+            if deadline <= now {
+                waiting.push(format!("rank {} → rank {}", e.src_rank, e.dst_rank));
+            } else {
+                next = Some(next.map_or(deadline, |t| t.min(deadline)));
+            }
+        }
+        if waiting.is_empty() {
+            f.check_at = next;
+            return;
+        }
+        let message = format!(
+            "the network is partitioned since {}: {} cannot reach each other, and messages from {} waited longer than the partition timeout of {} (at {}); repair the network sooner (a fault's `for`, or an `up`) or raise `faults.partition_timeout`",
+            p.since,
+            faults::describe_groups(&self.net, &self.rank_hosts, &p.groups),
+            faults::short_list(&waiting, 6),
+            f.partition_timeout,
+            now
+        );
+        self.log_event(
+            NetworkEventKind::PartitionTimeout,
+            String::new(),
+            message.clone(),
+        );
+        self.failure = Some(NetworkFailure { at: now, message });
+    }
+
     /// Everything counted so far.
     pub fn stats(&self) -> SimStats {
         SimStats {
@@ -798,6 +1227,7 @@ impl Simulator {
             messages_delivered: self.messages_delivered,
             nodes: self.node_stats.clone(),
             links: self.link_stats.clone(),
+            network_events: self.network_events().to_vec(),
             connections: self
                 .conns
                 .iter()

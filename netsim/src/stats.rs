@@ -29,7 +29,8 @@ pub struct NodeStats {
     pub messages_received: u64,
     /// Frames dropped by a full output queue of this node.
     pub drops_queue: u64,
-    /// Frames dropped because TTL reached zero or no route/port was known.
+    /// Frames dropped because TTL reached zero, no route/port was known, or
+    /// the route led into a failed link (before routing converged).
     pub drops_unroutable: u64,
     /// TCP retransmissions by senders on this host.
     pub retransmissions: u64,
@@ -52,6 +53,9 @@ pub struct LinkDirectionStats {
     pub drops_queue: u64,
     /// Frames lost on the wire (random loss).
     pub drops_loss: u64,
+    /// Frames lost because the link failed while they were queued, being
+    /// sent or propagating on it.
+    pub drops_down: u64,
     /// Peak frames waiting.
     pub peak_queue_packets: u32,
     /// Peak frame bytes waiting.
@@ -87,4 +91,6 @@ pub struct SimStats {
     pub links: Vec<LinkDirectionStats>,
     /// Per connection that carried data.
     pub connections: Vec<ConnectionReport>,
+    /// Faults, route changes and partitions, in time order.
+    pub network_events: Vec<crate::faults::NetworkEvent>,
 }

@@ -167,7 +167,9 @@ impl Driver {
 }
 
 /// Runs `w` on `sim` until every message is delivered and the network is
-/// quiet. Errors name what is wrong with the request.
+/// quiet. Errors name what is wrong with the request, or why the network
+/// stopped the run (a partition that outlasted its timeout: see
+/// [`Simulator::failure`]).
 pub fn run(sim: &mut Simulator, w: &Workload) -> Result<WorkloadOutcome, String> {
     run_with(sim, w, FLUSH_EVERY_EVENTS, |_| Ok(()))
 }
@@ -226,6 +228,9 @@ pub fn run_with(
         }
     }
     flush(sim)?;
+    if let Some(f) = sim.failure() {
+        return Err(f.message.clone());
+    }
     out.runtime_ns = last.0;
     out.events = sim.events_run();
     Ok(out)

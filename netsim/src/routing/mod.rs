@@ -84,6 +84,20 @@ impl Routing {
         }
     }
 
+    /// Shortest-path tables on the graph without the links marked in
+    /// `dead` (indexed by link id): how routing converges after faults.
+    /// Coordinate routing and routing policies do not apply to such a graph.
+    pub fn without_links(net: &Network, dead: Box<[bool]>) -> Routing {
+        let mut host_index = vec![u32::MAX; net.nodes.len()];
+        for (i, &h) in net.hosts.iter().enumerate() {
+            host_index[h as usize] = i as u32;
+        }
+        Routing {
+            strategy: Strategy::Tables(ShortestTables::without_links(net.hosts.len(), dead)),
+            host_index,
+        }
+    }
+
     /// Prepares routing by tables even where the network has a regular
     /// shape (tests compare the two).
     pub fn with_tables(net: &Network) -> Routing {

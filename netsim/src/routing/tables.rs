@@ -3,6 +3,10 @@
 //! A search stores one distance (in links) and one cached next port per
 //! node: memory is 8 bytes × nodes × destinations in use, never nodes × all
 //! hosts.
+//!
+//! Tables can be built for the graph minus a set of dead links (faults,
+//! [`ShortestTables::without_links`]): searches then never cross those
+//! links, and nodes whose every path crosses them are unreachable.
 
 use super::tie_break;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
@@ -32,6 +36,9 @@ struct Toward {
 pub struct ShortestTables {
     /// `toward[host index]`, computed on first use.
     toward: Vec<OnceCell<Toward>>,
+    /// Per link: true when the link may not be used (failed, or an end node
+    /// is down). Empty when every link is usable.
+    dead: Box<[bool]>,
 }
 
 impl ShortestTables {
@@ -39,12 +46,22 @@ impl ShortestTables {
     pub fn new(hosts: usize) -> ShortestTables {
         ShortestTables {
             toward: (0..hosts).map(|_| OnceCell::new()).collect(),
+            dead: Box::default(),
+        }
+    }
+
+    /// Empty tables for `hosts` destinations on the graph without the links
+    /// whose entry in `dead` (indexed by link) is true.
+    pub fn without_links(hosts: usize, dead: Box<[bool]>) -> ShortestTables {
+        ShortestTables {
+            toward: (0..hosts).map(|_| OnceCell::new()).collect(),
+            dead,
         }
     }
 
     fn toward(&self, net: &Network, dst: NodeId, di: u32) -> &Toward {
         self.toward[di as usize].get_or_init(|| Toward {
-            dist: bfs_toward(net, dst),
+            dist: bfs_toward(net, dst, &self.dead),
             next: (0..net.nodes.len()).map(|_| Cell::new(UNKNOWN)).collect(),
         })
     }
@@ -64,21 +81,29 @@ impl ShortestTables {
         if cached != UNKNOWN {
             return (cached != NONE).then_some(cached);
         }
-        let chosen = choose(net, &toward.dist, at, dst, di);
+        let chosen = choose(net, &toward.dist, &self.dead, at, dst, di);
         toward.next[at as usize].set(chosen.unwrap_or(NONE));
         chosen
     }
 }
 
 /// The shortest-path next port of `at` toward `dst`, split by the tie-break.
-fn choose(net: &Network, dist: &[u32], at: NodeId, dst: NodeId, di: u32) -> Option<PortId> {
+fn choose(
+    net: &Network,
+    dist: &[u32],
+    dead: &[bool],
+    at: NodeId,
+    dst: NodeId,
+    di: u32,
+) -> Option<PortId> {
     let d = dist[at as usize];
     if d == UNREACHABLE || d == 0 {
         return None;
     }
     let leads_closer = |&&p: &&PortId| {
         let peer = net.peer_node(p);
-        dist[peer as usize] == d - 1
+        !is_dead(dead, net, p)
+            && dist[peer as usize] == d - 1
             && (peer == dst || net.nodes[peer as usize].kind != NodeKind::Host)
     };
     let ports = &net.nodes[at as usize].ports;
@@ -90,9 +115,14 @@ fn choose(net: &Network, dist: &[u32], at: NodeId, dst: NodeId, di: u32) -> Opti
     ports.iter().filter(leads_closer).nth(pick).copied()
 }
 
+/// True when the link of port `p` is in the dead set.
+fn is_dead(dead: &[bool], net: &Network, p: PortId) -> bool {
+    !dead.is_empty() && dead[net.ports[p as usize].link as usize]
+}
+
 /// Links from every node to `dst`, along paths whose inner nodes are
-/// routers or switches.
-fn bfs_toward(net: &Network, dst: NodeId) -> Box<[u32]> {
+/// routers or switches and that use no dead link.
+fn bfs_toward(net: &Network, dst: NodeId, dead: &[bool]) -> Box<[u32]> {
     let mut dist = vec![UNREACHABLE; net.nodes.len()].into_boxed_slice();
     let mut queue = VecDeque::new();
     dist[dst as usize] = 0;
@@ -103,6 +133,9 @@ fn bfs_toward(net: &Network, dst: NodeId) -> Box<[u32]> {
         }
         let du = dist[u as usize];
         for &p in &net.nodes[u as usize].ports {
+            if is_dead(dead, net, p) {
+                continue;
+            }
             let v = net.peer_node(p);
             if dist[v as usize] == UNREACHABLE {
                 dist[v as usize] = du + 1;

@@ -201,6 +201,12 @@ impl TcpConnection {
         self.stream_end_off - self.snd_una
     }
 
+    /// When the oldest message not yet delivered to the receiver was handed
+    /// over, if there is one.
+    pub fn oldest_undelivered(&self) -> Option<Nanos> {
+        self.records.front().map(|r| r.injected_at)
+    }
+
     /// The application hands over a message. Opens the connection on first use.
     pub fn app_send(
         &mut self,
