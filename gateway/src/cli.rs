@@ -34,6 +34,22 @@ pub enum Command {
     Compare(CompareArgs),
 }
 
+/// The time factor options of `run` and `gateway`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct FactorArgs {
+    /// Time factor: wall time = factor × emulated time (≥ 1), or `auto` to
+    /// raise and lower it during the run as the simulator needs.
+    #[arg(long, default_value = "1")]
+    pub time_factor: String,
+    /// With `--time-factor auto`: the largest factor to use.
+    #[arg(long, default_value_t = 256.0)]
+    pub auto_max: f64,
+    /// With `--time-factor auto`: event lateness (scaled time) above which
+    /// the factor is doubled.
+    #[arg(long, default_value = "100us")]
+    pub auto_raise_above: String,
+}
+
 /// Arguments of `mpinetsim gateway`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GatewayArgs {
@@ -43,15 +59,9 @@ pub struct GatewayArgs {
     /// Network description.
     #[arg(long)]
     pub net: PathBuf,
-    /// Time factor (≥ 1) or `auto`.
-    #[arg(long, default_value = "1")]
-    pub time_factor: String,
-    /// With `--time-factor auto`: the largest factor to use.
-    #[arg(long, default_value_t = 256.0)]
-    pub auto_max: f64,
-    /// With `--time-factor auto`: lateness above which the factor doubles.
-    #[arg(long, default_value = "100us")]
-    pub auto_raise_above: String,
+    /// Time factor, fixed or adaptive.
+    #[command(flatten)]
+    pub factor: FactorArgs,
     /// Where ranks connect: unix:PATH.
     #[arg(long)]
     pub listen: String,
@@ -182,17 +192,9 @@ pub struct RunArgs {
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
     pub net: PathBuf,
-    /// Time factor: wall time = factor × emulated time (≥ 1), or `auto` to
-    /// raise and lower it during the run as the simulator needs.
-    #[arg(long, default_value = "1")]
-    pub time_factor: String,
-    /// With `--time-factor auto`: the largest factor to use.
-    #[arg(long, default_value_t = 256.0)]
-    pub auto_max: f64,
-    /// With `--time-factor auto`: event lateness (scaled time) above which
-    /// the factor is doubled.
-    #[arg(long, default_value = "100us")]
-    pub auto_raise_above: String,
+    /// Time factor, fixed or adaptive.
+    #[command(flatten)]
+    pub factor: FactorArgs,
     /// Write pcaps of the configured capture points into this folder.
     #[arg(long)]
     pub capture: Option<PathBuf>,

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 /// Runs the command; returns the process exit code. Errors before launch are
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
-    let (time_factor, adaptive) = parse_factor(&a.time_factor, a.auto_max, &a.auto_raise_above)?;
+    let (time_factor, adaptive) = parse_factor(&a.factor)?;
     let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     add_fault_specs(&mut cfg, &a.faults)?;
     let spec = JobSpec {
@@ -53,7 +53,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
 /// `mpinetsim gateway`: the job's gateway without a launcher; returns the
 /// exit code.
 pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
-    let (time_factor, adaptive) = parse_factor(&a.time_factor, a.auto_max, &a.auto_raise_above)?;
+    let (time_factor, adaptive) = parse_factor(&a.factor)?;
     let Some(path) = a.listen.strip_prefix("unix:") else {
         return Err(format!(
             "--listen {}: give unix:PATH (a Unix socket path for ranks on this host)",
@@ -96,11 +96,9 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
 }
 
 /// The factor to start with, and the adaptive policy for `auto`.
-pub fn parse_factor(
-    text: &str,
-    auto_max: f64,
-    auto_raise_above: &str,
-) -> Result<(f64, Option<AdaptivePolicy>), String> {
+pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptivePolicy>), String> {
+    let (text, auto_max, auto_raise_above) =
+        (f.time_factor.as_str(), f.auto_max, &f.auto_raise_above);
     if text == "auto" {
         if !(auto_max >= 1.0 && auto_max.is_finite()) {
             return Err(format!(
