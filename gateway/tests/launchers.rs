@@ -17,6 +17,7 @@ struct StandaloneGateway {
     lib_dir: String,
     gateway: String,
     job: String,
+    secret: String,
     report: PathBuf,
 }
 
@@ -43,7 +44,8 @@ fn start_gateway(name: &str, ranks: &str) -> StandaloneGateway {
         .spawn()
         .expect("start mpinetsim gateway");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut lib_dir, mut gateway, mut job) = (String::new(), String::new(), String::new());
+    let (mut lib_dir, mut gateway, mut job, mut secret) =
+        (String::new(), String::new(), String::new(), String::new());
     for line in lines.by_ref() {
         let line = line.unwrap();
         let value = |k: &str| line.trim().strip_prefix(k).map(str::to_string);
@@ -53,10 +55,13 @@ fn start_gateway(name: &str, ranks: &str) -> StandaloneGateway {
             gateway = v;
         } else if let Some(v) = value("MPINETSIM_JOB=") {
             job = v;
+        } else if let Some(v) = value("MPINETSIM_SECRET=") {
+            secret = v;
             break;
         }
     }
     assert!(!lib_dir.is_empty() && !gateway.is_empty() && !job.is_empty());
+    assert_eq!(secret.len(), 32, "a 128-bit secret in hex");
     // Keep draining its stdout so the gateway never writes into a closed pipe.
     std::thread::spawn(move || for _ in lines {});
     StandaloneGateway {
@@ -64,6 +69,7 @@ fn start_gateway(name: &str, ranks: &str) -> StandaloneGateway {
         lib_dir,
         gateway,
         job,
+        secret,
         report,
     }
 }
@@ -101,6 +107,9 @@ fn mpiexec(gw: &StandaloneGateway, ranks: &str, prog: &Path, args: &[&str]) -> O
             "-genv",
             "MPINETSIM_JOB",
             &gw.job,
+            "-genv",
+            "MPINETSIM_SECRET",
+            &gw.secret,
         ])
         .arg(prog)
         .args(args)
@@ -164,6 +173,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
             .env("LD_LIBRARY_PATH", &gw.lib_dir)
             .env("MPINETSIM_GATEWAY", &gw.gateway)
             .env("MPINETSIM_JOB", &gw.job)
+            .env("MPINETSIM_SECRET", &gw.secret)
             .env("PMI_RANK", rank)
             .env("PMI_SIZE", size)
             .stdout(Stdio::null())
@@ -186,6 +196,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
         .env("LD_LIBRARY_PATH", &gw.lib_dir)
         .env("MPINETSIM_GATEWAY", &gw.gateway)
         .env("MPINETSIM_JOB", &gw.job)
+        .env("MPINETSIM_SECRET", &gw.secret)
         .env("SLURM_PROCID", "0")
         .env("SLURM_NTASKS", "3")
         .output()
@@ -204,6 +215,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
         .env("LD_LIBRARY_PATH", &lib_dir)
         .env("MPINETSIM_GATEWAY", "unix:/nonexistent/gw.sock")
         .env("MPINETSIM_JOB", "1")
+        .env("MPINETSIM_SECRET", "0123456789abcdef0123456789abcdef")
         .env("PMI_RANK", "0")
         .env("PMI_SIZE", "1")
         .output()
@@ -212,7 +224,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
     assert!(started.elapsed() < Duration::from_secs(5));
     let e = String::from_utf8_lossy(&d.stderr);
     assert!(
-        e.contains("cannot reach the mpinetsim gateway at /nonexistent/gw.sock"),
+        e.contains("cannot reach the mpinetsim gateway at unix:/nonexistent/gw.sock"),
         "{e}"
     );
     assert!(!e.contains("panicked"));
