@@ -171,3 +171,13 @@ impl StandaloneGateway {
         }
     }
 }
+
+impl Drop for StandaloneGateway {
+    /// A test that fails half-way never leaves a gateway waiting for ranks.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
