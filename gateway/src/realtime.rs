@@ -372,10 +372,8 @@ impl Gateway {
                 continue;
             }
             let eof = c.read_available().unwrap_or(true);
-            loop {
-                let Some(c) = self.conns[idx].as_mut() else {
-                    break; // refused
-                };
+            // Until the connection has no complete frame, or was refused.
+            while let Some(c) = self.conns[idx].as_mut() {
                 if let Some(len) = c.announces_oversized_hello() {
                     self.refuse(
                         idx,
