@@ -38,6 +38,8 @@ pub struct RankConnection {
     pub clock_uncertainty_ns: u64,
     /// Largest uncertainty the rank reported during the run, ns.
     pub max_clock_uncertainty_ns: u64,
+    /// Clock probes answered.
+    pub clock_probes: u64,
     /// Rank, once Hello named it.
     pub rank: Option<u32>,
     /// Protocol state.
@@ -67,6 +69,7 @@ impl RankConnection {
             clock_offset_ns: None,
             clock_uncertainty_ns: 0,
             max_clock_uncertainty_ns: 0,
+            clock_probes: 0,
             rank: None,
             state: ConnState::AwaitHello,
             hello_srt_ns: 0,

@@ -553,6 +553,7 @@ impl Gateway {
             }
             (ConnState::Active | ConnState::Finalized, Frame::ClockProbe { t1_ns }) => {
                 let c = self.conns[idx].as_mut().unwrap();
+                c.clock_probes += 1;
                 let t2_ns = c.last_read_ns;
                 c.queue(&Frame::ClockReply {
                     t1_ns,

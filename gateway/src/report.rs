@@ -27,6 +27,9 @@ pub struct RankReport {
     pub uncertainty_ns: Option<u64>,
     /// Largest uncertainty the rank reported during the run, ns.
     pub max_uncertainty_ns: Option<u64>,
+    /// Clock probes the gateway answered for the rank (8 at MPI_Init, then
+    /// 4 per second of wall time in which the rank called MPI).
+    pub clock_probes: u64,
 }
 
 /// A rank's MPI counters (from the shim), times in seconds of SRT.

@@ -493,6 +493,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             uncertainty_ns: conn.and_then(|c| c.clock_offset_ns.map(|_| c.clock_uncertainty_ns)),
             max_uncertainty_ns: conn
                 .and_then(|c| c.clock_offset_ns.map(|_| c.max_clock_uncertainty_ns)),
+            clock_probes: conn.map_or(0, |c| c.clock_probes),
         });
     }
     let stats = gw.sim.stats();

@@ -105,6 +105,19 @@ fn intruders_are_refused_and_the_job_completes() {
     assert!(has("no Hello with the job's secret within 1.0 s"), "{err}");
     // Rank 1 came over TCP, rank 0 over the Unix socket.
     let ranks = report["rank_reports"].as_array().unwrap();
+    // Clock probes: 8 at MPI_Init, then a round of 4 at the first MPI call
+    // after each further second; the pingpong calls MPI throughout its
+    // ≥ 2 s (250 round trips of 2 ms at factor 4), so at least one round,
+    // and at most one per second of the job's wall time.
+    let wall_s = report["wall_s"].as_f64().unwrap();
+    for r in ranks {
+        let probes = r["clock_probes"].as_u64().unwrap();
+        let most = 8 + 4 * wall_s.ceil() as u64;
+        assert!(
+            (12..=most).contains(&probes),
+            "{probes} probes in {wall_s} s"
+        );
+    }
     assert_eq!(ranks[0]["connection"], "unix");
     assert!(ranks[1]["connection"]
         .as_str()
