@@ -64,7 +64,9 @@ fn intruders_are_refused_and_the_job_completes() {
     let e = String::from_utf8_lossy(&wrong.stderr);
     assert!(
         e.contains(&format!("the mpinetsim gateway at {unix}"))
-            && e.contains("during the handshake; check that MPINETSIM_JOB and MPINETSIM_SECRET"),
+            && e.contains(
+                "during the handshake (its output says why); check that MPINETSIM_JOB and MPINETSIM_SECRET"
+            ),
         "{e}"
     );
     // The job: a pingpong over both kinds of socket, long enough (≈ 2 s at

@@ -188,7 +188,7 @@ impl GatewayTransport {
     fn lost(&self, what: &str) -> ! {
         if self.handshaking {
             super::fatal(&format!(
-                "the mpinetsim gateway at {} {what} during the handshake; check that {} and {} are the ones this gateway printed",
+                "the mpinetsim gateway at {} {what} during the handshake (its output says why); check that {} and {} are the ones it printed",
                 self.addr,
                 mpinetsim_protocol::ENV_JOB,
                 mpinetsim_protocol::ENV_SECRET
