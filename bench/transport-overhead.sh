@@ -18,7 +18,9 @@ iters="${1:-10000}"
 rounds="${2:-5}"
 tmp="$(mktemp -d)"
 ns="mnb$$"
+gw=
 cleanup() {
+  [ -n "$gw" ] && kill "$gw" 2>/dev/null
   for h in g a b; do ip netns del "$ns$h" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
@@ -53,7 +55,7 @@ one_round() {
   rm -f "$tmp/env"   # never read the previous round's
   "${wrap[@]}" "$bin" gateway -n 2 --net configs/ideal.toml --time-factor 1 \
       --listen "$listen" --lib-dir "$tmp/lib" >"$tmp/env" 2>"$tmp/gw.err" &
-  local gw=$!
+  gw=$!
   for _ in $(seq 200); do grep -q '^e.g.' "$tmp/env" 2>/dev/null && break; sleep 0.05; done
   if ! grep -q '^e.g.' "$tmp/env"; then
     echo "the $kind gateway did not start:" >&2; cat "$tmp/gw.err" >&2; exit 1
@@ -73,7 +75,7 @@ one_round() {
   local one_way
   one_way=$(MPINETSIM_GATEWAY="$addr0" PMI_RANK=0 "${rank_wrap0[@]}" "$tmp/pingpong" "$iters" 32 |
     sed -n 's/.*one_way_us=\([0-9.]*\).*/\1/p')
-  wait "$r1"; wait "$gw"
+  wait "$r1"; wait "$gw"; gw=
   echo "2 * $one_way" | bc -l
 }
 

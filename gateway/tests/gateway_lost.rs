@@ -47,6 +47,14 @@ fn killing_the_gateway_mid_run_stops_every_rank_with_its_address() {
         gw.child.kill().unwrap();
         let killed = Instant::now();
         let _ = gw.child.wait();
+        // SIGKILL left its private folder (socket, libraries) behind.
+        let private = std::path::Path::new(&gw.lib_dir).parent().unwrap();
+        assert!(private
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("mpinetsim-"));
+        let _ = std::fs::remove_dir_all(private);
         for (rank, r) in ranks.into_iter().enumerate() {
             let mut r = r;
             while r.try_wait().unwrap().is_none() && killed.elapsed() < NOTICE_WITHIN {
