@@ -9,6 +9,7 @@ mod compare;
 mod conn;
 mod lateness;
 mod launcher;
+mod network_model;
 mod overrides;
 mod plot;
 mod realtime;

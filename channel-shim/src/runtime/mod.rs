@@ -8,7 +8,7 @@ mod state;
 mod timeline;
 
 pub use clock::{is_adaptive as clock_is_adaptive, monotonic_ns, snapshot as clock_snapshot};
-pub use connection::GatewayTransport;
+pub use connection::{CollectiveReport, GatewayTransport};
 pub use pacer::Pacer;
 pub use state::{
     abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, now_srt_ns, pacer,
