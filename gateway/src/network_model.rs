@@ -8,7 +8,9 @@
 use netsim::analytic::Release;
 use netsim::faults::NetworkFailure;
 use netsim::stats::SimStats;
-use netsim::{AnalyticSim, Delivery, EventClass, InjectError, ModelKind, Nanos, NetworkConfig, Simulator};
+use netsim::{
+    AnalyticSim, Delivery, EventClass, InjectError, ModelKind, Nanos, NetworkConfig, Simulator,
+};
 
 /// One of the two models.
 pub enum NetworkModel {
@@ -186,7 +188,10 @@ mod tests {
             (coll_op::ALLTOALL, CollectiveOp::Alltoall),
             (coll_op::ALLTOALLV, CollectiveOp::Alltoallv),
             (coll_op::REDUCE_SCATTER, CollectiveOp::ReduceScatter),
-            (coll_op::REDUCE_SCATTER_BLOCK, CollectiveOp::ReduceScatterBlock),
+            (
+                coll_op::REDUCE_SCATTER_BLOCK,
+                CollectiveOp::ReduceScatterBlock,
+            ),
             (coll_op::SCAN, CollectiveOp::Scan),
             (coll_op::EXSCAN, CollectiveOp::Exscan),
         ];

@@ -7,11 +7,11 @@ use crate::capture_files::CaptureFiles;
 use crate::clock::{monotonic_ns, TimeMap};
 use crate::conn::{ConnState, RankConnection};
 use crate::lateness::LatenessRecorder;
+use crate::network_model::NetworkModel;
 use mio::net::UnixListener;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use mpinetsim_protocol::{Frame, VERSION};
-use crate::network_model::NetworkModel;
 use netsim::Nanos;
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
@@ -480,7 +480,10 @@ impl Gateway {
                 // network lateness).
                 let at = Nanos(srt_ns.max(self.time.srt(monotonic_ns()))).max(self.sim.now());
                 let Some(model) = self.sim.analytic_mut() else {
-                    return Err(self.protocol_error(idx, format!("rank {src} sent collective data outside the analytic model")));
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {src} sent collective data outside the analytic model"),
+                    ));
                 };
                 self.messages_in += 1;
                 if let Err(e) = model.inject_untimed(src, dst, bytes.into(), at) {
@@ -504,10 +507,17 @@ impl Gateway {
             ) => {
                 let rank = self.conns[idx].as_ref().unwrap().rank.unwrap();
                 let Some(op) = netsim::analytic::CollectiveOp::from_code(op) else {
-                    return Err(self.protocol_error(idx, format!("rank {rank} reported an unknown collective (code {op})")));
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {rank} reported an unknown collective (code {op})"),
+                    ));
                 };
                 let entry = netsim::analytic::CollectiveEntry {
-                    key: netsim::analytic::CollectiveKey { context, leader, seq },
+                    key: netsim::analytic::CollectiveKey {
+                        context,
+                        leader,
+                        seq,
+                    },
                     op,
                     members,
                     is_root,
@@ -515,7 +525,10 @@ impl Gateway {
                     received_bytes,
                 };
                 let Some(model) = self.sim.analytic_mut() else {
-                    return Err(self.protocol_error(idx, format!("rank {rank} reported a collective outside the analytic model")));
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {rank} reported a collective outside the analytic model"),
+                    ));
                 };
                 if let Err(e) = model.enter_collective(rank, entry, Nanos(srt_ns)) {
                     return Err(self.protocol_error(idx, e));
@@ -607,7 +620,9 @@ impl Gateway {
             for r in releases.drain(..) {
                 // Every member of a collective is connected: it sent the
                 // Collective frame.
-                if let Some(c) = self.rank_conn[r.rank as usize].and_then(|ci| self.conns[ci].as_mut()) {
+                if let Some(c) =
+                    self.rank_conn[r.rank as usize].and_then(|ci| self.conns[ci].as_mut())
+                {
                     c.queue(&Frame::CollectiveDone { vtime_ns: r.at.0 });
                 }
             }

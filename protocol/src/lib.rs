@@ -470,9 +470,7 @@ impl Frame {
                 received_bytes: r.u64()?,
                 srt_ns: r.u64()?,
             },
-            K_COLLECTIVE_DONE => Frame::CollectiveDone {
-                vtime_ns: r.u64()?,
-            },
+            K_COLLECTIVE_DONE => Frame::CollectiveDone { vtime_ns: r.u64()? },
             k => return Err(DecodeError::UnknownKind(k)),
         };
         if !r.buf.is_empty() {
