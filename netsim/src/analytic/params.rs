@@ -56,9 +56,13 @@ impl MachineParams {
     }
 
     /// Resolves `[analytic]` of `cfg` for `n_ranks` ranks: explicit keys
-    /// win; the rest comes from the packet network (hosts, placement,
-    /// links on the route between the first two hosts holding ranks,
-    /// `[intra_host]`).
+    /// win; the rest comes from the packet network. Ranks placed on one
+    /// host share a node (in a hybrid `[topology.processor]` network, ranks
+    /// on the cores of one processor do); the network latency and
+    /// bandwidth are the propagation delay and slowest link on the route
+    /// from rank 0's host to the first host of another node; local ones are
+    /// `[intra_host]` (hybrid: the route between two cores of rank 0's
+    /// processor).
     pub fn from_config(
         cfg: &NetworkConfig,
         origin: &str,
@@ -67,6 +71,16 @@ impl MachineParams {
         let a = &cfg.analytic;
         let net = Network::from_config(cfg, origin)?;
         let hosts = net.place_ranks(cfg, n_ranks, origin)?;
+        let hybrid = cfg.topology.as_ref().is_some_and(|t| t.processor.is_some());
+        // The SMP node of every host: its processor (`cpuP.coreC`) in a
+        // hybrid network, else the host itself.
+        let node_key = |h: u32| -> String {
+            let name = &net.nodes[h as usize].name;
+            match name.split_once(".core") {
+                Some((cpu, _)) if hybrid => cpu.to_string(),
+                _ => name.clone(),
+            }
+        };
         let node_of_rank: Vec<u32> = match a.processors_per_node {
             Some(0) => {
                 return Err(ConfigError(format!(
@@ -76,25 +90,48 @@ impl MachineParams {
             Some(p) => (0..n_ranks as u32).map(|r| r / p).collect(),
             None => {
                 // Nodes numbered in order of first use by a rank.
-                let mut seen: Vec<u32> = Vec::new();
+                let mut seen: Vec<String> = Vec::new();
                 hosts
                     .iter()
-                    .map(|h| match seen.iter().position(|x| x == h) {
-                        Some(i) => i as u32,
-                        None => {
-                            seen.push(*h);
-                            seen.len() as u32 - 1
+                    .map(|&h| {
+                        let k = node_key(h);
+                        match seen.iter().position(|x| *x == k) {
+                            Some(i) => i as u32,
+                            None => {
+                                seen.push(k);
+                                seen.len() as u32 - 1
+                            }
                         }
                     })
                     .collect()
             }
         };
-        let (derived_latency, derived_bandwidth) = route_between_first_hosts(&net, &hosts);
+        // Network: the route between the first hosts of two different nodes.
+        let first = hosts.first().copied();
+        let other = hosts
+            .iter()
+            .zip(&node_of_rank)
+            .find(|(_, &n)| n != node_of_rank[0])
+            .map(|(h, _)| *h);
+        let (derived_latency, derived_bandwidth) = route(&net, first, other);
+        // Local, in a hybrid network: the route between two cores of node 0.
+        let (mut local_latency, mut local_bandwidth) =
+            (cfg.intra_host.latency.0, cfg.intra_host.rate.0);
+        if hybrid {
+            let core = hosts
+                .iter()
+                .zip(&node_of_rank)
+                .find(|(&h, &n)| n == node_of_rank[0] && Some(h) != first)
+                .map(|(h, _)| *h);
+            if core.is_some() {
+                (local_latency, local_bandwidth) = route(&net, first, core);
+            }
+        }
         Ok(MachineParams {
             latency_ns: a.latency.map_or(derived_latency, |d| d.0),
             bandwidth_bps: a.bandwidth.map_or(derived_bandwidth, |r| r.0),
-            local_latency_ns: a.local_latency.map_or(cfg.intra_host.latency.0, |d| d.0),
-            local_bandwidth_bps: a.local_bandwidth.map_or(cfg.intra_host.rate.0, |r| r.0),
+            local_latency_ns: a.local_latency.map_or(local_latency, |d| d.0),
+            local_bandwidth_bps: a.local_bandwidth.map_or(local_bandwidth, |r| r.0),
             links_per_node: a.links_per_node.unwrap_or(1),
             buses: a.buses.unwrap_or(0),
             node_of_rank,
@@ -102,13 +139,11 @@ impl MachineParams {
     }
 }
 
-/// Propagation delay and slowest rate on the route between the first two
-/// distinct hosts holding ranks (the first host and its first link when
-/// every rank shares one host; 0 and unlimited without any link).
-fn route_between_first_hosts(net: &Network, hosts: &[u32]) -> (u64, u64) {
-    let first = hosts.first().copied();
-    let second = hosts.iter().copied().find(|h| Some(*h) != first);
-    let ports: Vec<u32> = match (first, second) {
+/// Propagation delay and slowest rate on the route between hosts `a` and
+/// `b` (with no second host: `a`'s first link; 0 and unlimited without
+/// any link).
+fn route(net: &Network, a: Option<u32>, b: Option<u32>) -> (u64, u64) {
+    let ports: Vec<u32> = match (a, b) {
         (Some(a), Some(b)) => Routing::new(net).path(net, a, b).unwrap_or_default(),
         (Some(a), None) => net.nodes[a as usize]
             .ports

@@ -286,3 +286,55 @@ fn bad_analytic_keys_are_one_sentence_naming_the_key() {
         "{e}"
     );
 }
+
+#[test]
+fn processors_of_a_hybrid_network_are_the_nodes() {
+    // 2 processors on a 2-host star (links 1 Gbps, 5 µs), each a star of
+    // 2 cores (links 100 Gbps, 20 ns): 4 ranks, 2 per processor. Network:
+    // the delays along the route from cpu0.core0 to cpu1.core0; local:
+    // cpu0.core0 → cpu0's switch → cpu0.core1 = 2 × 20 ns at 100 Gbps.
+    let text = r#"
+        [link_defaults]
+        rate = "1Gbps"
+        delay = "5us"
+        [topology]
+        kind = "star"
+        hosts = 2
+        [topology.processor]
+        kind = "star"
+        hosts = 2
+        rate = "100Gbps"
+        delay = "20ns"
+    "#;
+    let cfg = NetworkConfig::from_toml_str(text, "h.toml").unwrap();
+    let m = MachineParams::from_config(&cfg, "h.toml", 4).unwrap();
+    assert_eq!(m.node_of_rank, [0, 0, 1, 1]);
+    let net = crate::topology::Network::from_config(&cfg, "h.toml").unwrap();
+    let routes = crate::routing::Routing::new(&net);
+    let host = |n: &str| net.node_by_name(n).unwrap();
+    let delay_rate = |a: &str, b: &str| {
+        let path = routes.path(&net, host(a), host(b)).unwrap();
+        let links: Vec<_> = path
+            .iter()
+            .map(|&p| net.links[net.ports[p as usize].link as usize].params)
+            .collect();
+        (
+            links.iter().map(|l| l.delay_ns).sum::<u64>(),
+            links.iter().map(|l| l.rate_bps).min().unwrap(),
+        )
+    };
+    assert_eq!(
+        (m.latency_ns, m.bandwidth_bps),
+        delay_rate("cpu0.core0", "cpu1.core0")
+    );
+    assert_eq!(
+        (m.local_latency_ns, m.local_bandwidth_bps),
+        delay_rate("cpu0.core0", "cpu0.core1")
+    );
+    // The network crosses the 5 µs links; the local route only 20 ns ones.
+    assert!(m.latency_ns >= 10_000 && m.bandwidth_bps == 1_000_000_000);
+    assert_eq!(
+        (m.local_latency_ns, m.local_bandwidth_bps),
+        (40, 100_000_000_000)
+    );
+}
