@@ -167,21 +167,23 @@ impl CollectiveOp {
         matches!(self, Bcast | Reduce | Gather | Gatherv | Scatter | Scatterv)
     }
 
-    /// The model used unless `[analytic.collective.NAME]` says otherwise:
-    /// trees (LOG) where MPICH uses trees or recursive doubling, linear
-    /// where the root handles every member's block, MAX sizes.
+    /// The model used unless `[analytic.collective.NAME]` says otherwise,
+    /// chosen after the algorithm the shim runs for it (MPICH's): a tree
+    /// or recursive doubling/halving is LOG, a linear or ring algorithm is
+    /// LIN; a phase only where the algorithm has one; MAX sizes.
     pub fn default_model(self) -> CollectiveModel {
         use CollectiveOp::*;
         use PhaseModel::{Linear as LIN, Log as LOG, None as ZERO};
         let (model_in, model_out) = match self {
-            Barrier | Allreduce => (LOG, LOG),
-            Bcast => (ZERO, LOG),
-            Reduce | Scan | Exscan => (LOG, ZERO),
-            Gather | Gatherv => (LIN, ZERO),
-            Scatter | Scatterv => (ZERO, LIN),
-            Allgather | Allgatherv => (LIN, LOG),
-            Alltoall | Alltoallv => (LIN, ZERO),
-            ReduceScatter | ReduceScatterBlock => (LOG, LOG),
+            // Dissemination; recursive doubling; recursive halving;
+            // binomial trees towards the root.
+            Barrier | Allreduce | ReduceScatter | ReduceScatterBlock | Reduce | Scan | Exscan
+            | Gather | Allgather => (LOG, ZERO),
+            // Binomial trees from the root.
+            Bcast | Scatter => (ZERO, LOG),
+            // Linear at the root, a ring, pairwise or all-at-once exchanges.
+            Gatherv | Allgatherv | Alltoall | Alltoallv => (LIN, ZERO),
+            Scatterv => (ZERO, LIN),
         };
         CollectiveModel {
             model_in,

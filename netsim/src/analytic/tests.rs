@@ -131,8 +131,8 @@ fn one_bus_adds_tree_steps_and_configured_models_apply() {
         let e = entry(3, CollectiveOp::Allreduce, false, sent, 100);
         sim.enter_collective(rank, e, Nanos(0)).unwrap();
     }
-    // Barrier (default LOG in, LOG out) of zero bytes with one bus: P = 4
-    // → phases of 1 and 2 messages → 3 steps each way of 10 µs.
+    // Barrier (default LOG in, no fan-out) of zero bytes with one bus:
+    // P = 4 → phases of 1 and 2 messages → 3 steps of 10 µs.
     for rank in 0..4 {
         let e = entry(4, CollectiveOp::Barrier, false, 0, 0);
         sim.enter_collective(rank, e, Nanos(100_000)).unwrap();
@@ -145,7 +145,7 @@ fn one_bus_adds_tree_steps_and_configured_models_apply() {
         ends,
         [51_300; 4]
             .into_iter()
-            .chain([160_000; 4])
+            .chain([130_000; 4])
             .collect::<Vec<_>>()
     );
 }
