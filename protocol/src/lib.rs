@@ -16,7 +16,8 @@ mod clock;
 pub use clock::{Piece, ScaledClock};
 
 /// Protocol version; Hello and Welcome must carry the same.
-pub const VERSION: u16 = 2;
+/// Version 3: Welcome carries the network model; Collective frames.
+pub const VERSION: u16 = 3;
 
 /// Largest frame body accepted (256 MiB + headers): larger MPI messages are
 /// refused by the shim before they are sent.
