@@ -220,7 +220,8 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     let floor_us = netsim::units::parse_duration_ns(&a.behind_floor)
         .map_err(|e| format!("--behind-floor: {e}"))? as f64
         / 1000.0;
-    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     std::fs::create_dir_all(&a.out).map_err(|e| {
         format!(
             "cannot create {}: {e}; choose a writable --out folder",

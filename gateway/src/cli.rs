@@ -59,6 +59,10 @@ pub struct GatewayArgs {
     /// Network description.
     #[arg(long)]
     pub net: PathBuf,
+    /// Network model: `packet` (the packet-level simulator) or `analytic`
+    /// (the Dimemas-style model); overrides the file's `model` key.
+    #[arg(long)]
+    pub model: Option<String>,
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
@@ -96,6 +100,10 @@ pub struct CalibrateArgs {
     /// Network description.
     #[arg(long)]
     pub net: PathBuf,
+    /// Network model: `packet` (the packet-level simulator) or `analytic`
+    /// (the Dimemas-style model); overrides the file's `model` key.
+    #[arg(long)]
+    pub model: Option<String>,
     /// Time factors to try, in increasing order (e.g. 1,2,4,8).
     #[arg(long, value_delimiter = ',', conflicts_with = "max")]
     pub factors: Option<Vec<f64>>,
@@ -139,6 +147,11 @@ pub struct CompareArgs {
     /// (repeatable, all applied together), e.g. 'link."host0-switch0".rate=100Mbps'.
     #[arg(long = "set")]
     pub sets: Vec<String>,
+    /// Run every network under this model (repeat the option to put
+    /// models side by side: `--model packet --model analytic`); default:
+    /// each file's own `model` key.
+    #[arg(long = "model")]
+    pub models: Vec<String>,
     /// Runs per network (the median runtime is compared).
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
@@ -198,6 +211,10 @@ pub struct RunArgs {
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
     pub net: PathBuf,
+    /// Network model: `packet` (the packet-level simulator) or `analytic`
+    /// (the Dimemas-style model); overrides the file's `model` key.
+    #[arg(long)]
+    pub model: Option<String>,
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,

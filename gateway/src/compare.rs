@@ -1,6 +1,7 @@
 //! `mpinetsim compare`: the same program on several networks (MPI-NeTSim's
 //! Figure 8): each network's emulated runtime (median of the repeats) and
-//! its slow-down against the first.
+//! its slow-down against the first. With `--model` given more than once,
+//! every network runs under each model, side by side.
 
 use crate::cli::CompareArgs;
 use crate::launcher::RankOutput;
@@ -13,6 +14,8 @@ use serde::Serialize;
 pub struct CompareRow {
     /// The network (file, or the first file with the --set changes).
     pub network: String,
+    /// The network model of the runs ("packet" or "analytic").
+    pub model: String,
     /// Emulated runtime of every run, s.
     pub runtimes_s: Vec<f64>,
     /// Their median, s.
@@ -21,6 +24,21 @@ pub struct CompareRow {
     pub slowdown_percent: f64,
     /// Largest maxBehind of the runs, µs.
     pub max_behind_us: f64,
+    /// Wall time of every run, s.
+    pub walls_s: Vec<f64>,
+    /// Their median, s.
+    pub wall_s: f64,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut sorted = v.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
 }
 
 /// Runs the command.
@@ -43,8 +61,25 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             cfg,
         ));
     }
+    if !a.models.is_empty() {
+        let models = a
+            .models
+            .iter()
+            .map(|m| netsim::ModelKind::parse(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        nets = nets
+            .into_iter()
+            .flat_map(|(name, cfg)| {
+                models.iter().map(move |m| {
+                    let mut c = cfg.clone();
+                    c.model = *m;
+                    (name.clone(), c)
+                })
+            })
+            .collect();
+    }
     if nets.len() < 2 {
-        return Err("compare needs two networks: give --net twice, or --set to make a what-if variant of the first".into());
+        return Err("compare needs two runs to compare: give --net twice, --set to make a what-if variant of the first, or --model twice (e.g. --model packet --model analytic)".into());
     }
     let output = match &a.rank_output {
         Some(p) => {
@@ -56,9 +91,14 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     let mut rows: Vec<CompareRow> = Vec::new();
     for (name, cfg) in &nets {
         let mut runtimes = Vec::new();
+        let mut walls = Vec::new();
         let mut behind = 0.0f64;
+        let model = cfg.model.name();
         for run in 1..=a.repeat {
-            eprintln!("mpinetsim compare: {name}, run {run}/{}", a.repeat);
+            eprintln!(
+                "mpinetsim compare: {name} ({model} model), run {run}/{}",
+                a.repeat
+            );
             let spec = JobSpec {
                 ranks: a.ranks,
                 origin: name.clone(),
@@ -81,19 +121,16 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 ));
             }
             runtimes.push(job.report.emulated_runtime_s);
+            walls.push(job.report.wall_s);
             behind = behind.max(job.report.max_behind.max_ns as f64 / 1e3);
         }
-        let mut sorted = runtimes.clone();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
+        let median = median(&runtimes);
         let base = rows.first().map_or(median, |r| r.runtime_s);
         rows.push(CompareRow {
             network: name.clone(),
+            model: model.to_string(),
+            wall_s: self::median(&walls),
+            walls_s: walls,
             runtimes_s: runtimes,
             runtime_s: median,
             slowdown_percent: (median / base - 1.0) * 100.0,
@@ -101,13 +138,13 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         });
     }
     println!(
-        "{:<48} {:>14} {:>10} {:>14}",
-        "network", "runtime_s", "slow-down", "maxBehind"
+        "{:<48} {:>9} {:>14} {:>10} {:>14} {:>9}",
+        "network", "model", "runtime_s", "slow-down", "maxBehind", "wall_s"
     );
     for r in &rows {
         println!(
-            "{:<48} {:>14.6} {:>9.1}% {:>12.1}us",
-            r.network, r.runtime_s, r.slowdown_percent, r.max_behind_us
+            "{:<48} {:>9} {:>14.6} {:>9.1}% {:>12.1}us {:>9.3}",
+            r.network, r.model, r.runtime_s, r.slowdown_percent, r.max_behind_us, r.wall_s
         );
     }
     if let Some(path) = &a.json {

@@ -10,6 +10,7 @@ mod conn;
 mod lateness;
 mod launcher;
 mod listen;
+mod network_model;
 mod overrides;
 mod plot;
 mod private_dir;

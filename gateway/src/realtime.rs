@@ -8,10 +8,11 @@ use crate::clock::{monotonic_ns, TimeMap};
 use crate::conn::{ConnState, RankConnection};
 use crate::lateness::LatenessRecorder;
 use crate::listen::Listener;
+use crate::network_model::NetworkModel;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use mpinetsim_protocol::{Frame, GatewayAddress, JobSecret, VERSION};
-use netsim::{Nanos, Simulator};
+use netsim::Nanos;
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 use std::collections::VecDeque;
@@ -104,8 +105,8 @@ pub struct GatewaySettings {
 
 /// The gateway's live state, also readable by the supervisor callback.
 pub struct Gateway {
-    /// The simulator.
-    pub sim: Simulator,
+    /// The network model (packet simulator or analytic model).
+    pub sim: NetworkModel,
     /// Time map of the job.
     pub time: TimeMap,
     /// Lateness of events.
@@ -151,7 +152,7 @@ impl Gateway {
     /// Listens on the socket and prepares the loop. `epoch_ns` is SRT zero.
     pub fn new(
         settings: GatewaySettings,
-        sim: Simulator,
+        sim: NetworkModel,
         captures: Option<CaptureFiles>,
         epoch_ns: u64,
         interrupted: Arc<AtomicBool>,
@@ -223,11 +224,14 @@ impl Gateway {
 
     /// Writes pending capture bytes and time series to their files.
     pub fn flush_captures(&mut self) -> Result<(), String> {
+        let Some(sim) = self.sim.packet_mut() else {
+            return Ok(()); // the analytic model has neither
+        };
         if let Some(v) = self.vectors.as_mut() {
-            v.flush(&mut self.sim)?;
+            v.flush(sim)?;
         }
         match self.captures.as_mut() {
-            Some(c) => c.flush(&mut self.sim),
+            Some(c) => c.flush(sim),
             None => Ok(()),
         }
     }
@@ -538,6 +542,7 @@ impl Gateway {
                     epoch_ns: self.time.clock.epoch_ns(),
                     eager_limit: self.settings.eager_limit,
                     adaptive: self.settings.adaptive.is_some(),
+                    analytic: self.sim.analytic().is_some(),
                 });
                 // A rank that connects after factor switches learns them all.
                 for p in &self.time.clock.pieces()[1..] {
@@ -603,6 +608,68 @@ impl Gateway {
                 }
                 Ok(())
             }
+            (ConnState::Active, Frame::CollectiveData { dst, srt_ns, bytes }) => {
+                let src = self.conns[idx].as_ref().unwrap().rank.unwrap();
+                // Untimed: it arrives as soon as the gateway has it (not at
+                // its stamp, which IPC has already passed: that is no
+                // network lateness).
+                let at = Nanos(srt_ns.max(self.time.srt(monotonic_ns()))).max(self.sim.now());
+                let Some(model) = self.sim.analytic_mut() else {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {src} sent collective data outside the analytic model"),
+                    ));
+                };
+                self.messages_in += 1;
+                if let Err(e) = model.inject_untimed(src, dst, bytes.into(), at) {
+                    return Err(self.protocol_error(idx, format!("rank {src}: {e}")));
+                }
+                Ok(())
+            }
+            (
+                ConnState::Active,
+                Frame::Collective {
+                    context,
+                    leader,
+                    seq,
+                    op,
+                    members,
+                    is_root,
+                    sent_bytes,
+                    received_bytes,
+                    srt_ns,
+                },
+            ) => {
+                let rank = self.conns[idx].as_ref().unwrap().rank.unwrap();
+                let Some(op) = netsim::analytic::CollectiveOp::from_code(op) else {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {rank} reported an unknown collective (code {op})"),
+                    ));
+                };
+                let entry = netsim::analytic::CollectiveEntry {
+                    key: netsim::analytic::CollectiveKey {
+                        context,
+                        leader,
+                        seq,
+                    },
+                    op,
+                    members,
+                    is_root,
+                    sent_bytes,
+                    received_bytes,
+                };
+                let Some(model) = self.sim.analytic_mut() else {
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("rank {rank} reported a collective outside the analytic model"),
+                    ));
+                };
+                if let Err(e) = model.enter_collective(rank, entry, Nanos(srt_ns)) {
+                    return Err(self.protocol_error(idx, e));
+                }
+                Ok(())
+            }
             (ConnState::Active, Frame::Finalize(counters)) => {
                 let c = self.conns[idx].as_mut().unwrap();
                 c.counters = Some(counters);
@@ -633,6 +700,7 @@ impl Gateway {
     /// and queues the resulting deliveries.
     fn run_due_events(&mut self) {
         let mut deliveries = Vec::new();
+        let mut releases = Vec::new();
         loop {
             let now = monotonic_ns();
             let Some(t) = self.sim.next_event_time() else {
@@ -674,6 +742,16 @@ impl Gateway {
                         vtime_ns: d.delivered_at.0,
                         bytes: d.bytes.to_vec(),
                     }),
+                }
+            }
+            self.sim.take_releases(&mut releases);
+            for r in releases.drain(..) {
+                // Every member of a collective is connected: it sent the
+                // Collective frame.
+                if let Some(c) =
+                    self.rank_conn[r.rank as usize].and_then(|ci| self.conns[ci].as_mut())
+                {
+                    c.queue(&Frame::CollectiveDone { vtime_ns: r.at.0 });
                 }
             }
             self.events_since_flush += 1;

@@ -81,6 +81,10 @@ pub struct JobReport {
     pub command: Vec<String>,
     /// Network name.
     pub network: String,
+    /// Network model: "packet" or "analytic".
+    pub model: String,
+    /// Counters of the analytic model (None with the packet model).
+    pub analytic: Option<netsim::analytic::AnalyticStats>,
     /// Ranks.
     pub ranks: u32,
     /// Time factor.
@@ -167,12 +171,13 @@ impl JobReport {
     pub fn summary(&self) -> String {
         let m = &self.max_behind;
         let mut s = format!(
-            "mpinetsim: job report ({}) — {} ranks on {}, time factor {}\n\
+            "mpinetsim: job report ({}) — {} ranks on {} ({} model), time factor {}\n\
              mpinetsim: wall {:.3} s, emulated runtime {:.6} s, {} events, {} packets, {} messages\n\
              mpinetsim: maxBehind {} (p50 {}, p99 {}), latest: {} at {:.6} s\n",
             if self.exit_code == 0 { "completed" } else { "failed" },
             self.ranks,
             self.network,
+            self.model,
             self.time_factor,
             self.wall_s,
             self.emulated_runtime_s,
@@ -212,6 +217,17 @@ impl JobReport {
                 a.wall_at_max_factor_s,
                 a.wall_s,
                 a.wall_saved_s
+            ));
+        }
+        if let Some(a) = &self.analytic {
+            s.push_str(&format!(
+                "mpinetsim: analytic model: {} messages ({} between nodes, {} waiting for links/buses), {} collectives ({} modelled), {} collective data messages untimed\n",
+                a.messages,
+                a.inter_node_messages,
+                us(a.contention_wait_ns),
+                a.collectives,
+                us(a.collective_ns),
+                a.untimed_messages
             ));
         }
         s.push_str(&network_events_summary(&self.network_stats.network_events));

@@ -6,10 +6,11 @@ use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
 use crate::conn::ConnState;
 use crate::launcher::{self, LaunchSpec, RankOutput};
+use crate::network_model::NetworkModel;
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use mpinetsim_protocol::{GatewayAddress, JobSecret};
-use netsim::{NetworkConfig, Simulator};
+use netsim::NetworkConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -21,6 +22,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     let (time_factor, adaptive) = parse_factor(&a.factor)?;
     let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     add_fault_specs(&mut cfg, &a.faults)?;
+    apply_model(&mut cfg, a.model.as_deref())?;
     let spec = JobSpec {
         ranks: a.ranks,
         origin: a.net.display().to_string(),
@@ -62,7 +64,8 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let handshake_timeout_ns = netsim::units::parse_duration_ns(&a.handshake_timeout)
         .map_err(|e| format!("--handshake-timeout: {e}"))?;
-    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    apply_model(&mut cfg, a.model.as_deref())?;
     let label = vec![format!(
         "(ranks started by a launcher on {})",
         if a.listen.is_empty() {
@@ -155,6 +158,14 @@ fn print_launch_environment(
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// Applies `--model packet|analytic` over the file's `model` key.
+pub fn apply_model(cfg: &mut NetworkConfig, model: Option<&str>) -> Result<(), String> {
+    if let Some(m) = model {
+        cfg.model = netsim::ModelKind::parse(m)?;
+    }
+    Ok(())
 }
 
 /// Adds `--fault` specs to the network's faults (checked against the
@@ -264,13 +275,18 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let origin = a.origin.clone();
     let cfg = &a.cfg;
-    let mut sim = Simulator::from_config(cfg, &origin, a.ranks as usize, a.capture.is_some())
-        .map_err(|e| e.to_string())?;
+    let mut sim = NetworkModel::from_config(
+        cfg,
+        &origin,
+        a.ranks,
+        a.capture.is_some(),
+        a.vectors.is_some(),
+    )?;
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let shim = launcher::locate_shim()?;
-    let captures = match &a.capture {
-        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
-        None => None,
+    let captures = match (&a.capture, sim.packet_mut()) {
+        (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
+        _ => None,
     };
     let job_id = (std::process::id() as u64) << 20 | (monotonic_ns() & 0xfffff);
     let secret = JobSecret::generate()?;
@@ -328,12 +344,12 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
-    let vectors = match &a.vectors {
-        Some(dir) => {
-            sim.enable_vectors(netsim::Nanos(VECTOR_INTERVAL_NS));
-            Some(crate::vector_files::VectorFiles::create(dir, &sim)?)
+    let vectors = match (&a.vectors, sim.packet_mut()) {
+        (Some(dir), Some(packet)) => {
+            packet.enable_vectors(netsim::Nanos(VECTOR_INTERVAL_NS));
+            Some(crate::vector_files::VectorFiles::create(dir, packet)?)
         }
-        None => None,
+        _ => None,
     };
     let timeline_dir = job_dir.join("timeline");
     if a.timeline.is_some() {
@@ -519,6 +535,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
+        model: gw.sim.kind().name().to_string(),
+        analytic: gw.sim.analytic().map(|m| m.analytic_stats().clone()),
         ranks: a.ranks,
         time_factor: a.time_factor,
         outcome: outcome_text.clone(),

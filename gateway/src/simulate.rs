@@ -14,6 +14,11 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let mut cfg =
         NetworkConfig::load(&a.net, a.ranks.map(|r| r as u32)).map_err(|e| e.to_string())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if cfg.model == netsim::ModelKind::Analytic {
+        return Err(format!(
+            "{origin}: `model = \"analytic\"`: simulate runs synthetic workloads on the packet model only; remove the key or use `mpinetsim run --model analytic` with an MPI program"
+        ));
+    }
     let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let ranks = a.ranks.unwrap_or(net.hosts.len());
     let mut sim = Simulator::from_config(&cfg, &origin, ranks, a.capture.is_some())

@@ -67,6 +67,12 @@ pub struct NetworkConfig {
     /// Seed for everything random (loss, initial sequence numbers).
     #[serde(default)]
     pub seed: u64,
+    /// Which network model runs the job: `packet` (default) or `analytic`.
+    #[serde(default)]
+    pub model: crate::analytic::ModelKind,
+    /// Parameters of the analytic model (`[analytic]`).
+    #[serde(default)]
+    pub analytic: crate::analytic::AnalyticConfig,
     /// Parameters every link gets unless it overrides them.
     #[serde(default)]
     pub link_defaults: LinkSettings,

@@ -18,6 +18,7 @@
 
 pub mod addr;
 pub mod analysis;
+pub mod analytic;
 pub mod capture;
 pub mod config;
 pub mod event;
@@ -38,6 +39,7 @@ pub mod vectors;
 pub mod workload;
 pub mod xsim;
 
+pub use analytic::{AnalyticSim, ModelKind};
 pub use config::{ConfigError, NetworkConfig};
 pub use sim::{Delivery, EventClass, InjectError, Simulator};
 pub use time::Nanos;

@@ -80,6 +80,8 @@ pub enum EventClass {
     LocalDelivery,
     /// A check for messages that waited too long at a network partition.
     Fault,
+    /// A collective of the analytic model ended (its members are released).
+    Collective,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -25,8 +25,9 @@ pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
 pub use secret::JobSecret;
 
 /// Protocol version; Hello and Welcome must carry the same. Version 3 added
-/// the job secret to Hello and the clock offset frames.
-pub const VERSION: u16 = 3;
+/// the job secret to Hello and the clock offset frames; version 4 the
+/// network model in Welcome and the collective frames.
+pub const VERSION: u16 = 4;
 
 /// Largest Hello body: the gateway refuses a connection announcing a
 /// larger first frame before buffering it.
@@ -77,6 +78,28 @@ pub mod tcp_tuning {
     pub const BUFFER_BYTES: usize = 4 << 20;
     /// How long the shim tries to connect before giving up, ms.
     pub const CONNECT_TIMEOUT_MS: u64 = 5_000;
+}
+
+/// Operation codes of [`Frame::Collective`] (the same numbers as netsim's
+/// `analytic::CollectiveOp`; a gateway test checks they agree).
+pub mod coll_op {
+    #![allow(missing_docs)]
+    pub const BARRIER: u8 = 1;
+    pub const BCAST: u8 = 2;
+    pub const REDUCE: u8 = 3;
+    pub const ALLREDUCE: u8 = 4;
+    pub const GATHER: u8 = 5;
+    pub const GATHERV: u8 = 6;
+    pub const SCATTER: u8 = 7;
+    pub const SCATTERV: u8 = 8;
+    pub const ALLGATHER: u8 = 9;
+    pub const ALLGATHERV: u8 = 10;
+    pub const ALLTOALL: u8 = 11;
+    pub const ALLTOALLV: u8 = 12;
+    pub const REDUCE_SCATTER: u8 = 13;
+    pub const REDUCE_SCATTER_BLOCK: u8 = 14;
+    pub const SCAN: u8 = 15;
+    pub const EXSCAN: u8 = 16;
 }
 
 /// Counters a rank reports at MPI_Finalize, for the job report.
@@ -171,6 +194,10 @@ pub enum Frame {
         /// The factor may change during the run ([`Frame::Factor`]); the
         /// rank then checks for changes at every MPI call.
         adaptive: bool,
+        /// The job runs on the analytic network model: the rank reports
+        /// each collective as one [`Frame::Collective`] and sends the
+        /// collective's data as [`Frame::CollectiveData`].
+        analytic: bool,
     },
     /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
     /// CLOCK_MONOTONIC (see [`ClockSample`]).
@@ -232,6 +259,45 @@ pub enum Frame {
         /// One line of explanation.
         text: String,
     },
+    /// Shim → gateway, analytic model only: a message carrying a
+    /// collective's data. The gateway delivers it at `srt_ns` without
+    /// network timing: the collective's [`Frame::Collective`] is timed.
+    CollectiveData {
+        /// Destination rank.
+        dst: u32,
+        /// Scaled real time of the sending call, ns.
+        srt_ns: u64,
+        /// The message (opaque here).
+        bytes: Vec<u8>,
+    },
+    /// Shim → gateway, analytic model only: this rank entered a collective
+    /// at `srt_ns`; it waits for [`Frame::CollectiveDone`].
+    Collective {
+        /// The communicator's collective context id.
+        context: u32,
+        /// World rank of the communicator's rank 0.
+        leader: u32,
+        /// Collectives this rank called on the communicator before.
+        seq: u32,
+        /// Operation code (netsim's `CollectiveOp` discriminant).
+        op: u8,
+        /// Members of the communicator.
+        members: u32,
+        /// This rank is the operation's root.
+        is_root: bool,
+        /// Bytes of the call's send arguments (count × type size).
+        sent_bytes: u64,
+        /// Bytes of the call's receive arguments.
+        received_bytes: u64,
+        /// Scaled real time the rank entered the call, ns.
+        srt_ns: u64,
+    },
+    /// Gateway → shim, analytic model only: the collective the rank waits
+    /// in ended at virtual time `vtime_ns`.
+    CollectiveDone {
+        /// Virtual end time, ns.
+        vtime_ns: u64,
+    },
 }
 
 /// Why bytes could not be decoded into a frame.
@@ -268,6 +334,9 @@ const K_FACTOR: u8 = 8;
 const K_CLOCK_PROBE: u8 = 9;
 const K_CLOCK_REPLY: u8 = 10;
 const K_CLOCK_OFFSET: u8 = 11;
+const K_COLLECTIVE_DATA: u8 = 32;
+const K_COLLECTIVE: u8 = 33;
+const K_COLLECTIVE_DONE: u8 = 34;
 
 impl Frame {
     /// Appends the frame, length prefix included, to `out`.
@@ -319,6 +388,7 @@ impl Frame {
                 epoch_ns,
                 eager_limit,
                 adaptive,
+                analytic,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -326,6 +396,7 @@ impl Frame {
                 out.extend_from_slice(&epoch_ns.to_le_bytes());
                 out.extend_from_slice(&eager_limit.to_le_bytes());
                 out.push(*adaptive as u8);
+                out.push(*analytic as u8);
             }
             Frame::Factor { at_srt_ns, factor } => {
                 out.push(K_FACTOR);
@@ -359,6 +430,38 @@ impl Frame {
                 out.extend_from_slice(&code.to_le_bytes());
                 out.extend_from_slice(text.as_bytes());
             }
+            Frame::CollectiveData { dst, srt_ns, bytes } => {
+                out.push(K_COLLECTIVE_DATA);
+                out.extend_from_slice(&dst.to_le_bytes());
+                out.extend_from_slice(&srt_ns.to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            Frame::Collective {
+                context,
+                leader,
+                seq,
+                op,
+                members,
+                is_root,
+                sent_bytes,
+                received_bytes,
+                srt_ns,
+            } => {
+                out.push(K_COLLECTIVE);
+                out.extend_from_slice(&context.to_le_bytes());
+                out.extend_from_slice(&leader.to_le_bytes());
+                out.extend_from_slice(&seq.to_le_bytes());
+                out.push(*op);
+                out.extend_from_slice(&members.to_le_bytes());
+                out.push(*is_root as u8);
+                out.extend_from_slice(&sent_bytes.to_le_bytes());
+                out.extend_from_slice(&received_bytes.to_le_bytes());
+                out.extend_from_slice(&srt_ns.to_le_bytes());
+            }
+            Frame::CollectiveDone { vtime_ns } => {
+                out.push(K_COLLECTIVE_DONE);
+                out.extend_from_slice(&vtime_ns.to_le_bytes());
+            }
         }
         let len = (out.len() - start - LENGTH_PREFIX) as u32;
         out[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -378,6 +481,9 @@ impl Frame {
             Frame::Finalize(_) => "Finalize",
             Frame::FinalizeAck => "FinalizeAck",
             Frame::Abort { .. } => "Abort",
+            Frame::CollectiveData { .. } => "CollectiveData",
+            Frame::Collective { .. } => "Collective",
+            Frame::CollectiveDone { .. } => "CollectiveDone",
         }
     }
 
@@ -441,6 +547,7 @@ impl Frame {
                 epoch_ns: r.u64()?,
                 eager_limit: r.u64()?,
                 adaptive: r.u8()? != 0,
+                analytic: r.u8()? != 0,
             },
             K_FACTOR => Frame::Factor {
                 at_srt_ns: r.u64()?,
@@ -469,6 +576,23 @@ impl Frame {
                 let text = String::from_utf8(r.rest()).map_err(|_| DecodeError::BadText)?;
                 Frame::Abort { code, text }
             }
+            K_COLLECTIVE_DATA => Frame::CollectiveData {
+                dst: r.u32()?,
+                srt_ns: r.u64()?,
+                bytes: r.rest(),
+            },
+            K_COLLECTIVE => Frame::Collective {
+                context: r.u32()?,
+                leader: r.u32()?,
+                seq: r.u32()?,
+                op: r.u8()?,
+                members: r.u32()?,
+                is_root: r.u8()? != 0,
+                sent_bytes: r.u64()?,
+                received_bytes: r.u64()?,
+                srt_ns: r.u64()?,
+            },
+            K_COLLECTIVE_DONE => Frame::CollectiveDone { vtime_ns: r.u64()? },
             k => return Err(DecodeError::UnknownKind(k)),
         };
         if !r.buf.is_empty() {
@@ -552,6 +676,7 @@ mod tests {
                 epoch_ns: 77,
                 eager_limit: 65536,
                 adaptive: true,
+                analytic: true,
             },
             Frame::Factor {
                 at_srt_ns: 123,
@@ -578,6 +703,23 @@ mod tests {
                 code: 7,
                 text: "rank 2 called MPI_Abort".into(),
             },
+            Frame::CollectiveData {
+                dst: 2,
+                srt_ns: 11,
+                bytes: vec![9; 5],
+            },
+            Frame::Collective {
+                context: 5,
+                leader: 1,
+                seq: 3,
+                op: 4,
+                members: 6,
+                is_root: true,
+                sent_bytes: 800,
+                received_bytes: 1600,
+                srt_ns: 12,
+            },
+            Frame::CollectiveDone { vtime_ns: 13 },
         ];
         let mut buf = Vec::new();
         for f in &frames {

@@ -41,6 +41,12 @@ impl<T: Transport> Engine<T> {
         Ok(self.comm(comm)?.rank)
     }
 
+    /// Context id of `comm`'s collectives (odd; see [`crate::comm`]): the
+    /// shim names a collective to the analytic network model by it.
+    pub fn coll_context(&self, comm: CommId) -> MpiResult<u32> {
+        Ok(self.comm(comm)?.coll_context())
+    }
+
     /// World rank of rank `r` of `comm`.
     pub fn world_rank(&self, comm: CommId, r: u32) -> MpiResult<u32> {
         self.comm(comm)?.world_of(r)

@@ -6,13 +6,18 @@
 //! the root (and their datatypes are not even looked at elsewhere).
 //! `MPI_IN_PLACE` is accepted where MPI allows it and is an
 //! `MPI_ERR_BUFFER` elsewhere.
+//!
+//! On the analytic network model each call also reports itself as one
+//! operation ([`Sizes`] are the bytes its arguments describe) and returns
+//! only when the model says the collective ended.
 
 use crate::abi::*;
 use crate::ffi::buffers::{is_in_place, region, region_mut};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
-use crate::runtime::GatewayTransport;
+use crate::runtime::{CollectiveReport, GatewayTransport};
+use mpinetsim_protocol::coll_op;
 use shim_engine::collectives::CollInput;
 use shim_engine::datatype::Span;
 use shim_engine::{CommId, DatatypeId, Engine, MpiError};
@@ -23,10 +28,70 @@ pub type Eng = Engine<GatewayTransport>;
 
 type R = Result<(), MpiError>;
 
-/// Runs a collective on `comm` and turns its result into a return code.
-fn run(func: &str, comm: c_int, f: impl FnOnce(&mut Eng, CommId) -> R) -> c_int {
-    let r = comm_from(comm).and_then(|c| engine(func, |e| f(e, c)));
+/// What one rank's arguments of a collective describe, for the analytic
+/// model: bytes sent and received (count × type size; per member block
+/// for gather/scatter/allgather/alltoall, the mean block for their `v`
+/// forms) and whether this rank is the root.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sizes {
+    sent: u64,
+    received: u64,
+    is_root: bool,
+}
+
+impl Sizes {
+    fn both(bytes: u64) -> Sizes {
+        Sizes {
+            sent: bytes,
+            received: bytes,
+            is_root: false,
+        }
+    }
+    fn root(mut self, is_root: bool) -> Sizes {
+        self.is_root = is_root;
+        self
+    }
+}
+
+/// Runs collective `op` on `comm`, reports it to the analytic model when
+/// the job runs one, and turns the result into a return code.
+fn run(
+    func: &str,
+    comm: c_int,
+    op: u8,
+    f: impl FnOnce(&mut Eng, CommId) -> Result<Sizes, MpiError>,
+) -> c_int {
+    let r = comm_from(comm).and_then(|c| {
+        engine(func, |e| {
+            let entered_srt_ns = e.transport().srt_ns();
+            let sizes = f(e, c)?;
+            if e.transport().is_analytic() {
+                let report = CollectiveReport {
+                    context: e.coll_context(c)?,
+                    leader: e.world_rank(c, 0)?,
+                    op,
+                    members: e.comm_size(c)?,
+                    is_root: sizes.is_root,
+                    sent_bytes: sizes.sent,
+                    received_bytes: sizes.received,
+                    entered_srt_ns,
+                };
+                e.transport_mut().collective(report);
+            }
+            Ok(())
+        })
+    });
     finish(comm, func, r)
+}
+
+/// Bytes of `count` instances of `dt`.
+fn bytes(e: &Eng, dt: DatatypeId, count: usize) -> Result<u64, MpiError> {
+    Ok(e.datatypes().size(dt)? * count as u64)
+}
+
+/// Mean block of `counts` instances of `dt` over `n` members.
+fn mean_block(e: &Eng, dt: DatatypeId, counts: &[usize], n: usize) -> Result<u64, MpiError> {
+    Ok(bytes(e, dt, counts.iter().sum())? / n.max(1) as u64)
 }
 
 fn root_from(root: c_int) -> Result<u32, MpiError> {
@@ -119,11 +184,11 @@ fn size_of(e: &Eng, c: CommId) -> Result<usize, MpiError> {
 }
 
 mpi_fn! { fn MPI_Barrier(comm: c_int) {
-    run("MPI_Barrier", comm, |e, c| e.barrier(c))
+    run("MPI_Barrier", comm, coll_op::BARRIER, |e, c| e.barrier(c).map(|_| Sizes::default()))
 } }
 
 mpi_fn! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Bcast", comm, |e, c| {
+    run("MPI_Bcast", comm, coll_op::BCAST, |e, c| {
         let (dt, n, root) = (datatype_from(datatype)?, count_from(count)?, root_from(root)?);
         let s = span(e, dt, n)?;
         let at_root = e.comm_rank(c)? == root;
@@ -132,12 +197,12 @@ mpi_fn! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root:
         if !at_root {
             unpack_to(e, dt, n, &data, buffer)?;
         }
-        Ok(())
+        Ok(Sizes::both(bytes(e, dt, n)?).root(at_root))
     })
 } }
 
 mpi_fn! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int) {
-    run("MPI_Reduce", comm, |e, c| {
+    run("MPI_Reduce", comm, coll_op::REDUCE, |e, c| {
         let (dt, n, o, root) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?, root_from(root)?);
         let s = span(e, dt, n)?;
         let at_root = e.comm_rank(c)? == root;
@@ -145,16 +210,17 @@ mpi_fn! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_i
         if let Some(data) = e.reduce(inp, n, dt, o, root, c)? {
             unpack_to(e, dt, n, &data, recvbuf)?;
         }
-        Ok(())
+        Ok(Sizes::both(bytes(e, dt, n)?).root(at_root))
     })
 } }
 
 mpi_fn! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Allreduce", comm, |e, c| {
+    run("MPI_Allreduce", comm, coll_op::ALLREDUCE, |e, c| {
         let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
         let s = span(e, dt, n)?;
         let data = e.allreduce(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
-        unpack_to(e, dt, n, &data, recvbuf)
+        unpack_to(e, dt, n, &data, recvbuf)?;
+        Ok(Sizes::both(bytes(e, dt, n)?))
     })
 } }
 
@@ -171,46 +237,51 @@ mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count
 } }
 
 mpi_fn! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Scan", comm, |e, c| {
+    run("MPI_Scan", comm, coll_op::SCAN, |e, c| {
         let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
         let s = span(e, dt, n)?;
         let data = e.scan(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
-        unpack_to(e, dt, n, &data, recvbuf)
+        unpack_to(e, dt, n, &data, recvbuf)?;
+        Ok(Sizes::both(bytes(e, dt, n)?))
     })
 } }
 
 mpi_fn! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Exscan", comm, |e, c| {
+    run("MPI_Exscan", comm, coll_op::EXSCAN, |e, c| {
         let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
         let s = span(e, dt, n)?;
         if let Some(data) = e.exscan(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)? {
             unpack_to(e, dt, n, &data, recvbuf)?;
         }
-        Ok(())
+        Ok(Sizes::both(bytes(e, dt, n)?))
     })
 } }
 
 mpi_fn! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Reduce_scatter_block", comm, |e, c| {
+    run("MPI_Reduce_scatter_block", comm, coll_op::REDUCE_SCATTER_BLOCK, |e, c| {
         let (dt, n, o) = (datatype_from(datatype)?, count_from(recvcount)?, op_from(op)?);
         let s = span(e, dt, n * size_of(e, c)?)?;
         let data = e.reduce_scatter_block(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
-        unpack_to(e, dt, n, &data, recvbuf)
+        unpack_to(e, dt, n, &data, recvbuf)?;
+        let received = bytes(e, dt, n)?;
+        Ok(Sizes { sent: received * size_of(e, c)? as u64, received, is_root: false })
     })
 } }
 
 mpi_fn! { fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Reduce_scatter", comm, |e, c| {
+    run("MPI_Reduce_scatter", comm, coll_op::REDUCE_SCATTER, |e, c| {
         let (dt, o) = (datatype_from(datatype)?, op_from(op)?);
         let rc = counts(size_of(e, c)?, recvcounts)?;
         let s = span(e, dt, rc.iter().sum())?;
         let data = e.reduce_scatter(input(sendbuf, recvbuf, s, true)?, &rc, dt, o, c)?;
-        unpack_to(e, dt, rc[e.comm_rank(c)? as usize], &data, recvbuf)
+        let mine = rc[e.comm_rank(c)? as usize];
+        unpack_to(e, dt, mine, &data, recvbuf)?;
+        Ok(Sizes { sent: bytes(e, dt, rc.iter().sum())?, received: bytes(e, dt, mine)?, is_root: false })
     })
 } }
 
 mpi_fn! { fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Gather", comm, |e, c| {
+    run("MPI_Gather", comm, coll_op::GATHER, |e, c| {
         let root = root_from(root)?;
         let at_root = e.comm_rank(c)? == root;
         let (inp, sn, st, rn, rt, total) = if at_root {
@@ -229,19 +300,21 @@ mpi_fn! { fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_in
         if let Some(data) = e.gather(inp, sn, st, rn, rt, root, c)? {
             unpack_to(e, rt, total, &data, recvbuf)?;
         }
-        Ok(())
+        let received = if at_root { bytes(e, rt, rn)? } else { 0 };
+        let sent = if at_root && sn == 0 { received } else { bytes(e, st, sn)? };
+        Ok(Sizes { sent, received, is_root: at_root })
     })
 } }
 
 mpi_fn! { fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Gatherv", comm, |e, c| {
+    run("MPI_Gatherv", comm, coll_op::GATHERV, |e, c| {
         let root = root_from(root)?;
         let me = e.comm_rank(c)?;
         if me != root {
             let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
             let inp = input(sendbuf, sendbuf, span(e, st, sn)?, false)?;
             e.gatherv(inp, sn, st, &[], &[], st, root, c)?;
-            return Ok(());
+            return Ok(Sizes { sent: bytes(e, st, sn)?, received: 0, is_root: false });
         }
         let rt = datatype_from(recvtype)?;
         let b = blocks(size_of(e, c)?, recvcounts, displs_)?;
@@ -256,12 +329,14 @@ mpi_fn! { fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_i
         if let Some(data) = e.gatherv(inp, sn, st, &rc, &rd, rt, root, c)? {
             unpack_blocks(e, rt, &b, &data, recvbuf)?;
         }
-        Ok(())
+        let received = mean_block(e, rt, &rc, rc.len())?;
+        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
+        Ok(Sizes { sent, received, is_root: true })
     })
 } }
 
 mpi_fn! { fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Scatter", comm, |e, c| {
+    run("MPI_Scatter", comm, coll_op::SCATTER, |e, c| {
         let root = root_from(root)?;
         let at_root = e.comm_rank(c)? == root;
         let recv = if at_root && is_in_place(recvbuf) {
@@ -279,12 +354,17 @@ mpi_fn! { fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_i
         if let (Some(data), Some((rn, rt))) = (e.scatter(src, sn, st, recv, root, c)?, recv) {
             unpack_to(e, rt, rn, &data, recvbuf)?;
         }
-        Ok(())
+        let sent = if at_root { bytes(e, st, sn)? } else { 0 };
+        let received = match recv {
+            Some((rn, rt)) => bytes(e, rt, rn)?,
+            None => sent,
+        };
+        Ok(Sizes { sent, received, is_root: at_root })
     })
 } }
 
 mpi_fn! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Scatterv", comm, |e, c| {
+    run("MPI_Scatterv", comm, coll_op::SCATTERV, |e, c| {
         let root = root_from(root)?;
         let at_root = e.comm_rank(c)? == root;
         let recv = if at_root && is_in_place(recvbuf) {
@@ -292,10 +372,12 @@ mpi_fn! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, disp
         } else {
             Some((count_from(recvcount)?, datatype_from(recvtype)?))
         };
+        let mut sent = 0;
         let data = if at_root {
             let st = datatype_from(sendtype)?;
             let b = blocks(size_of(e, c)?, sendcounts, displs_)?;
             let (sc, sd) = split(&b);
+            sent = mean_block(e, st, &sc, sc.len())?;
             let src = region(sendbuf, e.datatypes().span_blocks(st, &b)?);
             e.scatterv(src, &sc, &sd, st, recv, root, c)?
         } else {
@@ -305,12 +387,16 @@ mpi_fn! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, disp
         if let (Some(data), Some((rn, rt))) = (data, recv) {
             unpack_to(e, rt, rn, &data, recvbuf)?;
         }
-        Ok(())
+        let received = match recv {
+            Some((rn, rt)) => bytes(e, rt, rn)?,
+            None => sent,
+        };
+        Ok(Sizes { sent, received, is_root: at_root })
     })
 } }
 
 mpi_fn! { fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Allgather", comm, |e, c| {
+    run("MPI_Allgather", comm, coll_op::ALLGATHER, |e, c| {
         let (rt, rn) = (datatype_from(recvtype)?, count_from(recvcount)?);
         let total = rn * size_of(e, c)?;
         let (inp, sn, st) = if is_in_place(sendbuf) {
@@ -320,12 +406,15 @@ mpi_fn! { fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c
             (CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st)
         };
         let data = e.allgather(inp, sn, st, rn, rt, c)?;
-        unpack_to(e, rt, total, &data, recvbuf)
+        unpack_to(e, rt, total, &data, recvbuf)?;
+        let received = bytes(e, rt, rn)?;
+        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
+        Ok(Sizes { sent, received, is_root: false })
     })
 } }
 
 mpi_fn! { fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Allgatherv", comm, |e, c| {
+    run("MPI_Allgatherv", comm, coll_op::ALLGATHERV, |e, c| {
         let rt = datatype_from(recvtype)?;
         let b = blocks(size_of(e, c)?, recvcounts, displs_)?;
         let (rc, rd) = split(&b);
@@ -337,12 +426,15 @@ mpi_fn! { fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: 
             (CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st)
         };
         let data = e.allgatherv(inp, sn, st, &rc, &rd, rt, c)?;
-        unpack_blocks(e, rt, &b, &data, recvbuf)
+        unpack_blocks(e, rt, &b, &data, recvbuf)?;
+        let received = mean_block(e, rt, &rc, rc.len())?;
+        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
+        Ok(Sizes { sent, received, is_root: false })
     })
 } }
 
 mpi_fn! { fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Alltoall", comm, |e, c| {
+    run("MPI_Alltoall", comm, coll_op::ALLTOALL, |e, c| {
         let (rt, rn) = (datatype_from(recvtype)?, count_from(recvcount)?);
         let n = size_of(e, c)?;
         let (inp, sn, st) = if is_in_place(sendbuf) {
@@ -352,27 +444,32 @@ mpi_fn! { fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_
             (CollInput::Buf(region(sendbuf, span(e, st, sn * n)?)), sn, st)
         };
         let data = e.alltoall(inp, sn, st, rn, rt, c)?;
-        unpack_to(e, rt, rn * n, &data, recvbuf)
+        unpack_to(e, rt, rn * n, &data, recvbuf)?;
+        let received = bytes(e, rt, rn)?;
+        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
+        Ok(Sizes { sent, received, is_root: false })
     })
 } }
 
 mpi_fn! { fn MPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int,
                            recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Alltoallv", comm, |e, c| {
+    run("MPI_Alltoallv", comm, coll_op::ALLTOALLV, |e, c| {
         let n = size_of(e, c)?;
         let rt = datatype_from(recvtype)?;
         let rb = blocks(n, recvcounts, rdispls)?;
         let (rc, rd) = split(&rb);
-        let data = if is_in_place(sendbuf) {
+        let received = mean_block(e, rt, &rc, n)?;
+        let (data, sent) = if is_in_place(sendbuf) {
             let inp = CollInput::InPlace(region(recvbuf, e.datatypes().span_blocks(rt, &rb)?));
-            e.alltoallv(inp, &rc, &rd, rt, &rc, &rd, rt, c)?
+            (e.alltoallv(inp, &rc, &rd, rt, &rc, &rd, rt, c)?, received)
         } else {
             let st = datatype_from(sendtype)?;
             let sb = blocks(n, sendcounts, sdispls)?;
             let (sc, sd) = split(&sb);
             let inp = CollInput::Buf(region(sendbuf, e.datatypes().span_blocks(st, &sb)?));
-            e.alltoallv(inp, &sc, &sd, st, &rc, &rd, rt, c)?
+            (e.alltoallv(inp, &sc, &sd, st, &rc, &rd, rt, c)?, mean_block(e, st, &sc, n)?)
         };
-        unpack_blocks(e, rt, &rb, &data, recvbuf)
+        unpack_blocks(e, rt, &rb, &data, recvbuf)?;
+        Ok(Sizes { sent, received, is_root: false })
     })
 } }

@@ -10,7 +10,7 @@ use mpinetsim_protocol::{
     Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY, VERSION,
 };
 use shim_engine::transport::{Incoming, Transport};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -44,6 +44,40 @@ pub struct GatewayTransport {
     /// CLOCK_MONOTONIC (this host) of the latest read, ns: a clock reply's t4.
     last_read_ns: u64,
     sync: ClockSync,
+    analytic: bool,
+    coll_seq: HashMap<(u32, u32), u32>,
+    collective_done: Option<u64>,
+}
+
+/// One collective call as the analytic network model needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct CollectiveReport {
+    /// The communicator's collective context id.
+    pub context: u32,
+    /// World rank of the communicator's rank 0.
+    pub leader: u32,
+    /// Operation code (netsim's `CollectiveOp`).
+    pub op: u8,
+    /// Members of the communicator.
+    pub members: u32,
+    /// This rank is the root.
+    pub is_root: bool,
+    /// Bytes of the call's send arguments.
+    pub sent_bytes: u64,
+    /// Bytes of the call's receive arguments.
+    pub received_bytes: u64,
+    /// Scaled time the rank entered the call, ns.
+    pub entered_srt_ns: u64,
+}
+
+/// Envelope offset of the context id (see `shim_engine::envelope`).
+const CONTEXT_OFFSET: usize = 20;
+
+/// True for a message on a collective context (odd context ids).
+fn is_collective_message(bytes: &[u8]) -> bool {
+    bytes
+        .get(CONTEXT_OFFSET..CONTEXT_OFFSET + 4)
+        .is_some_and(|c| u32::from_le_bytes(c.try_into().unwrap()) & 1 == 1)
 }
 
 impl GatewayTransport {
@@ -65,6 +99,9 @@ impl GatewayTransport {
             out: Vec::new(),
             last_read_ns: 0,
             sync: ClockSync::default(),
+            analytic: false,
+            coll_seq: HashMap::new(),
+            collective_done: None,
         };
         t.write_frame(&Frame::Hello {
             version: VERSION,
@@ -81,7 +118,9 @@ impl GatewayTransport {
                 epoch_ns,
                 eager_limit,
                 adaptive,
+                analytic,
             }) if version == VERSION => {
+                t.analytic = analytic;
                 clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
             }
@@ -275,6 +314,7 @@ impl GatewayTransport {
                     self.apply_new_estimate();
                 }
             }
+            Frame::CollectiveDone { vtime_ns } => self.collective_done = Some(vtime_ns),
             other => super::fatal(&format!(
                 "the mpinetsim gateway at {} sent an unexpected {} frame",
                 self.addr,
@@ -320,6 +360,37 @@ impl GatewayTransport {
         }
     }
 
+    /// The job runs on the analytic network model: collectives are
+    /// reported with [`GatewayTransport::collective`].
+    pub fn is_analytic(&self) -> bool {
+        self.analytic
+    }
+
+    /// Analytic model: reports a finished collective's data exchange as one
+    /// operation, waits until the gateway releases it and then until scaled
+    /// time reaches the modelled end.
+    pub fn collective(&mut self, r: CollectiveReport) {
+        let seq = self.coll_seq.entry((r.context, r.leader)).or_insert(0);
+        let frame = Frame::Collective {
+            context: r.context,
+            leader: r.leader,
+            seq: *seq,
+            op: r.op,
+            members: r.members,
+            is_root: r.is_root,
+            sent_bytes: r.sent_bytes,
+            received_bytes: r.received_bytes,
+            srt_ns: r.entered_srt_ns,
+        };
+        *seq += 1;
+        self.write_frame(&frame);
+        while self.collective_done.is_none() {
+            self.pump(true);
+        }
+        let end = self.collective_done.take().unwrap();
+        self.wait_until_srt(end);
+    }
+
     /// Tells the gateway the job is aborted; false when it could not be
     /// told (it is gone), so the caller prints the reason itself.
     pub fn send_abort(&mut self, code: i32, text: &str) -> bool {
@@ -347,7 +418,12 @@ impl Transport for GatewayTransport {
             ));
         }
         let srt_ns = self.srt_ns();
-        self.write_frame(&Frame::Send { dst, srt_ns, bytes });
+        if self.analytic && is_collective_message(&bytes) {
+            // The collective model times the whole operation.
+            self.write_frame(&Frame::CollectiveData { dst, srt_ns, bytes });
+        } else {
+            self.write_frame(&Frame::Send { dst, srt_ns, bytes });
+        }
     }
     /// A delivery becomes visible only once scaled time reaches its
     /// virtual arrival time: the gateway may write it a little early (its
