@@ -84,6 +84,8 @@ pub struct Calibration {
     pub ranks: u32,
     /// Network.
     pub network: String,
+    /// `--fault` specs applied to every run.
+    pub faults: Vec<String>,
     /// Relative tolerance.
     pub tolerance: f64,
     /// Absolute maxBehind floor, µs.
@@ -220,7 +222,11 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     let floor_us = netsim::units::parse_duration_ns(&a.behind_floor)
         .map_err(|e| format!("--behind-floor: {e}"))? as f64
         / 1000.0;
-    let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    let origin = a.net.display().to_string();
+    netsim::Simulator::from_config(&cfg, &origin, a.ranks as usize, false)
+        .map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&a.out).map_err(|e| {
         format!(
             "cannot create {}: {e}; choose a writable --out folder",
@@ -257,7 +263,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
             ));
             let spec = JobSpec {
                 ranks: a.ranks,
-                origin: a.net.display().to_string(),
+                origin: origin.clone(),
                 cfg: cfg.clone(),
                 time_factor: factor,
                 adaptive: None,
@@ -336,12 +342,13 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         .clone()
         .unwrap_or_else(|| a.net.display().to_string());
     print_table(&rows);
-    println!("{verdict}");
-    println!("calibration took {:.1} s", started.elapsed().as_secs_f64());
+    out!("{verdict}");
+    out!("calibration took {:.1} s", started.elapsed().as_secs_f64());
     let cal = Calibration {
         command: a.command.clone(),
         ranks: a.ranks,
         network: network.clone(),
+        faults: a.faults.clone(),
         tolerance: a.tolerance,
         behind_floor_us: floor_us,
         recommended_factor: best.map(|i| rows[i].factor),
@@ -356,7 +363,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         &format!("{} — {} ranks on {}", a.command[0], a.ranks, network),
         &a.out.join("calibration"),
     )?;
-    println!(
+    out!(
         "written: {}/calibration.csv, .json, .svg, .png; the ranks' output in ranks.log",
         a.out.display()
     );
@@ -364,7 +371,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
 }
 
 fn print_table(rows: &[FactorRow]) {
-    println!(
+    out!(
         "{:>7} {:>5} {:>9} {:>12} {:>7} {:>11} {:>11} {:>11} {:>10} {:>10}",
         "factor",
         "runs",
@@ -378,7 +385,7 @@ fn print_table(rows: &[FactorRow]) {
         "events"
     );
     for r in rows {
-        println!(
+        out!(
             "{:>7} {:>5} {:>9.3} {:>12.6} {:>6.1}% {:>9.1}us {:>9.1}us {:>9.1}us {:>10.0} {:>10.0}{}",
             r.factor,
             r.runs,

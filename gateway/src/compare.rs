@@ -23,6 +23,27 @@ pub struct CompareRow {
     pub max_behind_us: f64,
 }
 
+/// The first network changed by every `--set` and with every `--fault`,
+/// named after what was changed.
+fn what_if_variant(a: &CompareArgs) -> Result<(String, NetworkConfig), String> {
+    let mut cfg = if a.sets.is_empty() {
+        NetworkConfig::load(&a.nets[0], Some(a.ranks)).map_err(|e| e.to_string())?
+    } else {
+        crate::overrides::load_with(&a.nets[0], &a.sets)?
+    };
+    crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    let changes: Vec<String> = a
+        .sets
+        .iter()
+        .cloned()
+        .chain(a.faults.iter().map(|f| format!("fault '{f}'")))
+        .collect();
+    Ok((
+        format!("{} with {}", a.nets[0].display(), changes.join(" ")),
+        cfg,
+    ))
+}
+
 /// Runs the command.
 pub fn run(a: &CompareArgs) -> Result<i32, String> {
     crate::run::check_factor(a.time_factor)?;
@@ -36,15 +57,17 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             NetworkConfig::load(n, Some(a.ranks)).map_err(|e| e.to_string())?,
         ));
     }
-    if !a.sets.is_empty() {
-        let cfg = crate::overrides::load_with(&a.nets[0], &a.sets)?;
-        nets.push((
-            format!("{} with {}", a.nets[0].display(), a.sets.join(" ")),
-            cfg,
-        ));
+    if !a.sets.is_empty() || !a.faults.is_empty() {
+        nets.push(what_if_variant(a)?);
     }
     if nets.len() < 2 {
-        return Err("compare needs two networks: give --net twice, or --set to make a what-if variant of the first".into());
+        return Err("compare needs two networks: give --net twice, or --set or --fault to make a what-if variant of the first".into());
+    }
+    // Check every network (topology, placement, faults) before the first
+    // run, so a mistake in the last one does not cost the others' runs.
+    for (name, cfg) in &nets {
+        netsim::Simulator::from_config(cfg, name, a.ranks as usize, false)
+            .map_err(|e| e.to_string())?;
     }
     let output = match &a.rank_output {
         Some(p) => {
@@ -100,14 +123,26 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             max_behind_us: behind,
         });
     }
-    println!(
-        "{:<48} {:>14} {:>10} {:>14}",
-        "network", "runtime_s", "slow-down", "maxBehind"
+    let width = rows
+        .iter()
+        .map(|r| r.network.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    out!(
+        "{:<width$} {:>14} {:>10} {:>14}",
+        "network",
+        "runtime_s",
+        "slow-down",
+        "maxBehind"
     );
     for r in &rows {
-        println!(
-            "{:<48} {:>14.6} {:>9.1}% {:>12.1}us",
-            r.network, r.runtime_s, r.slowdown_percent, r.max_behind_us
+        out!(
+            "{:<width$} {:>14.6} {:>9.1}% {:>12.1}us",
+            r.network,
+            r.runtime_s,
+            r.slowdown_percent,
+            r.max_behind_us
         );
     }
     if let Some(path) = &a.json {

@@ -101,6 +101,9 @@ pub struct JobReport {
     /// For an adaptive run: what the largest factor it used would have cost
     /// had it been fixed from the start.
     pub adaptive: Option<AdaptiveSummary>,
+    /// The gateway process's peak resident memory at the end of the job,
+    /// bytes (`None` without /proc).
+    pub gateway_peak_rss_bytes: Option<u64>,
 }
 
 /// The saving of an adaptive run against a fixed factor.
@@ -197,6 +200,13 @@ impl JobReport {
                 a.wall_at_max_factor_s,
                 a.wall_s,
                 a.wall_saved_s
+            ));
+        }
+        if let Some(rss) = self.gateway_peak_rss_bytes {
+            s.push_str(&format!(
+                "mpinetsim: gateway peak memory {:.1} MiB ({:.1} KiB per rank)\n",
+                rss as f64 / 1048576.0,
+                rss as f64 / 1024.0 / f64::from(self.ranks.max(1))
             ));
         }
         s.push_str(&network_events_summary(&self.network_stats.network_events));
