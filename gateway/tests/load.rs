@@ -106,7 +106,7 @@ fn two_hundred_fifty_six_ranks_pass_a_token_round_a_ring() {
     let (out, report) = run_loaded(256, &prog, &["2", "64"]);
     let want = laps * n * (n - 1) / 2;
     assert!(
-        out.contains(&format!("ring: 256 ranks, 2 laps in"))
+        out.contains("ring: 256 ranks, 2 laps in")
             && out.contains(&format!("token {want} (want {want}), 0 bad bytes, ok")),
         "{out}"
     );
