@@ -62,13 +62,19 @@ pub struct GatewayArgs {
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
-    /// Where ranks connect: unix:PATH.
-    #[arg(long)]
-    pub listen: String,
+    /// Where ranks connect (repeatable): unix:PATH for ranks on this host,
+    /// tcp:ADDR:PORT for ranks anywhere (port 0 picks a free port; IPv6 as
+    /// tcp:[::]:PORT). Default: a Unix socket in a private folder.
+    #[arg(long, value_name = "ADDRESS")]
+    pub listen: Vec<String>,
     /// Folder for the shim libraries to put on the ranks' LD_LIBRARY_PATH
-    /// (default: `lib` beside the socket).
+    /// (default: `lib` beside the first Unix socket, or in a private folder).
     #[arg(long)]
     pub lib_dir: Option<PathBuf>,
+    /// A connection that has not sent a Hello with the job's secret after
+    /// this long is dropped.
+    #[arg(long, default_value = "5s")]
+    pub handshake_timeout: String,
     /// Write pcaps of the configured capture points into this folder.
     #[arg(long)]
     pub capture: Option<PathBuf>,

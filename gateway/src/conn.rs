@@ -1,13 +1,15 @@
-//! One rank's connection to the gateway: non-blocking socket, bounded input
-//! and output buffers, and the frames read from it.
+//! One rank's connection to the gateway: non-blocking socket (Unix or TCP),
+//! bounded input and output buffers, the frames read from it, and the
+//! rank's clock offset as it last reported it.
 
-use mpinetsim_protocol::{DecodeError, Frame, RankCounters};
+use crate::stream::RankStream;
+use mpinetsim_protocol::{DecodeError, Frame, RankCounters, LENGTH_PREFIX, MAX_HELLO_BODY};
 use std::io::{self, Read, Write};
 
 /// Where a connection is in the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConnState {
-    /// Accepted; the first frame must be Hello.
+    /// Accepted; the first frame must be Hello with the job's secret.
     AwaitHello,
     /// Welcomed; sending and receiving messages.
     Active,
@@ -23,7 +25,21 @@ const READ_TURN_BYTES: usize = 1 << 20;
 /// A rank's connection.
 pub struct RankConnection {
     /// The socket (non-blocking).
-    pub stream: mio::net::UnixStream,
+    pub stream: RankStream,
+    /// Who connected (for log lines), fixed at accept.
+    pub peer: String,
+    /// CLOCK_MONOTONIC when the connection was accepted, ns.
+    pub accepted_ns: u64,
+    /// CLOCK_MONOTONIC when bytes were last read, ns (a clock probe's t2).
+    pub last_read_ns: u64,
+    /// Gateway clock − rank clock the rank last reported, ns.
+    pub clock_offset_ns: Option<i64>,
+    /// Uncertainty of that offset, ns.
+    pub clock_uncertainty_ns: u64,
+    /// Largest uncertainty the rank reported during the run, ns.
+    pub max_clock_uncertainty_ns: u64,
+    /// Clock probes answered.
+    pub clock_probes: u64,
     /// Rank, once Hello named it.
     pub rank: Option<u32>,
     /// Protocol state.
@@ -44,9 +60,16 @@ pub struct RankConnection {
 
 impl RankConnection {
     /// Wraps an accepted socket.
-    pub fn new(stream: mio::net::UnixStream) -> RankConnection {
+    pub fn new(stream: RankStream, now_ns: u64) -> RankConnection {
         RankConnection {
+            peer: stream.peer(),
             stream,
+            accepted_ns: now_ns,
+            last_read_ns: now_ns,
+            clock_offset_ns: None,
+            clock_uncertainty_ns: 0,
+            max_clock_uncertainty_ns: 0,
+            clock_probes: 0,
             rank: None,
             state: ConnState::AwaitHello,
             hello_srt_ns: 0,
@@ -80,6 +103,7 @@ impl RankConnection {
                 }
                 Ok(n) => {
                     self.inbuf.extend_from_slice(&chunk[..n]);
+                    self.last_read_ns = crate::clock::monotonic_ns();
                     total += n;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -90,6 +114,17 @@ impl RankConnection {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Before Hello: the first frame announces more bytes than any Hello
+    /// has (so the gateway need not buffer them to find out it is not one).
+    pub fn announces_oversized_hello(&self) -> Option<usize> {
+        let b = &self.inbuf[self.in_start..];
+        if self.state != ConnState::AwaitHello || b.len() < LENGTH_PREFIX {
+            return None;
+        }
+        let len = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+        (len > MAX_HELLO_BODY).then_some(len)
     }
 
     /// Takes the next complete frame from the input buffer.
@@ -114,12 +149,16 @@ impl RankConnection {
         f.encode(&mut self.outbuf);
     }
 
-    /// Process id of the peer, from the socket's credentials.
+    /// Process id of a Unix peer, from the socket's credentials.
     pub fn peer_pid(&self) -> Option<u32> {
-        use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
-        getsockopt(&self.stream, PeerCredentials)
-            .ok()
-            .map(|c| c.pid() as u32)
+        self.stream.peer_pid()
+    }
+
+    /// Records the offset and uncertainty the rank reported.
+    pub fn set_clock(&mut self, offset_ns: i64, uncertainty_ns: u64) {
+        self.clock_offset_ns = Some(offset_ns);
+        self.clock_uncertainty_ns = uncertainty_ns;
+        self.max_clock_uncertainty_ns = self.max_clock_uncertainty_ns.max(uncertainty_ns);
     }
 
     /// Queues a delivery without copying the message first.

@@ -1,7 +1,7 @@
 //! Starting the ranks: the shim's library folder, each rank's environment,
 //! output forwarding, and watching and stopping the processes.
 
-use mpinetsim_protocol::{ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET};
+use mpinetsim_protocol::{JobSecret, ENV_JOB, ENV_RANK, ENV_SECRET, ENV_SIZE, ENV_SOCKET};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -136,6 +136,8 @@ pub struct LaunchSpec<'a> {
     pub size: u32,
     /// Job id.
     pub job_id: u64,
+    /// Job secret.
+    pub secret: JobSecret,
     /// Where the ranks' stdout and stderr go.
     pub output: &'a RankOutput,
     /// Folder for the ranks' timeline spans, when recording a timeline.
@@ -171,6 +173,7 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             .env(ENV_RANK, rank.to_string())
             .env(ENV_SIZE, spec.size.to_string())
             .env(ENV_JOB, spec.job_id.to_string())
+            .env(ENV_SECRET, spec.secret.to_hex())
             .stdin(Stdio::null());
         if let Some(dir) = spec.timeline_dir {
             cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);

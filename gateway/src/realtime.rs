@@ -7,23 +7,29 @@ use crate::capture_files::CaptureFiles;
 use crate::clock::{monotonic_ns, TimeMap};
 use crate::conn::{ConnState, RankConnection};
 use crate::lateness::LatenessRecorder;
-use mio::net::UnixListener;
+use crate::listen::Listener;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
-use mpinetsim_protocol::{Frame, VERSION};
+use mpinetsim_protocol::{Frame, GatewayAddress, JobSecret, VERSION};
 use netsim::{Nanos, Simulator};
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-const LISTENER: Token = Token(0);
-const TIMER: Token = Token(1);
-const FIRST_CONN: usize = 2;
+const TIMER: Token = Token(0);
+/// Listener i has token FIRST_LISTENER + i.
+const FIRST_LISTENER: usize = 1;
+/// Most `--listen` addresses.
+pub const MAX_LISTENERS: usize = 16;
+const FIRST_CONN: usize = FIRST_LISTENER + MAX_LISTENERS;
+
+/// How long a new connection may take to send a Hello with the job's
+/// secret before it is dropped (`--handshake-timeout`).
+pub const DEFAULT_HANDSHAKE_TIMEOUT_NS: u64 = 5_000_000_000;
 
 /// How far ahead of its wall deadline an event may run. Deliveries carry
 /// their virtual arrival time and the shim holds them until then, so
@@ -85,10 +91,14 @@ pub struct GatewaySettings {
     pub factor: f64,
     /// Rendezvous threshold announced to ranks.
     pub eager_limit: u64,
-    /// Unix socket path to listen on.
-    pub socket: PathBuf,
+    /// Addresses to listen on (Unix sockets, TCP endpoints).
+    pub listen: Vec<GatewayAddress>,
     /// Job id ranks must present.
     pub job_id: u64,
+    /// The secret every Hello must carry.
+    pub secret: JobSecret,
+    /// A connection without a valid Hello after this long is dropped, ns.
+    pub handshake_timeout_ns: u64,
     /// Wall nanoseconds an event may run before its deadline.
     pub lookahead_ns: u64,
     /// Change the factor during the run (`--time-factor auto`).
@@ -107,7 +117,13 @@ pub struct Gateway {
     pub conns: Vec<Option<RankConnection>>,
     settings: GatewaySettings,
     poll: Poll,
-    listener: UnixListener,
+    listeners: Vec<Listener>,
+    /// Processes this gateway launched: a connection from one of them that
+    /// breaks the handshake is a failed rank (the job ends); from anyone
+    /// else it is refused and the job goes on.
+    pub own_pids: Vec<u32>,
+    /// Connections refused (wrong secret, garbage, no Hello in time).
+    pub refused: u64,
     timer: TimerFd,
     captures: Option<CaptureFiles>,
     /// Time-series files, flushed with the captures.
@@ -146,12 +162,19 @@ impl Gateway {
         interrupted: Arc<AtomicBool>,
     ) -> Result<Gateway, String> {
         let poll = Poll::new().map_err(|e| format!("cannot create an epoll instance: {e}"))?;
-        let _ = std::fs::remove_file(&settings.socket);
-        let mut listener = UnixListener::bind(&settings.socket)
-            .map_err(|e| format!("cannot listen on {}: {e}", settings.socket.display()))?;
-        poll.registry()
-            .register(&mut listener, LISTENER, Interest::READABLE)
-            .map_err(|e| format!("cannot watch the listening socket: {e}"))?;
+        if settings.listen.is_empty() || settings.listen.len() > MAX_LISTENERS {
+            return Err(format!(
+                "give between 1 and {MAX_LISTENERS} --listen addresses"
+            ));
+        }
+        let mut listeners = Vec::new();
+        for (i, addr) in settings.listen.iter().enumerate() {
+            let mut l = Listener::bind(addr)?;
+            poll.registry()
+                .register(&mut l, Token(FIRST_LISTENER + i), Interest::READABLE)
+                .map_err(|e| format!("cannot watch the listening socket {addr}: {e}"))?;
+            listeners.push(l);
+        }
         let timer = TimerFd::new(
             ClockId::CLOCK_MONOTONIC,
             TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
@@ -172,7 +195,9 @@ impl Gateway {
             lateness: LatenessRecorder::default(),
             conns: Vec::new(),
             poll,
-            listener,
+            listeners,
+            own_pids: Vec::new(),
+            refused: 0,
             timer,
             captures,
             vectors: None,
@@ -189,6 +214,12 @@ impl Gateway {
             armed_ns: None,
             settings,
         })
+    }
+
+    /// The addresses ranks should use, one per listener (TCP port 0
+    /// resolved, a wildcard host replaced by this host's name).
+    pub fn advertised_addresses(&self) -> Vec<GatewayAddress> {
+        self.listeners.iter().map(Listener::advertised).collect()
     }
 
     /// Capture files being written.
@@ -233,6 +264,9 @@ impl Gateway {
             if let Some(o) = self.check_lost() {
                 return o;
             }
+            if let Err(o) = self.expire_handshakes(now) {
+                return o;
+            }
             if self.all_done() {
                 self.finish_simulation();
                 return JobOutcome::Completed;
@@ -251,7 +285,9 @@ impl Gateway {
             }
             for ev in events.iter() {
                 match ev.token() {
-                    LISTENER => self.accept_all(),
+                    Token(t) if (FIRST_LISTENER..FIRST_CONN).contains(&t) => {
+                        self.accept_all(t - FIRST_LISTENER)
+                    }
                     TIMER => {
                         let _ = self.timer.wait(); // non-blocking read of the expiration count
                         self.armed_ns = None; // fired: must be armed again
@@ -301,10 +337,10 @@ impl Gateway {
         self.armed_ns = None; // deadlines moved
     }
 
-    fn accept_all(&mut self) {
+    fn accept_all(&mut self, listener: usize) {
         loop {
-            match self.listener.accept() {
-                Ok((mut stream, _)) => {
+            match self.listeners[listener].accept() {
+                Ok(mut stream) => {
                     let idx = self.conns.len();
                     if self
                         .poll
@@ -316,7 +352,8 @@ impl Gateway {
                         )
                         .is_ok()
                     {
-                        self.conns.push(Some(RankConnection::new(stream)));
+                        self.conns
+                            .push(Some(RankConnection::new(stream, monotonic_ns())));
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
@@ -344,11 +381,27 @@ impl Gateway {
                 continue;
             }
             let eof = c.read_available().unwrap_or(true);
-            loop {
-                let c = self.conns[idx].as_mut().unwrap();
+            // Until the connection has no complete frame, or was refused.
+            while let Some(c) = self.conns[idx].as_mut() {
+                if let Some(len) = c.announces_oversized_hello() {
+                    self.refuse(
+                        idx,
+                        format!("its first frame announces {len} bytes, more than any Hello"),
+                        "sent a malformed frame (not a Hello)".into(),
+                    )?;
+                    break;
+                }
                 let frame = match c.next_frame() {
                     Ok(Some(f)) => f,
                     Ok(None) => break,
+                    Err(e) if c.state == ConnState::AwaitHello => {
+                        self.refuse(
+                            idx,
+                            format!("it sent bytes that are not a Hello ({e})"),
+                            format!("sent a malformed frame ({e})"),
+                        )?;
+                        break;
+                    }
                     Err(e) => {
                         return Err(JobOutcome::ProtocolError {
                             rank: c.rank,
@@ -358,6 +411,12 @@ impl Gateway {
                     }
                 };
                 self.handle_frame(idx, frame)?;
+            }
+            let Some(c) = self.conns[idx].as_mut() else {
+                continue;
+            };
+            if c.state == ConnState::Active && c.pending_out() > 0 {
+                let _ = c.flush(); // a clock reply goes out at once
             }
             if eof {
                 let c = self.conns[idx].as_mut().unwrap();
@@ -371,6 +430,42 @@ impl Gateway {
                         self.conns[idx] = None; // a probe or a stray client
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops connection `idx`, which failed the handshake (`why`, for the
+    /// log line) — unless it comes from a process this gateway launched:
+    /// that is a rank breaking the protocol (`as_rank`), and the job ends.
+    fn refuse(&mut self, idx: usize, why: String, as_rank: String) -> Result<(), JobOutcome> {
+        let c = self.conns[idx].as_mut().expect("a connection to refuse");
+        if c.peer_pid().is_some_and(|p| self.own_pids.contains(&p)) {
+            return Err(self.protocol_error(idx, as_rank));
+        }
+        eprintln!("mpinetsim: refused a connection from {}: {why}", c.peer);
+        let _ = self.poll.registry().deregister(&mut c.stream);
+        self.conns[idx] = None;
+        self.refused += 1;
+        Ok(())
+    }
+
+    /// Refuses connections that have not completed the handshake in time.
+    fn expire_handshakes(&mut self, now: u64) -> Result<(), JobOutcome> {
+        let limit = self.settings.handshake_timeout_ns;
+        for idx in 0..self.conns.len() {
+            let stale = self.conns[idx].as_ref().is_some_and(|c| {
+                c.state == ConnState::AwaitHello && now.saturating_sub(c.accepted_ns) > limit
+            });
+            if stale {
+                self.refuse(
+                    idx,
+                    format!(
+                        "no Hello with the job's secret within {:.1} s",
+                        limit as f64 / 1e9
+                    ),
+                    "sent no Hello".into(),
+                )?;
             }
         }
         Ok(())
@@ -397,8 +492,17 @@ impl Gateway {
                     size,
                     pid,
                     job,
+                    secret,
                 },
             ) => {
+                if !secret.matches(self.settings.secret) {
+                    let why = if version != VERSION {
+                        format!("it speaks protocol version {version}, not {VERSION}")
+                    } else {
+                        "wrong job secret".into()
+                    };
+                    return self.refuse(idx, why, "sent a Hello without the job's secret".into());
+                }
                 if version != VERSION {
                     return Err(self.protocol_error(idx, format!(
                         "speaks protocol version {version} but this gateway speaks {VERSION}; use the shim built with this mpinetsim"
@@ -456,8 +560,34 @@ impl Gateway {
                 }
                 Ok(())
             }
+            (ConnState::Active | ConnState::Finalized, Frame::ClockProbe { t1_ns }) => {
+                let c = self.conns[idx].as_mut().unwrap();
+                c.clock_probes += 1;
+                let t2_ns = c.last_read_ns;
+                c.queue(&Frame::ClockReply {
+                    t1_ns,
+                    t2_ns,
+                    t3_ns: monotonic_ns(),
+                });
+                Ok(())
+            }
+            (
+                ConnState::Active | ConnState::Finalized,
+                Frame::ClockOffset {
+                    offset_ns,
+                    uncertainty_ns,
+                },
+            ) => {
+                self.conns[idx]
+                    .as_mut()
+                    .unwrap()
+                    .set_clock(offset_ns, uncertainty_ns);
+                Ok(())
+            }
             (ConnState::Active, Frame::Send { dst, srt_ns, bytes }) => {
-                let src = self.conns[idx].as_ref().unwrap().rank.unwrap();
+                let conn = self.conns[idx].as_ref().unwrap();
+                let src = conn.rank.unwrap();
+                let uncertainty_ns = conn.clock_uncertainty_ns;
                 if dst >= n {
                     return Err(self.protocol_error(
                         idx,
@@ -466,11 +596,16 @@ impl Gateway {
                 }
                 self.messages_in += 1;
                 let at = Nanos(srt_ns).max(self.sim.now());
-                if at.0 > srt_ns {
-                    // The simulator already ran past the send time: the
-                    // message enters late by the difference.
-                    self.lateness
-                        .record(at.0 - srt_ns, netsim::EventClass::Inject, at.0);
+                // The simulator may already have run past the send time:
+                // the message enters late by the difference. And the stamp
+                // itself is only as good as the rank's clock offset: it may
+                // be late by up to the offset's uncertainty (wall ns, so
+                // divided by the factor to be scaled time).
+                let uncertain_srt_ns =
+                    (uncertainty_ns as f64 / self.time.factor_at(srt_ns)).ceil() as u64;
+                let late = at.0 - srt_ns + uncertain_srt_ns;
+                if late > 0 {
+                    self.lateness.record(late, netsim::EventClass::Inject, at.0);
                 }
                 if let Err(e) = self.sim.inject(src, dst, bytes.into(), at) {
                     return Err(self.protocol_error(idx, format!("rank {src}: {e}")));
@@ -484,21 +619,17 @@ impl Gateway {
                 c.queue(&Frame::FinalizeAck);
                 Ok(())
             }
-            (ConnState::Active | ConnState::AwaitHello, Frame::Abort { code, text }) => {
+            (ConnState::Active, Frame::Abort { code, text }) => {
                 let rank = self.conns[idx].as_ref().unwrap().rank.unwrap_or(u32::MAX);
                 Err(JobOutcome::Aborted { rank, code, text })
             }
+            (ConnState::AwaitHello, frame) => self.refuse(
+                idx,
+                format!("its first frame was {}, not Hello", frame.name()),
+                format!("sent a {} frame before Hello", frame.name()),
+            ),
             (state, frame) => {
-                let what = match frame {
-                    Frame::Hello { .. } => "Hello",
-                    Frame::Welcome { .. } => "Welcome",
-                    Frame::Factor { .. } => "Factor",
-                    Frame::Send { .. } => "Send",
-                    Frame::Deliver { .. } => "Deliver",
-                    Frame::Finalize(_) => "Finalize",
-                    Frame::FinalizeAck => "FinalizeAck",
-                    Frame::Abort { .. } => "Abort",
-                };
+                let what = frame.name();
                 Err(self.protocol_error(
                     idx,
                     format!("sent a {what} frame out of order (connection state {state:?})"),

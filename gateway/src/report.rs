@@ -18,6 +18,18 @@ pub struct RankReport {
     pub exit_code: i32,
     /// MPI counters from MPI_Finalize (absent if it never got there).
     pub mpi: Option<MpiCounters>,
+    /// How it connected: "unix", or the TCP peer address ("tcp:IP:PORT").
+    pub connection: Option<String>,
+    /// Gateway clock − rank clock as the rank last measured it, ns (≈ 0 on
+    /// the gateway's host; absent if it never reported one).
+    pub offset_ns: Option<i64>,
+    /// Uncertainty of that offset (half the best probe's round trip), ns.
+    pub uncertainty_ns: Option<u64>,
+    /// Largest uncertainty the rank reported during the run, ns.
+    pub max_uncertainty_ns: Option<u64>,
+    /// Clock probes the gateway answered for the rank (8 at MPI_Init, then
+    /// 4 per second of wall time in which the rank called MPI).
+    pub clock_probes: u64,
 }
 
 /// A rank's MPI counters (from the shim), times in seconds of SRT.
@@ -104,6 +116,9 @@ pub struct JobReport {
     /// The gateway process's peak resident memory at the end of the job,
     /// bytes (`None` without /proc).
     pub gateway_peak_rss_bytes: Option<u64>,
+    /// Connections dropped because they did not complete the handshake
+    /// with the job's secret (wrong secret, garbage, silence).
+    pub refused_connections: u64,
 }
 
 /// The saving of an adaptive run against a fixed factor.
@@ -210,12 +225,30 @@ impl JobReport {
             ));
         }
         s.push_str(&network_events_summary(&self.network_stats.network_events));
-        s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s\n");
+        if self.refused_connections > 0 {
+            s.push_str(&format!(
+                "mpinetsim: {} connection(s) refused (no Hello with the job's secret)\n",
+                self.refused_connections
+            ));
+        }
+        s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s  clock offset ± uncertainty\n");
         for r in &self.rank_reports {
+            let clock = match (r.offset_ns, r.uncertainty_ns) {
+                (Some(o), Some(u)) => format!(
+                    "{:+.1} us ± {:.1} us{}",
+                    o as f64 / 1e3,
+                    u as f64 / 1e3,
+                    match &r.connection {
+                        Some(c) if c != "unix" => format!(" ({c})"),
+                        _ => String::new(),
+                    }
+                ),
+                _ => "-".into(),
+            };
             match &r.mpi {
                 Some(c) => {
                     s.push_str(&format!(
-                    "mpinetsim: {:>4}  {:<20} {:>5} {:>5} {:>9} {:>11} {:>8} {:>10.6} {:>10.6}\n",
+                    "mpinetsim: {:>4}  {:<20} {:>5} {:>5} {:>9} {:>11} {:>8} {:>10.6} {:>10.6}  {clock}\n",
                     r.rank, r.ended, c.messages_sent, c.messages_received, c.expected, c.unexpected,
                     c.unsuccessful_matches, c.compute_s, c.blocked_s
                 ))

@@ -8,6 +8,7 @@ use crate::conn::ConnState;
 use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
+use mpinetsim_protocol::{GatewayAddress, JobSecret};
 use netsim::{NetworkConfig, Simulator};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -54,21 +55,22 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
 /// exit code.
 pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
     let (time_factor, adaptive) = parse_factor(&a.factor)?;
-    let Some(path) = a.listen.strip_prefix("unix:") else {
-        return Err(format!(
-            "--listen {}: give unix:PATH (a Unix socket path for ranks on this host)",
-            a.listen
-        ));
-    };
-    let socket = PathBuf::from(path);
-    let lib_dir = a.lib_dir.clone().unwrap_or_else(|| {
-        socket
-            .parent()
-            .unwrap_or(std::path::Path::new("."))
-            .join("lib")
-    });
+    let listen = a
+        .listen
+        .iter()
+        .map(|l| GatewayAddress::parse(l).map_err(|e| format!("--listen {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let handshake_timeout_ns = netsim::units::parse_duration_ns(&a.handshake_timeout)
+        .map_err(|e| format!("--handshake-timeout: {e}"))?;
     let cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
-    let label = vec![format!("(ranks started by a launcher on {})", a.listen)];
+    let label = vec![format!(
+        "(ranks started by a launcher on {})",
+        if a.listen.is_empty() {
+            "a private Unix socket".to_string()
+        } else {
+            a.listen.join(", ")
+        }
+    )];
     let spec = JobSpec {
         ranks: a.ranks,
         origin: a.net.display().to_string(),
@@ -81,7 +83,11 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         output: RankOutput::Inherit,
         vectors: None,
         timeline: None,
-        external: Some(External { socket, lib_dir }),
+        external: Some(External {
+            listen,
+            lib_dir: a.lib_dir.clone(),
+            handshake_timeout_ns,
+        }),
     };
     let job = run_job(&spec)?;
     eprint!("{}", job.report.summary());
@@ -121,22 +127,31 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
     Ok((f, None))
 }
 
-/// Tells the user how to start ranks against a standalone gateway (a
+/// Tells the user how to start ranks against a standalone gateway: the
+/// environment for the first address, the other addresses after it (a
 /// closed stdout is not an error: the gateway keeps serving).
 fn print_launch_environment(
-    socket: &std::path::Path,
+    addresses: &[GatewayAddress],
     lib_dir: &std::path::Path,
     job: u64,
+    secret: JobSecret,
     ranks: u32,
 ) {
-    use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB};
+    use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB, ENV_SECRET};
     use std::io::Write;
-    let (lib, sock) = (lib_dir.display(), socket.display());
-    let text = format!(
+    let lib = lib_dir.display();
+    let first = &addresses[0];
+    let secret = secret.to_hex();
+    let mut text = format!(
         "mpinetsim gateway: waiting for {ranks} ranks. Start them with this environment:\n  \
-         LD_LIBRARY_PATH={lib}\n  {ENV_GATEWAY}=unix:{sock}\n  {ENV_JOB}={job}\n\
-         e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} unix:{sock} -genv {ENV_JOB} {job} ./program\n"
+         LD_LIBRARY_PATH={lib}\n  {ENV_GATEWAY}={first}\n  {ENV_JOB}={job}\n  {ENV_SECRET}={secret}\n"
     );
+    for other in &addresses[1..] {
+        text.push_str(&format!("  (or {ENV_GATEWAY}={other})\n"));
+    }
+    text.push_str(&format!(
+        "e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} {first} -genv {ENV_JOB} {job} -genv {ENV_SECRET} {secret} ./program\n"
+    ));
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
@@ -213,10 +228,14 @@ pub struct JobSpec<'a> {
 /// A gateway waiting for ranks a launcher starts.
 #[derive(Clone, Debug)]
 pub struct External {
-    /// Unix socket to listen on.
-    pub socket: PathBuf,
-    /// Folder to put the shim libraries in (for the launcher's LD_LIBRARY_PATH).
-    pub lib_dir: PathBuf,
+    /// Addresses to listen on (none: a Unix socket in the job's private folder).
+    pub listen: Vec<GatewayAddress>,
+    /// Folder to put the shim libraries in (for the launcher's
+    /// LD_LIBRARY_PATH); default `lib` beside the first Unix socket given,
+    /// else in the private folder.
+    pub lib_dir: Option<PathBuf>,
+    /// How long a connection may take to complete its Hello, ns.
+    pub handshake_timeout_ns: u64,
 }
 
 /// What a job produced.
@@ -254,10 +273,41 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         None => None,
     };
     let job_id = (std::process::id() as u64) << 20 | (monotonic_ns() & 0xfffff);
-    let job_dir = std::env::temp_dir().join(format!("mpinetsim-{}-{job_id}", std::process::id()));
-    let (lib_dir, socket) = match &a.external {
-        Some(e) => (e.lib_dir.clone(), e.socket.clone()),
-        None => (job_dir.join("lib"), job_dir.join("gateway.sock")),
+    let secret = JobSecret::generate()?;
+    // The socket and the libraries live in a folder only this user can
+    // enter; it is removed when the job ends.
+    let private = crate::private_dir::PrivateDir::create("mpinetsim")?;
+    let job_dir = private.path().to_path_buf();
+    let socket = job_dir.join("gateway.sock");
+    let own_socket = GatewayAddress::Unix(socket.display().to_string());
+    let (listen, lib_dir, handshake_timeout_ns) = match &a.external {
+        Some(e) => {
+            let listen = if e.listen.is_empty() {
+                vec![own_socket]
+            } else {
+                e.listen.clone()
+            };
+            let beside_socket = e.listen.iter().find_map(|l| match l {
+                GatewayAddress::Unix(p) => Some(
+                    std::path::Path::new(p)
+                        .parent()
+                        .unwrap_or(std::path::Path::new("."))
+                        .join("lib"),
+                ),
+                GatewayAddress::Tcp { .. } => None,
+            });
+            let lib = e
+                .lib_dir
+                .clone()
+                .or(beside_socket)
+                .unwrap_or_else(|| job_dir.join("lib"));
+            (listen, lib, e.handshake_timeout_ns)
+        }
+        None => (
+            vec![own_socket],
+            job_dir.join("lib"),
+            crate::realtime::DEFAULT_HANDSHAKE_TIMEOUT_NS,
+        ),
     };
     launcher::install_shim(&shim, &lib_dir)?;
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -269,8 +319,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         ranks: a.ranks,
         factor: a.time_factor,
         eager_limit,
-        socket: socket.clone(),
+        listen,
         job_id,
+        secret,
+        handshake_timeout_ns,
         lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
         adaptive: a.adaptive.clone(),
     };
@@ -301,14 +353,22 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             socket: &socket,
             size: a.ranks,
             job_id,
+            secret,
             output: &a.output,
             timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
         })?,
         None => {
-            print_launch_environment(&socket, &lib_dir, job_id, a.ranks);
+            print_launch_environment(
+                &gw.advertised_addresses(),
+                &lib_dir,
+                job_id,
+                secret,
+                a.ranks,
+            );
             Vec::new()
         }
     };
+    gw.own_pids = procs.iter().map(|p| p.child.id()).collect();
 
     let outcome = gw.run(|g| {
         if let Some(f) = g.sim.failure() {
@@ -424,6 +484,18 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             ended,
             exit_code: code,
             mpi: counters.map(MpiCounters::from),
+            connection: conn.map(|c| {
+                if c.stream.is_tcp() {
+                    c.peer.clone()
+                } else {
+                    "unix".into()
+                }
+            }),
+            offset_ns: conn.and_then(|c| c.clock_offset_ns),
+            uncertainty_ns: conn.and_then(|c| c.clock_offset_ns.map(|_| c.clock_uncertainty_ns)),
+            max_uncertainty_ns: conn
+                .and_then(|c| c.clock_offset_ns.map(|_| c.max_clock_uncertainty_ns)),
+            clock_probes: conn.map_or(0, |c| c.clock_probes),
         });
     }
     let stats = gw.sim.stats();
@@ -472,6 +544,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         factor_changes: gw.factor_changes.clone(),
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        refused_connections: gw.refused,
     };
     let mut finish_error = flush_result.err();
     if let Some(path) = &a.timeline {
@@ -487,7 +560,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             finish_error.get_or_insert(e);
         }
     }
-    let _ = std::fs::remove_dir_all(&job_dir);
+    drop(gw); // closes and removes the sockets
+    drop(private);
     Ok(JobResult {
         report,
         exit_code,

@@ -366,6 +366,19 @@ fn run_stops_the_ranks_when_a_partition_outlasts_its_timeout() {
     );
 }
 
+/// The retransmission timeout of [`slow_rto_net`], s: long beside the
+/// ranks' scheduling noise, so an outage's cost stands out clearly.
+const RTO_S: f64 = 1.0;
+
+/// TWO_HOSTS with a 1 s minimum RTO.
+fn slow_rto_net(dir: &Path) -> String {
+    write(
+        dir,
+        "two-slow-rto.toml",
+        &TWO_HOSTS.replace("[tcp]\n", "[tcp]\nrto_min='1s'\n"),
+    )
+}
+
 /// Emulated runtime of `pingpong 150 32` on the healthy TWO_HOSTS network.
 fn healthy_pingpong_runtime_s(prog: &Path, net: &str, dir: &Path) -> f64 {
     let rep = dir.join("healthy.json");
@@ -394,7 +407,7 @@ fn compare_puts_a_link_outage_beside_the_healthy_network() {
     }
     let prog = build_c("pingpong", "mpicc");
     let dir = tempfile::tempdir().unwrap();
-    let net = pingpong_net(dir.path(), "");
+    let net = slow_rto_net(dir.path());
     let out_json = dir.path().join("compare.json");
     let o = Command::new(bin())
         .args(["compare", "-n", "2", "--time-factor", "4", "--net", &net])
@@ -421,13 +434,13 @@ fn compare_puts_a_link_outage_beside_the_healthy_network() {
     let healthy = rows[0]["runtime_s"].as_f64().unwrap();
     let faulty = rows[1]["runtime_s"].as_f64().unwrap();
     // Exactly one message crosses the dead link and waits one RTO (the
-    // 200 ms minimum) for its retransmission: the run is 200 ms longer.
-    // (The tolerance covers the ranks' own scheduling delays, which count
-    // as emulated time divided by the factor.)
+    // 1 s minimum) for its retransmission: the run is 1 s longer. (The
+    // tolerance covers the ranks' own scheduling delays, which count as
+    // emulated time divided by the factor: tens of ms on a loaded machine.)
     let delay = faulty - healthy;
     assert!(
-        (delay - 0.200).abs() < 0.010,
-        "outage cost {delay} s, want 0.200 s"
+        (delay - RTO_S).abs() < 0.04,
+        "outage cost {delay} s, want {RTO_S} s"
     );
 }
 
@@ -438,7 +451,7 @@ fn calibrate_applies_the_fault_to_every_run() {
     }
     let prog = build_c("pingpong", "mpicc");
     let dir = tempfile::tempdir().unwrap();
-    let net = pingpong_net(dir.path(), "");
+    let net = slow_rto_net(dir.path());
     let out = dir.path().join("cal");
     let o = Command::new(bin())
         .args([
@@ -460,7 +473,9 @@ fn calibrate_applies_the_fault_to_every_run() {
         .output()
         .unwrap();
     let (stdout, err) = text(&o);
-    assert!(o.status.success(), "{stdout}\n{err}");
+    // 0 when a factor converged, 1 when none did (noise on a loaded
+    // machine): either way every run completed and was recorded.
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{stdout}\n{err}");
     let cal = json(&out.join("calibration.json"));
     assert_eq!(cal["faults"][0], "link h0-s down at 150ms for 50ms");
     let runs = cal["runs"].as_array().unwrap();
@@ -470,8 +485,8 @@ fn calibrate_applies_the_fault_to_every_run() {
     for r in runs {
         let delay = r["emulated_runtime_s"].as_f64().unwrap() - healthy;
         assert!(
-            (delay - 0.200).abs() < 0.010,
-            "outage cost {delay} s, want 0.200 s: {r}"
+            (delay - RTO_S).abs() < 0.04,
+            "outage cost {delay} s, want {RTO_S} s: {r}"
         );
     }
 }
@@ -479,7 +494,7 @@ fn calibrate_applies_the_fault_to_every_run() {
 #[test]
 fn compare_and_calibrate_check_faults_before_the_first_run() {
     let dir = tempfile::tempdir().unwrap();
-    let net = pingpong_net(dir.path(), "");
+    let net = slow_rto_net(dir.path());
     for sub in ["compare", "calibrate"] {
         let o = Command::new(bin())
             .args([

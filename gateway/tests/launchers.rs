@@ -5,91 +5,11 @@
 
 mod common;
 
-use common::{bin, build_c, config, ensure_shim, run, skip_without_mpicc};
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use common::standalone::{start_gateway, StandaloneGateway};
+use common::{build_c, config, run, skip_without_mpicc};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// A standalone gateway and the environment it printed.
-struct StandaloneGateway {
-    child: Child,
-    lib_dir: String,
-    gateway: String,
-    job: String,
-    report: PathBuf,
-}
-
-fn start_gateway(name: &str, ranks: &str) -> StandaloneGateway {
-    ensure_shim();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gw-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let report = dir.join("report.json");
-    let mut child = Command::new(bin())
-        .args([
-            "gateway",
-            "-n",
-            ranks,
-            "--net",
-            &config("reference.toml"),
-            "--listen",
-        ])
-        .arg(format!("unix:{}", dir.join("gw.sock").display()))
-        .arg("--report")
-        .arg(&report)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mpinetsim gateway");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut lib_dir, mut gateway, mut job) = (String::new(), String::new(), String::new());
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        let value = |k: &str| line.trim().strip_prefix(k).map(str::to_string);
-        if let Some(v) = value("LD_LIBRARY_PATH=") {
-            lib_dir = v;
-        } else if let Some(v) = value("MPINETSIM_GATEWAY=") {
-            gateway = v;
-        } else if let Some(v) = value("MPINETSIM_JOB=") {
-            job = v;
-            break;
-        }
-    }
-    assert!(!lib_dir.is_empty() && !gateway.is_empty() && !job.is_empty());
-    // Keep draining its stdout so the gateway never writes into a closed pipe.
-    std::thread::spawn(move || for _ in lines {});
-    StandaloneGateway {
-        child,
-        lib_dir,
-        gateway,
-        job,
-        report,
-    }
-}
-
-impl StandaloneGateway {
-    /// Waits for the gateway to end (at most 60 s); its exit code and stderr.
-    fn finish(mut self) -> (i32, String, Option<serde_json::Value>) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(st) = self.child.try_wait().unwrap() {
-                let mut err = String::new();
-                std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err)
-                    .unwrap();
-                let report = std::fs::read_to_string(&self.report)
-                    .ok()
-                    .map(|t| serde_json::from_str(&t).unwrap());
-                return (st.code().unwrap_or(-1), err, report);
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the standalone gateway did not end");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
 
 fn mpiexec(gw: &StandaloneGateway, ranks: &str, prog: &Path, args: &[&str]) -> Output {
     Command::new("mpiexec")
@@ -101,6 +21,9 @@ fn mpiexec(gw: &StandaloneGateway, ranks: &str, prog: &Path, args: &[&str]) -> O
             "-genv",
             "MPINETSIM_JOB",
             &gw.job,
+            "-genv",
+            "MPINETSIM_SECRET",
+            &gw.secret,
         ])
         .arg(prog)
         .args(args)
@@ -164,6 +87,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
             .env("LD_LIBRARY_PATH", &gw.lib_dir)
             .env("MPINETSIM_GATEWAY", &gw.gateway)
             .env("MPINETSIM_JOB", &gw.job)
+            .env("MPINETSIM_SECRET", &gw.secret)
             .env("PMI_RANK", rank)
             .env("PMI_SIZE", size)
             .stdout(Stdio::null())
@@ -186,6 +110,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
         .env("LD_LIBRARY_PATH", &gw.lib_dir)
         .env("MPINETSIM_GATEWAY", &gw.gateway)
         .env("MPINETSIM_JOB", &gw.job)
+        .env("MPINETSIM_SECRET", &gw.secret)
         .env("SLURM_PROCID", "0")
         .env("SLURM_NTASKS", "3")
         .output()
@@ -204,6 +129,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
         .env("LD_LIBRARY_PATH", &lib_dir)
         .env("MPINETSIM_GATEWAY", "unix:/nonexistent/gw.sock")
         .env("MPINETSIM_JOB", "1")
+        .env("MPINETSIM_SECRET", "0123456789abcdef0123456789abcdef")
         .env("PMI_RANK", "0")
         .env("PMI_SIZE", "1")
         .output()
@@ -212,7 +138,7 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
     assert!(started.elapsed() < Duration::from_secs(5));
     let e = String::from_utf8_lossy(&d.stderr);
     assert!(
-        e.contains("cannot reach the mpinetsim gateway at /nonexistent/gw.sock"),
+        e.contains("cannot reach the mpinetsim gateway at unix:/nonexistent/gw.sock"),
         "{e}"
     );
     assert!(!e.contains("panicked"));

@@ -3,20 +3,34 @@
 //!
 //! A connection carries frames: a little-endian `u32` body length, then the
 //! body — one kind byte and the kind's fields, all little-endian. The first
-//! frame from the shim is [`Frame::Hello`]; the gateway answers
-//! [`Frame::Welcome`]. Then the shim sends [`Frame::Send`]s and finally
-//! [`Frame::Finalize`] (or [`Frame::Abort`]); the gateway sends
+//! frame from the shim is [`Frame::Hello`] (carrying the job secret); the
+//! gateway answers [`Frame::Welcome`]. The shim then measures its clock's
+//! offset from the gateway's with [`Frame::ClockProbe`] /
+//! [`Frame::ClockReply`] pairs and reports it with [`Frame::ClockOffset`],
+//! again now and then during the run. The shim sends [`Frame::Send`]s and
+//! finally [`Frame::Finalize`] (or [`Frame::Abort`]); the gateway sends
 //! [`Frame::Deliver`]s, [`Frame::FinalizeAck`] and, when the job ends
 //! abnormally, [`Frame::Abort`].
 //!
 //! Decoding never panics: a frame that is too large, truncated, of unknown
 //! kind or with trailing bytes is an [`DecodeError`].
 
+mod address;
 mod clock;
+mod clock_sync;
+mod secret;
+pub use address::GatewayAddress;
 pub use clock::{Piece, ScaledClock};
+pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
+pub use secret::JobSecret;
 
-/// Protocol version; Hello and Welcome must carry the same.
-pub const VERSION: u16 = 2;
+/// Protocol version; Hello and Welcome must carry the same. Version 3 added
+/// the job secret to Hello and the clock offset frames.
+pub const VERSION: u16 = 3;
+
+/// Largest Hello body: the gateway refuses a connection announcing a
+/// larger first frame before buffering it.
+pub const MAX_HELLO_BODY: usize = 64;
 
 /// Largest frame body accepted (256 MiB + headers): larger MPI messages are
 /// refused by the shim before they are sent.
@@ -27,9 +41,9 @@ pub const LENGTH_PREFIX: usize = 4;
 
 /// Environment variable: path of the gateway's Unix socket.
 pub const ENV_SOCKET: &str = "MPINETSIM_SOCKET";
-/// Environment variable: where the gateway listens, `unix:PATH` (set by a
-/// user launching ranks with their own launcher; `MPINETSIM_SOCKET` is the
-/// same for `mpinetsim run`).
+/// Environment variable: where the gateway listens, `unix:PATH` or
+/// `tcp:HOST:PORT` (set by a user launching ranks with their own launcher;
+/// `MPINETSIM_SOCKET` is a Unix socket path set by `mpinetsim run`).
 pub const ENV_GATEWAY: &str = "MPINETSIM_GATEWAY";
 /// Environment variable: this process's rank.
 pub const ENV_RANK: &str = "MPINETSIM_RANK";
@@ -37,9 +51,33 @@ pub const ENV_RANK: &str = "MPINETSIM_RANK";
 pub const ENV_SIZE: &str = "MPINETSIM_SIZE";
 /// Environment variable: job id (a number the gateway chose).
 pub const ENV_JOB: &str = "MPINETSIM_JOB";
+/// Environment variable: the job secret, 32 hex digits ([`JobSecret`]).
+pub const ENV_SECRET: &str = "MPINETSIM_SECRET";
 /// Folder where each rank writes its timeline spans (`rank-<r>.spans`),
 /// set when the job records a timeline.
 pub const ENV_TIMELINE_DIR: &str = "MPINETSIM_TIMELINE_DIR";
+
+/// Socket options both ends of a TCP connection use (the gateway on the
+/// sockets it accepts, the shim on the one it connects), so a vanished peer
+/// is noticed and small frames are not delayed.
+pub mod tcp_tuning {
+    /// Idle time before the first keepalive probe, s.
+    pub const KEEPALIVE_IDLE_S: u64 = 5;
+    /// Interval between keepalive probes, s.
+    pub const KEEPALIVE_INTERVAL_S: u64 = 1;
+    /// Unanswered probes after which the connection is dead: a silently
+    /// vanished peer is noticed after idle + probes × interval = 10 s.
+    pub const KEEPALIVE_PROBES: u32 = 5;
+    /// Sent data unacknowledged this long kills the connection (covers a
+    /// peer that vanishes while data is in flight, where keepalive does not
+    /// run), ms.
+    pub const USER_TIMEOUT_MS: u64 = 10_000;
+    /// Send and receive buffer sizes requested, bytes (the kernel caps
+    /// them at net.core.wmem_max / rmem_max).
+    pub const BUFFER_BYTES: usize = 4 << 20;
+    /// How long the shim tries to connect before giving up, ms.
+    pub const CONNECT_TIMEOUT_MS: u64 = 5_000;
+}
 
 /// Counters a rank reports at MPI_Finalize, for the job report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -117,6 +155,8 @@ pub enum Frame {
         pid: u32,
         /// Job id from the environment.
         job: u64,
+        /// The job secret from the environment.
+        secret: JobSecret,
     },
     /// Gateway → shim: accepted; the job's time parameters.
     Welcome {
@@ -131,6 +171,29 @@ pub enum Frame {
         /// The factor may change during the run ([`Frame::Factor`]); the
         /// rank then checks for changes at every MPI call.
         adaptive: bool,
+    },
+    /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
+    /// CLOCK_MONOTONIC (see [`ClockSample`]).
+    ClockProbe {
+        /// Rank's clock when the probe was written, ns.
+        t1_ns: u64,
+    },
+    /// Gateway → shim: the answer to a probe.
+    ClockReply {
+        /// The probe's `t1_ns`, echoed.
+        t1_ns: u64,
+        /// Gateway's clock when it read the probe, ns.
+        t2_ns: u64,
+        /// Gateway's clock when it wrote this reply, ns.
+        t3_ns: u64,
+    },
+    /// Shim → gateway: the offset the rank applies to its clock now, and
+    /// its uncertainty (for the report and maxBehind).
+    ClockOffset {
+        /// Gateway clock − rank clock, ns.
+        offset_ns: i64,
+        /// Half the round trip of the sample it came from, ns.
+        uncertainty_ns: u64,
     },
     /// Gateway → shim: from scaled time `at_srt_ns` on, the time factor is
     /// `factor` (see [`ScaledClock::change`]).
@@ -202,6 +265,9 @@ const K_FINALIZE: u8 = 5;
 const K_FINALIZE_ACK: u8 = 6;
 const K_ABORT: u8 = 7;
 const K_FACTOR: u8 = 8;
+const K_CLOCK_PROBE: u8 = 9;
+const K_CLOCK_REPLY: u8 = 10;
+const K_CLOCK_OFFSET: u8 = 11;
 
 impl Frame {
     /// Appends the frame, length prefix included, to `out`.
@@ -215,6 +281,7 @@ impl Frame {
                 size,
                 pid,
                 job,
+                secret,
             } => {
                 out.push(K_HELLO);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -222,6 +289,29 @@ impl Frame {
                 out.extend_from_slice(&size.to_le_bytes());
                 out.extend_from_slice(&pid.to_le_bytes());
                 out.extend_from_slice(&job.to_le_bytes());
+                out.extend_from_slice(&secret.0.to_le_bytes());
+            }
+            Frame::ClockProbe { t1_ns } => {
+                out.push(K_CLOCK_PROBE);
+                out.extend_from_slice(&t1_ns.to_le_bytes());
+            }
+            Frame::ClockReply {
+                t1_ns,
+                t2_ns,
+                t3_ns,
+            } => {
+                out.push(K_CLOCK_REPLY);
+                for v in [t1_ns, t2_ns, t3_ns] {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Frame::ClockOffset {
+                offset_ns,
+                uncertainty_ns,
+            } => {
+                out.push(K_CLOCK_OFFSET);
+                out.extend_from_slice(&offset_ns.to_le_bytes());
+                out.extend_from_slice(&uncertainty_ns.to_le_bytes());
             }
             Frame::Welcome {
                 version,
@@ -274,6 +364,23 @@ impl Frame {
         out[start..start + 4].copy_from_slice(&len.to_le_bytes());
     }
 
+    /// The frame kind's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Frame::Hello { .. } => "Hello",
+            Frame::Welcome { .. } => "Welcome",
+            Frame::ClockProbe { .. } => "ClockProbe",
+            Frame::ClockReply { .. } => "ClockReply",
+            Frame::ClockOffset { .. } => "ClockOffset",
+            Frame::Factor { .. } => "Factor",
+            Frame::Send { .. } => "Send",
+            Frame::Deliver { .. } => "Deliver",
+            Frame::Finalize(_) => "Finalize",
+            Frame::FinalizeAck => "FinalizeAck",
+            Frame::Abort { .. } => "Abort",
+        }
+    }
+
     /// The frame as a new byte vector.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = Vec::new();
@@ -316,6 +423,17 @@ impl Frame {
                 size: r.u32()?,
                 pid: r.u32()?,
                 job: r.u64()?,
+                secret: JobSecret(u128::from_le_bytes(r.take()?)),
+            },
+            K_CLOCK_PROBE => Frame::ClockProbe { t1_ns: r.u64()? },
+            K_CLOCK_REPLY => Frame::ClockReply {
+                t1_ns: r.u64()?,
+                t2_ns: r.u64()?,
+                t3_ns: r.u64()?,
+            },
+            K_CLOCK_OFFSET => Frame::ClockOffset {
+                offset_ns: r.u64()? as i64,
+                uncertainty_ns: r.u64()?,
             },
             K_WELCOME => Frame::Welcome {
                 version: r.u16()?,
@@ -416,6 +534,17 @@ mod tests {
                 size: 4,
                 pid: 1234,
                 job: 99,
+                secret: JobSecret(0xfeed_beef << 64 | 7),
+            },
+            Frame::ClockProbe { t1_ns: 11 },
+            Frame::ClockReply {
+                t1_ns: 11,
+                t2_ns: 1 << 40,
+                t3_ns: (1 << 40) + 5,
+            },
+            Frame::ClockOffset {
+                offset_ns: -42_000,
+                uncertainty_ns: 3_000,
             },
             Frame::Welcome {
                 version: VERSION,
@@ -463,6 +592,42 @@ mod tests {
         assert_eq!(off, buf.len());
         // A partial frame asks for more.
         assert_eq!(Frame::decode(&buf[..3]).unwrap(), None);
+    }
+
+    #[test]
+    fn frame_sizes_on_the_wire() {
+        // Length prefix 4 + kind 1 + fields (docs/distributed.md lists these).
+        let hello = Frame::Hello {
+            version: VERSION,
+            rank: 0,
+            size: 1,
+            pid: 1,
+            job: 1,
+            secret: JobSecret(1),
+        };
+        assert_eq!(hello.to_bytes().len(), 4 + 1 + 2 + 4 + 4 + 4 + 8 + 16);
+        assert!(hello.to_bytes().len() - LENGTH_PREFIX <= MAX_HELLO_BODY);
+        assert_eq!(Frame::ClockProbe { t1_ns: 0 }.to_bytes().len(), 13);
+        let reply = Frame::ClockReply {
+            t1_ns: 0,
+            t2_ns: 0,
+            t3_ns: 0,
+        };
+        assert_eq!(reply.to_bytes().len(), 29);
+        let offset = Frame::ClockOffset {
+            offset_ns: 0,
+            uncertainty_ns: 0,
+        };
+        assert_eq!(offset.to_bytes().len(), 21);
+        let send = Frame::Send {
+            dst: 0,
+            srt_ns: 0,
+            bytes: vec![0; 100],
+        };
+        assert_eq!(send.to_bytes().len(), 17 + 100);
+        let mut d = Vec::new();
+        encode_deliver(0, 0, &[0; 100], &mut d);
+        assert_eq!(d.len(), 17 + 100);
     }
 
     #[test]

@@ -56,6 +56,10 @@ pub fn enter(name: &'static str) {
         // Learn of factor changes before computing how long to sleep.
         crate::runtime::try_with_engine(|e| e.transport_mut().poll());
     }
+    if crate::runtime::clock_round_due(crate::runtime::monotonic_ns()) {
+        // Measure the clock offset again (sends one probe; never waits).
+        crate::runtime::try_with_engine(|e| e.transport_mut().start_clock_round());
+    }
     if let Some(c) = crate::runtime::clock_snapshot() {
         crate::runtime::pacer(|p| p.enter(name, &c));
     }

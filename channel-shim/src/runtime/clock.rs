@@ -1,16 +1,32 @@
-//! CLOCK_MONOTONIC (shared with the gateway on this host) and this
-//! process's copy of the job's scaled clock, which the gateway may change
-//! during an adaptive run (see `mpinetsim_protocol::ScaledClock`).
+//! This host's CLOCK_MONOTONIC, the same clock moved onto the gateway's
+//! (plus the offset the clock handshake measured: ~0 on the gateway's host,
+//! anything on another), and this process's copy of the job's scaled
+//! clock, which the gateway may change during an adaptive run (see
+//! `mpinetsim_protocol::ScaledClock`). The scaled clock is defined on the
+//! gateway's CLOCK_MONOTONIC, so it is always read through [`job_ns`].
 
 use mpinetsim_protocol::ScaledClock;
 use nix::time::{clock_gettime, ClockId};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// CLOCK_MONOTONIC now, ns.
 pub fn monotonic_ns() -> u64 {
     let t = clock_gettime(ClockId::CLOCK_MONOTONIC).expect("CLOCK_MONOTONIC is always available");
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
+}
+
+/// Gateway clock − this host's clock, ns.
+static OFFSET_NS: AtomicI64 = AtomicI64::new(0);
+
+/// Applies a measured offset (gateway clock − this host's clock, ns).
+pub fn set_offset(offset_ns: i64) {
+    OFFSET_NS.store(offset_ns, Ordering::SeqCst);
+}
+
+/// Now on the gateway's CLOCK_MONOTONIC, as well as this rank knows it, ns.
+pub fn job_ns() -> u64 {
+    (monotonic_ns() as i64).saturating_add(OFFSET_NS.load(Ordering::Relaxed)) as u64
 }
 
 /// The job's clock once Welcome arrived. Readers take a snapshot (an Arc
@@ -51,5 +67,5 @@ pub fn change(at_srt_ns: u64, factor: f64) {
 
 /// Scaled real time now, ns (0 before MPI_Init).
 pub fn srt_now() -> u64 {
-    snapshot().map_or(0, |c| c.srt(monotonic_ns()))
+    snapshot().map_or(0, |c| c.srt(job_ns()))
 }

@@ -1,54 +1,79 @@
-//! The rank's connection to the gateway, as the engine's [`Transport`].
+//! The rank's connection to the gateway, as the engine's [`Transport`]:
+//! the handshake (Hello with the job's secret, Welcome, clock probes), the
+//! frames of the run, and one clear sentence naming the gateway whenever
+//! the connection fails — the rank never waits on a gateway that is gone.
 
 use super::clock::{self, monotonic_ns};
-use mpinetsim_protocol::{Frame, RankCounters, MAX_FRAME_BODY, VERSION};
-use nix::sys::socket::{recv, MsgFlags};
+use super::clock_sync::{self, ClockSync};
+use super::gateway_stream::GatewayStream;
+use mpinetsim_protocol::{
+    Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY, VERSION,
+};
 use shim_engine::transport::{Incoming, Transport};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// How long the gateway may take to answer the Hello and the clock probes.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Who this rank is, for the Hello.
+pub struct Identity {
+    /// Rank.
+    pub rank: u32,
+    /// Job size.
+    pub size: u32,
+    /// Job id.
+    pub job: u64,
+    /// Job secret.
+    pub secret: JobSecret,
+}
 
 /// Connection to the gateway plus the job's time parameters.
 pub struct GatewayTransport {
-    stream: UnixStream,
+    stream: GatewayStream,
+    /// The gateway's address as given, for messages.
+    addr: String,
+    handshaking: bool,
     rank: u32,
     size: u32,
     eager_limit: u64,
     inbuf: Vec<u8>,
     ready: VecDeque<Incoming>,
     out: Vec<u8>,
+    /// CLOCK_MONOTONIC (this host) of the latest read, ns: a clock reply's t4.
+    last_read_ns: u64,
+    sync: ClockSync,
 }
 
 impl GatewayTransport {
-    /// Connects, says Hello and waits for Welcome.
-    pub fn connect(
-        socket: &str,
-        rank: u32,
-        size: u32,
-        job: u64,
-    ) -> Result<GatewayTransport, String> {
-        let mut stream = UnixStream::connect(socket)
-            .map_err(|e| format!("cannot reach the mpinetsim gateway at {socket}: {e}"))?;
-        let hello = Frame::Hello {
-            version: VERSION,
-            rank,
-            size,
-            pid: std::process::id(),
-            job,
-        };
-        stream
-            .write_all(&hello.to_bytes())
-            .map_err(|e| format!("cannot talk to the gateway: {e}"))?;
+    /// Connects, says Hello, waits for Welcome and measures the clock
+    /// offset. Errors are one sentence naming the gateway.
+    pub fn connect(addr: &GatewayAddress, me: &Identity) -> Result<GatewayTransport, String> {
+        let stream = GatewayStream::connect(addr)
+            .map_err(|e| format!("cannot reach the mpinetsim gateway at {addr}: {e}"))?;
+        let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
         let mut t = GatewayTransport {
             stream,
-            rank,
-            size,
+            addr: addr.to_string(),
+            handshaking: true,
+            rank: me.rank,
+            size: me.size,
             eager_limit: 64 * 1024,
             inbuf: Vec::new(),
             ready: VecDeque::new(),
             out: Vec::new(),
+            last_read_ns: 0,
+            sync: ClockSync::default(),
         };
+        t.write_frame(&Frame::Hello {
+            version: VERSION,
+            rank: me.rank,
+            size: me.size,
+            pid: std::process::id(),
+            job: me.job,
+            secret: me.secret,
+        });
         match t.read_frame(true) {
             Some(Frame::Welcome {
                 version,
@@ -57,21 +82,68 @@ impl GatewayTransport {
                 eager_limit,
                 adaptive,
             }) if version == VERSION => {
-                clock::start(
-                    mpinetsim_protocol::ScaledClock::new(epoch_ns, factor),
-                    adaptive,
-                );
+                clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
-                Ok(t)
             }
-            other => Err(format!("the gateway answered {other:?} instead of Welcome")),
+            Some(Frame::Abort { text, .. }) => {
+                return Err(format!("the mpinetsim gateway at {} refused this rank: {text}", t.addr))
+            }
+            other => {
+                return Err(format!(
+                    "the mpinetsim gateway at {} answered {} instead of Welcome; use the shim built with the gateway's mpinetsim",
+                    t.addr,
+                    other.map_or("nothing", |f| f.name())
+                ))
+            }
+        }
+        t.initial_clock_sync();
+        t.handshaking = false;
+        let _ = t.stream.set_read_timeout(None);
+        Ok(t)
+    }
+
+    /// Probes back to back until the filter has [`clock_sync::INITIAL_PROBES`]
+    /// samples, then applies and reports the offset.
+    fn initial_clock_sync(&mut self) {
+        for _ in 0..clock_sync::INITIAL_PROBES {
+            self.send_probe(0);
+            while self.sync.probing() {
+                self.pump(true);
+            }
+        }
+        self.apply_new_estimate();
+    }
+
+    /// Starts a periodic round of clock probes unless one is running (the
+    /// replies are handled whenever frames are read).
+    pub fn start_clock_round(&mut self) {
+        if !self.sync.probing() {
+            self.send_probe(clock_sync::PROBES_PER_ROUND - 1);
+        }
+    }
+
+    fn send_probe(&mut self, more_after: u32) {
+        let t1_ns = monotonic_ns();
+        if self.sync.start_probe(t1_ns, more_after) {
+            self.write_frame(&Frame::ClockProbe { t1_ns });
+        }
+    }
+
+    /// Applies a better or newer offset and tells the gateway.
+    fn apply_new_estimate(&mut self) {
+        if let Some(e) = self.sync.take_new_estimate() {
+            clock::set_offset(e.offset_ns);
+            self.write_frame(&Frame::ClockOffset {
+                offset_ns: e.offset_ns,
+                uncertainty_ns: e.uncertainty_ns,
+            });
         }
     }
 
     /// The socket's file descriptor (for waiting on it without the engine
     /// lock when several threads call MPI).
     pub fn raw_fd(&self) -> i32 {
-        self.stream.as_raw_fd()
+        self.stream.raw_fd()
     }
 
     /// Rendezvous threshold announced by the gateway.
@@ -88,7 +160,7 @@ impl GatewayTransport {
         };
         let deadline = c.wall(srt_ns);
         loop {
-            let now = monotonic_ns();
+            let now = clock::job_ns();
             if now >= deadline {
                 return;
             }
@@ -112,13 +184,27 @@ impl GatewayTransport {
         while self.pump(false) {}
     }
 
+    /// Ends the rank with one sentence about the lost gateway.
+    fn lost(&self, what: &str) -> ! {
+        if self.handshaking {
+            super::fatal(&format!(
+                "the mpinetsim gateway at {} {what} during the handshake (its output says why); check that {} and {} are the ones it printed",
+                self.addr,
+                mpinetsim_protocol::ENV_JOB,
+                mpinetsim_protocol::ENV_SECRET
+            ))
+        }
+        super::fatal(&format!(
+            "lost the mpinetsim gateway at {}: it {what} (it ended, died or was restarted); this rank stops",
+            self.addr
+        ))
+    }
+
     fn write_frame(&mut self, f: &Frame) {
         self.out.clear();
         f.encode(&mut self.out);
         if let Err(e) = self.stream.write_all(&self.out) {
-            super::fatal(&format!(
-                "lost the connection to the mpinetsim gateway while sending ({e})"
-            ));
+            self.lost(&format!("could not be written to ({e})"));
         }
     }
 
@@ -132,31 +218,40 @@ impl GatewayTransport {
                     return Some(f);
                 }
                 Ok(None) => {}
-                Err(e) => super::fatal(&format!("the gateway sent a malformed frame ({e})")),
+                Err(e) => super::fatal(&format!(
+                    "the mpinetsim gateway at {} sent a malformed frame ({e})",
+                    self.addr
+                )),
             }
             let mut chunk = [0u8; 64 * 1024];
             let n = if block {
                 match self.stream.read(&mut chunk) {
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => super::fatal(&format!(
-                        "lost the connection to the mpinetsim gateway ({e})"
-                    )),
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) && self.handshaking =>
+                    {
+                        self.lost(&format!(
+                            "did not answer within {} s",
+                            HANDSHAKE_TIMEOUT.as_secs()
+                        ))
+                    }
+                    Err(e) => self.lost(&format!("could not be read from ({e})")),
                 }
             } else {
-                match recv(self.stream.as_raw_fd(), &mut chunk, MsgFlags::MSG_DONTWAIT) {
-                    Ok(0) => 0,
-                    Ok(n) => n,
-                    Err(nix::errno::Errno::EAGAIN) => return None,
-                    Err(nix::errno::Errno::EINTR) => continue,
-                    Err(e) => super::fatal(&format!(
-                        "lost the connection to the mpinetsim gateway ({e})"
-                    )),
+                match self.stream.read_nonblocking(&mut chunk) {
+                    Ok(Some(n)) => n,
+                    Ok(None) => return None,
+                    Err(e) => self.lost(&format!("could not be read from ({e})")),
                 }
             };
             if n == 0 {
-                super::fatal("the mpinetsim gateway closed the connection (the job was ended)");
+                self.lost("closed the connection");
             }
+            self.last_read_ns = monotonic_ns();
             self.inbuf.extend_from_slice(&chunk[..n]);
         }
     }
@@ -169,7 +264,22 @@ impl GatewayTransport {
                 std::process::exit(if code == 0 { 1 } else { code });
             }
             Frame::Factor { at_srt_ns, factor } => clock::change(at_srt_ns, factor),
-            other => super::fatal(&format!("the gateway sent an unexpected frame {other:?}")),
+            Frame::ClockReply {
+                t1_ns,
+                t2_ns,
+                t3_ns,
+            } => {
+                if self.sync.on_reply(t1_ns, t2_ns, t3_ns, self.last_read_ns) {
+                    self.send_probe(0);
+                } else if !self.handshaking && !self.sync.probing() {
+                    self.apply_new_estimate();
+                }
+            }
+            other => super::fatal(&format!(
+                "the mpinetsim gateway at {} sent an unexpected {} frame",
+                self.addr,
+                other.name()
+            )),
         }
     }
 
@@ -210,13 +320,14 @@ impl GatewayTransport {
         }
     }
 
-    /// Tells the gateway the job is aborted (best effort).
-    pub fn send_abort(&mut self, code: i32, text: &str) {
+    /// Tells the gateway the job is aborted; false when it could not be
+    /// told (it is gone), so the caller prints the reason itself.
+    pub fn send_abort(&mut self, code: i32, text: &str) -> bool {
         let f = Frame::Abort {
             code,
             text: text.to_string(),
         };
-        let _ = self.stream.write_all(&f.to_bytes());
+        self.stream.write_all(&f.to_bytes()).is_ok()
     }
 }
 

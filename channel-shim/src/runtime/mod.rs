@@ -2,12 +2,17 @@
 //! time, and the time-factor sleep accounting around MPI calls.
 
 mod clock;
+mod clock_sync;
 mod connection;
+mod gateway_stream;
 mod pacer;
 mod state;
 mod timeline;
 
-pub use clock::{is_adaptive as clock_is_adaptive, monotonic_ns, snapshot as clock_snapshot};
+pub use clock::{
+    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, snapshot as clock_snapshot,
+};
+pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
 pub use pacer::Pacer;
 pub use state::{

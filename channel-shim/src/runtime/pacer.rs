@@ -10,7 +10,7 @@
 //! is (f − 1)·c of wall time). Time blocked inside MPI is never stretched
 //! (deliveries already arrive on the stretched schedule).
 
-use super::clock::monotonic_ns;
+use super::clock::job_ns;
 use super::timeline::{SpanKind, SpanLog};
 use mpinetsim_protocol::ScaledClock;
 
@@ -48,7 +48,7 @@ impl Pacer {
     /// first MPI call after it counts and is stretched.
     pub fn new() -> Pacer {
         Pacer {
-            last_exit_ns: Some(monotonic_ns()),
+            last_exit_ns: Some(job_ns()),
             call_start_ns: 0,
             owed_srt_ns: 0,
             depth: 0,
@@ -76,7 +76,7 @@ impl Pacer {
         }
         self.calls += 1;
         self.call_name = name;
-        let now = monotonic_ns();
+        let now = job_ns();
         let mut call_start = now;
         if let Some(last) = self.last_exit_ns {
             let compute = now.saturating_sub(last);
@@ -89,7 +89,7 @@ impl Pacer {
                 let wake = clock.wall(srt_now + self.owed_srt_ns as u64);
                 if wake.saturating_sub(now) as i64 >= MIN_SLEEP_NS {
                     std::thread::sleep(std::time::Duration::from_nanos(wake - now));
-                    call_start = monotonic_ns();
+                    call_start = job_ns();
                     self.slept_ns += call_start - now;
                     self.owed_srt_ns -= clock.srt(call_start).saturating_sub(srt_now) as i64;
                     self.record(SpanKind::Sleep, "", now, call_start);
@@ -114,7 +114,7 @@ impl Pacer {
         if self.depth > 0 {
             return;
         }
-        let now = monotonic_ns();
+        let now = job_ns();
         self.blocked_ns += clock.srt(now).saturating_sub(clock.srt(self.call_start_ns));
         self.last_exit_ns = Some(now);
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
@@ -131,20 +131,20 @@ mod tests {
     use super::*;
 
     fn busy(ns: u64) {
-        let t = monotonic_ns();
-        while monotonic_ns() - t < ns {}
+        let t = job_ns();
+        while job_ns() - t < ns {}
     }
 
     #[test]
     fn compute_is_stretched_by_the_factor() {
-        let c = ScaledClock::new(monotonic_ns(), 4.0);
+        let c = ScaledClock::new(job_ns(), 4.0);
         let mut p = Pacer::new();
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
-        let t0 = monotonic_ns();
+        let t0 = job_ns();
         busy(20_000_000);
         p.enter("MPI_Barrier", &c);
-        let wall = monotonic_ns() - t0;
+        let wall = job_ns() - t0;
         p.exit(&c);
         // 20 ms of compute at factor 4 takes 80 ms of wall time, within the
         // sleep's overshoot.
@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn nested_calls_count_once() {
-        let c = ScaledClock::new(monotonic_ns(), 1.0);
+        let c = ScaledClock::new(job_ns(), 1.0);
         let mut p = Pacer::new();
         p.enter("MPI_Send", &c);
         p.enter("MPI_Isend", &c);
@@ -167,18 +167,18 @@ mod tests {
     #[test]
     fn a_factor_change_during_computation_is_paid_in_scaled_time() {
         // Factor 2 for the first 5 ms of scaled time (10 ms wall), then 8.
-        let mut c = ScaledClock::new(monotonic_ns(), 2.0);
+        let mut c = ScaledClock::new(job_ns(), 2.0);
         c.change(5_000_000, 8.0);
         let mut p = Pacer::new();
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
-        let start = monotonic_ns();
+        let start = job_ns();
         let srt0 = c.srt(start);
         busy(20_000_000);
         p.enter("MPI_Barrier", &c);
         // 20 ms of computation must take 20 ms of scaled time, whatever the
         // factors on the way (within the sleep's overshoot).
-        let srt = c.srt(monotonic_ns()) - srt0;
+        let srt = c.srt(job_ns()) - srt0;
         assert!((20_000_000..20_500_000).contains(&srt), "{srt}");
     }
 }

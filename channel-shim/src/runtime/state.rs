@@ -1,10 +1,11 @@
 //! Process-wide state of the shim: whether MPI is initialised or finalised,
 //! the gateway connection, the job's clock parameters and the pacer.
 
-use super::connection::GatewayTransport;
+use super::connection::{GatewayTransport, Identity};
 use super::pacer::Pacer;
 use mpinetsim_protocol::{
-    RankCounters, ENV_GATEWAY, ENV_JOB, ENV_RANK, ENV_SIZE, ENV_SOCKET, ENV_TIMELINE_DIR,
+    GatewayAddress, JobSecret, RankCounters, ENV_GATEWAY, ENV_JOB, ENV_RANK, ENV_SECRET, ENV_SIZE,
+    ENV_SOCKET, ENV_TIMELINE_DIR,
 };
 use shim_engine::{Engine, EngineConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,15 +60,16 @@ fn launcher_u64(names: &[&str], what: &str) -> Result<u64, String> {
     ))
 }
 
-/// Where the gateway listens: MPINETSIM_SOCKET (set by `mpinetsim run`) or
-/// MPINETSIM_GATEWAY=unix:PATH (set by the user for another launcher).
-fn gateway_socket() -> Result<String, String> {
+/// Where the gateway listens: MPINETSIM_SOCKET (a Unix socket path, set
+/// by `mpinetsim run`) or MPINETSIM_GATEWAY=unix:PATH or tcp:HOST:PORT (set
+/// by the user for another launcher).
+fn gateway_address() -> Result<GatewayAddress, String> {
     if let Ok(s) = std::env::var(ENV_SOCKET) {
-        return Ok(s);
+        return Ok(GatewayAddress::Unix(s));
     }
     match std::env::var(ENV_GATEWAY) {
-        Ok(g) => g.strip_prefix("unix:").map(str::to_string).ok_or_else(|| {
-            format!("{ENV_GATEWAY}={g} is not unix:PATH; give the address `mpinetsim gateway` printed")
+        Ok(g) => GatewayAddress::parse(&g).map_err(|e| {
+            format!("{ENV_GATEWAY}: {e}; give the address `mpinetsim gateway` printed")
         }),
         Err(_) => Err(format!("{ENV_SOCKET} is not set: this program uses mpinetsim's MPI library but was not started by `mpinetsim run`; start it as `mpinetsim run -n N --net FILE -- program`, or set {ENV_GATEWAY} to the address `mpinetsim gateway` prints")),
     }
@@ -78,7 +80,7 @@ pub fn init() -> Result<JobInfo, String> {
     if INITIALIZED.load(Ordering::SeqCst) {
         return Err("MPI_Init was called twice; call it once per process".into());
     }
-    let socket = gateway_socket()?;
+    let address = gateway_address()?;
     let rank = launcher_u64(
         &[ENV_RANK, "PMI_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"],
         "rank",
@@ -88,7 +90,21 @@ pub fn init() -> Result<JobInfo, String> {
         "job size",
     )? as u32;
     let job = env_u64(ENV_JOB)?;
-    let t = GatewayTransport::connect(&socket, rank, size, job)?;
+    let secret = match std::env::var(ENV_SECRET) {
+        Ok(v) => JobSecret::from_hex(&v).ok_or_else(|| {
+            format!("{ENV_SECRET} is not the 32 hex digits the gateway printed")
+        })?,
+        Err(_) => return Err(format!(
+            "{ENV_SECRET} is not set: pass the job secret `mpinetsim gateway` printed along with {ENV_GATEWAY} and {ENV_JOB}"
+        )),
+    };
+    let me = Identity {
+        rank,
+        size,
+        job,
+        secret,
+    };
+    let t = GatewayTransport::connect(&address, &me)?;
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
     let mut pacer = Pacer::new();
@@ -187,8 +203,7 @@ pub fn abort_job(code: i32, fallback: &str) -> ! {
 pub(super) fn notify_gateway_of_abort(code: i32, text: &str) -> bool {
     if let Ok(mut g) = ENGINE.try_lock() {
         if let Some(e) = g.as_mut() {
-            e.transport_mut().send_abort(code, text);
-            return true;
+            return e.transport_mut().send_abort(code, text);
         }
     }
     false

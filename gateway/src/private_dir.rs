@@ -1,0 +1,62 @@
+//! A folder only this user can enter (mode 0700), for the gateway's default
+//! Unix socket and the shim libraries: no other user can connect to the
+//! socket or swap the libraries the ranks load.
+
+use std::path::PathBuf;
+
+/// A private folder, removed when dropped.
+#[derive(Debug)]
+pub struct PrivateDir {
+    path: PathBuf,
+}
+
+impl PrivateDir {
+    /// Creates `$TMPDIR/<prefix>-<64 random bits>` with mode 0700. It must
+    /// not exist yet (someone else's folder of that name is refused).
+    pub fn create(prefix: &str) -> Result<PrivateDir, String> {
+        use std::os::unix::fs::DirBuilderExt;
+        let random = mpinetsim_protocol::JobSecret::generate()?.0 as u64;
+        let path = std::env::temp_dir().join(format!("{prefix}-{random:016x}"));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| format!("cannot create the private folder {}: {e}", path.display()))?;
+        // The umask may have removed bits but never adds any; make it exact.
+        set_mode(&path, 0o700)?;
+        Ok(PrivateDir { path })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// chmod, as one sentence on failure.
+pub fn set_mode(path: &std::path::Path, mode: u32) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("cannot set the mode of {} to {mode:o}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_folder_is_owner_only_and_removed_on_drop() {
+        let d = PrivateDir::create("mpinetsim-test").unwrap();
+        let mode = std::fs::metadata(d.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let p = d.path().to_path_buf();
+        drop(d);
+        assert!(!p.exists());
+    }
+}
