@@ -84,6 +84,8 @@ pub struct Calibration {
     pub ranks: u32,
     /// Network.
     pub network: String,
+    /// `--fault` specs applied to every run.
+    pub faults: Vec<String>,
     /// Relative tolerance.
     pub tolerance: f64,
     /// Absolute maxBehind floor, µs.
@@ -222,6 +224,9 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         / 1000.0;
     let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     crate::run::apply_model(&mut cfg, a.model.as_deref())?;
+    crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    let origin = a.net.display().to_string();
+    crate::network_model::NetworkModel::from_config(&cfg, &origin, a.ranks, false, false)?;
     std::fs::create_dir_all(&a.out).map_err(|e| {
         format!(
             "cannot create {}: {e}; choose a writable --out folder",
@@ -258,7 +263,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
             ));
             let spec = JobSpec {
                 ranks: a.ranks,
-                origin: a.net.display().to_string(),
+                origin: origin.clone(),
                 cfg: cfg.clone(),
                 time_factor: factor,
                 adaptive: None,
@@ -337,12 +342,13 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         .clone()
         .unwrap_or_else(|| a.net.display().to_string());
     print_table(&rows);
-    println!("{verdict}");
-    println!("calibration took {:.1} s", started.elapsed().as_secs_f64());
+    out!("{verdict}");
+    out!("calibration took {:.1} s", started.elapsed().as_secs_f64());
     let cal = Calibration {
         command: a.command.clone(),
         ranks: a.ranks,
         network: network.clone(),
+        faults: a.faults.clone(),
         tolerance: a.tolerance,
         behind_floor_us: floor_us,
         recommended_factor: best.map(|i| rows[i].factor),
@@ -357,7 +363,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         &format!("{} — {} ranks on {}", a.command[0], a.ranks, network),
         &a.out.join("calibration"),
     )?;
-    println!(
+    out!(
         "written: {}/calibration.csv, .json, .svg, .png; the ranks' output in ranks.log",
         a.out.display()
     );
@@ -365,7 +371,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
 }
 
 fn print_table(rows: &[FactorRow]) {
-    println!(
+    out!(
         "{:>7} {:>5} {:>9} {:>12} {:>7} {:>11} {:>11} {:>11} {:>10} {:>10}",
         "factor",
         "runs",
@@ -379,7 +385,7 @@ fn print_table(rows: &[FactorRow]) {
         "events"
     );
     for r in rows {
-        println!(
+        out!(
             "{:>7} {:>5} {:>9.3} {:>12.6} {:>6.1}% {:>9.1}us {:>9.1}us {:>9.1}us {:>10.0} {:>10.0}{}",
             r.factor,
             r.runs,

@@ -1,8 +1,11 @@
 //! Moves capture bytes from the simulator's capture files into files on
 //! disk, and writes the `hosts` file for Wireshark's name resolution.
 
+use netsim::capture::whole_records_len;
+use netsim::config::CaptureFormat;
 use netsim::Simulator;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Name of the hosts file written beside the captures.
@@ -10,9 +13,58 @@ pub const HOSTS_FILE: &str = "hosts";
 
 /// One open file per capture file of the simulator, all created (with their
 /// headers) when the job starts, so every file is valid from the start.
+///
+/// A write that fails (a full disk, say) cuts that file back to the end of
+/// its last whole record, so it stays readable, and stops all capturing:
+/// later flushes discard what the simulator records.
 pub struct CaptureFiles {
     /// Open files, in the order of `Simulator::captures_mut`.
-    files: Vec<(PathBuf, File)>,
+    files: Vec<OpenCapture>,
+    /// The first write error, as the sentence reported to the user.
+    failed: Option<String>,
+}
+
+/// One capture file on disk and how much of it is known to be whole.
+struct OpenCapture {
+    path: PathBuf,
+    file: File,
+    /// Bytes written by completed drains: always a record boundary.
+    whole_bytes: u64,
+}
+
+impl OpenCapture {
+    /// After a failed write: keeps the whole records the write managed to
+    /// append, cuts off the partial one, and says so in one sentence.
+    fn cut_to_whole_records(&mut self, format: CaptureFormat, error: &std::io::Error) -> String {
+        let cut = self.whole_length(format).and_then(|len| {
+            self.file.set_len(len)?;
+            Ok(len)
+        });
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        match cut {
+            Ok(len) => format!(
+                "cannot write capture file {} ({error}); capturing stopped and the file ends at its last whole packet ({len} bytes); free space in {} or capture fewer points (`links = [...]` in [capture])",
+                self.path.display(),
+                dir.display()
+            ),
+            Err(t) => format!(
+                "cannot write capture file {} ({error}) nor cut it back to its last whole packet ({t}); free space in {} or capture fewer points",
+                self.path.display(),
+                dir.display()
+            ),
+        }
+    }
+
+    /// Length of the file's whole records: the known boundary plus the whole
+    /// records among the bytes the failed write appended.
+    fn whole_length(&mut self, format: CaptureFormat) -> std::io::Result<u64> {
+        let mut appended = Vec::new();
+        self.file.seek(SeekFrom::Start(self.whole_bytes))?;
+        (&self.file).read_to_end(&mut appended)?;
+        let whole = self.whole_bytes + whole_records_len(format, &appended) as u64;
+        self.file.seek(SeekFrom::Start(whole))?;
+        Ok(whole)
+    }
 }
 
 impl CaptureFiles {
@@ -35,34 +87,64 @@ impl CaptureFiles {
         let mut files = Vec::new();
         for cp in sim.captures_mut() {
             let path = dir.join(&cp.file_name);
-            let f = File::create(&path).map_err(|e| {
-                format!(
-                    "cannot create capture file {}: {e}; choose a writable --capture folder",
-                    path.display()
-                )
-            })?;
-            files.push((path, f));
+            let f = File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| {
+                    format!(
+                        "cannot create capture file {}: {e}; choose a writable --capture folder",
+                        path.display()
+                    )
+                })?;
+            files.push(OpenCapture {
+                path,
+                file: f,
+                whole_bytes: 0,
+            });
         }
-        let mut c = CaptureFiles { files };
+        let mut c = CaptureFiles {
+            files,
+            failed: None,
+        };
         c.flush(sim)?;
         Ok(c)
     }
 
     /// Appends everything the capture files produced since the last flush.
+    ///
+    /// The first failure is returned once; the failed file is cut back to
+    /// its last whole record and every later flush only discards.
     pub fn flush(&mut self, sim: &mut Simulator) -> Result<(), String> {
-        for (cp, (path, file)) in sim.captures_mut().iter_mut().zip(&mut self.files) {
+        for (cp, open) in sim.captures_mut().iter_mut().zip(&mut self.files) {
             if cp.pending_len() == 0 {
                 continue;
             }
-            cp.drain_to(file)
-                .map_err(|e| format!("cannot write capture file {}: {e}", path.display()))?;
+            if self.failed.is_some() {
+                cp.drain_to(&mut std::io::sink())
+                    .expect("the sink takes everything");
+                continue;
+            }
+            let format = cp.format;
+            match cp.drain_to(&mut open.file) {
+                Ok(()) => {
+                    open.whole_bytes = open.file.stream_position().unwrap_or(open.whole_bytes)
+                }
+                Err(e) => {
+                    let message = open.cut_to_whole_records(format, &e);
+                    self.failed = Some(message.clone());
+                    return Err(message);
+                }
+            }
         }
         Ok(())
     }
 
     /// Paths of the capture files (not the hosts file).
     pub fn paths(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = self.files.iter().map(|(p, _)| p.clone()).collect();
+        let mut v: Vec<PathBuf> = self.files.iter().map(|o| o.path.clone()).collect();
         v.sort();
         v
     }

@@ -125,6 +125,10 @@ pub struct CalibrateArgs {
     /// Messages above this size use the rendezvous protocol.
     #[arg(long, default_value = "64KiB")]
     pub eager_limit: String,
+    /// Inject a fault into every run (repeatable), as `run --fault`:
+    /// 'link NAME down at 10ms for 50ms', 'link PATTERN mtbf 10s mttr 1s'.
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
     /// The program and its arguments (after --).
     #[arg(required = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -164,6 +168,11 @@ pub struct CompareArgs {
     /// Messages above this size use the rendezvous protocol.
     #[arg(long, default_value = "64KiB")]
     pub eager_limit: String,
+    /// Adds a what-if variant of the first network with this fault
+    /// (repeatable; applied together with any --set), as `run --fault`:
+    /// 'link NAME down at 10ms for 50ms', 'node NAME down at 1s'.
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
     /// The program and its arguments (after --).
     #[arg(required = true, allow_hyphen_values = true)]
     pub command: Vec<String>,

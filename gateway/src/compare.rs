@@ -41,6 +41,27 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// The first network changed by every `--set` and with every `--fault`,
+/// named after what was changed.
+fn what_if_variant(a: &CompareArgs) -> Result<(String, NetworkConfig), String> {
+    let mut cfg = if a.sets.is_empty() {
+        NetworkConfig::load(&a.nets[0], Some(a.ranks)).map_err(|e| e.to_string())?
+    } else {
+        crate::overrides::load_with(&a.nets[0], &a.sets)?
+    };
+    crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    let changes: Vec<String> = a
+        .sets
+        .iter()
+        .cloned()
+        .chain(a.faults.iter().map(|f| format!("fault '{f}'")))
+        .collect();
+    Ok((
+        format!("{} with {}", a.nets[0].display(), changes.join(" ")),
+        cfg,
+    ))
+}
+
 /// Runs the command.
 pub fn run(a: &CompareArgs) -> Result<i32, String> {
     crate::run::check_factor(a.time_factor)?;
@@ -54,12 +75,8 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             NetworkConfig::load(n, Some(a.ranks)).map_err(|e| e.to_string())?,
         ));
     }
-    if !a.sets.is_empty() {
-        let cfg = crate::overrides::load_with(&a.nets[0], &a.sets)?;
-        nets.push((
-            format!("{} with {}", a.nets[0].display(), a.sets.join(" ")),
-            cfg,
-        ));
+    if !a.sets.is_empty() || !a.faults.is_empty() {
+        nets.push(what_if_variant(a)?);
     }
     if !a.models.is_empty() {
         let models = a
@@ -79,7 +96,12 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             .collect();
     }
     if nets.len() < 2 {
-        return Err("compare needs two runs to compare: give --net twice, --set to make a what-if variant of the first, or --model twice (e.g. --model packet --model analytic)".into());
+        return Err("compare needs two runs to compare: give --net twice, --set or --fault to make a what-if variant of the first, or --model twice (e.g. --model packet --model analytic)".into());
+    }
+    // Check every network (topology, placement, faults, model) before the
+    // first run, so a mistake in the last one does not cost the others' runs.
+    for (name, cfg) in &nets {
+        crate::network_model::NetworkModel::from_config(cfg, name, a.ranks, false, false)?;
     }
     let output = match &a.rank_output {
         Some(p) => {
@@ -137,14 +159,30 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             max_behind_us: behind,
         });
     }
-    println!(
-        "{:<48} {:>9} {:>14} {:>10} {:>14} {:>9}",
-        "network", "model", "runtime_s", "slow-down", "maxBehind", "wall_s"
+    let width = rows
+        .iter()
+        .map(|r| r.network.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    out!(
+        "{:<width$} {:>9} {:>14} {:>10} {:>14} {:>9}",
+        "network",
+        "model",
+        "runtime_s",
+        "slow-down",
+        "maxBehind",
+        "wall_s"
     );
     for r in &rows {
-        println!(
-            "{:<48} {:>9} {:>14.6} {:>9.1}% {:>12.1}us {:>9.3}",
-            r.network, r.model, r.runtime_s, r.slowdown_percent, r.max_behind_us, r.wall_s
+        out!(
+            "{:<width$} {:>9} {:>14.6} {:>9.1}% {:>12.1}us {:>9.3}",
+            r.network,
+            r.model,
+            r.runtime_s,
+            r.slowdown_percent,
+            r.max_behind_us,
+            r.wall_s
         );
     }
     if let Some(path) = &a.json {

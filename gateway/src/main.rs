@@ -1,5 +1,15 @@
 //! `mpinetsim`: run MPI programs and synthetic workloads on simulated networks.
 
+/// `println!` that ignores a closed standard output (`mpinetsim topo | head`)
+/// instead of panicking: the results already printed are what the reader
+/// wanted, and the job's files are still written.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 mod adaptive;
 mod calibrate;
 mod capture_files;
@@ -10,6 +20,7 @@ mod conn;
 mod lateness;
 mod launcher;
 mod listen;
+mod memory;
 mod network_model;
 mod overrides;
 mod plot;

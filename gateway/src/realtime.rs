@@ -78,6 +78,9 @@ pub enum JobOutcome {
     /// The simulated network cannot carry the job on (a partition outlasted
     /// its timeout); one sentence.
     NetworkFailed(String),
+    /// A capture or time-series file could not be written (a full disk);
+    /// one sentence.
+    CaptureFailed(String),
 }
 
 /// Job parameters of the gateway.
@@ -141,6 +144,8 @@ pub struct Gateway {
     /// Wall time when a rank's connection closed before MPI_Finalize.
     lost: Vec<(u32, u64)>,
     events_since_flush: u64,
+    /// The first capture write error, ending the job at the next loop turn.
+    capture_failure: Option<String>,
     next_supervise_ns: u64,
     armed_ns: Option<u64>,
 }
@@ -205,6 +210,7 @@ impl Gateway {
             messages_out: 0,
             lost: Vec::new(),
             events_since_flush: 0,
+            capture_failure: None,
             next_supervise_ns: 0,
             armed_ns: None,
             settings,
@@ -245,6 +251,9 @@ impl Gateway {
                 return JobOutcome::Interrupted;
             }
             self.run_due_events();
+            if let Some(message) = self.capture_failure.take() {
+                return JobOutcome::CaptureFailed(message);
+            }
             if let Err(o) = self.flush_all() {
                 return o;
             }
@@ -757,7 +766,9 @@ impl Gateway {
             self.events_since_flush += 1;
             if self.events_since_flush >= 1 << 16 {
                 self.events_since_flush = 0;
-                let _ = self.flush_captures();
+                if let Err(e) = self.flush_captures() {
+                    self.capture_failure.get_or_insert(e);
+                }
             }
         }
     }

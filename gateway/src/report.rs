@@ -117,6 +117,9 @@ pub struct JobReport {
     /// For an adaptive run: what the largest factor it used would have cost
     /// had it been fixed from the start.
     pub adaptive: Option<AdaptiveSummary>,
+    /// The gateway process's peak resident memory at the end of the job,
+    /// bytes (`None` without /proc).
+    pub gateway_peak_rss_bytes: Option<u64>,
     /// Connections dropped because they did not complete the handshake
     /// with the job's secret (wrong secret, garbage, silence).
     pub refused_connections: u64,
@@ -228,6 +231,13 @@ impl JobReport {
                 a.collectives,
                 us(a.collective_ns),
                 a.untimed_messages
+            ));
+        }
+        if let Some(rss) = self.gateway_peak_rss_bytes {
+            s.push_str(&format!(
+                "mpinetsim: gateway peak memory {:.1} MiB ({:.1} KiB per rank)\n",
+                rss as f64 / 1048576.0,
+                rss as f64 / 1024.0 / f64::from(self.ranks.max(1))
             ));
         }
         s.push_str(&network_events_summary(&self.network_stats.network_events));

@@ -451,7 +451,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
-        JobOutcome::NetworkFailed(message) => (format!("{message}; the ranks were stopped"), 1),
+        JobOutcome::NetworkFailed(message) | JobOutcome::CaptureFailed(message) => {
+            (format!("{message}; the ranks were stopped"), 1)
+        }
     };
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;
@@ -559,6 +561,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             .unwrap_or_default(),
         factor_changes: gw.factor_changes.clone(),
         adaptive,
+        gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
         refused_connections: gw.refused,
     };
     let mut finish_error = flush_result.err();

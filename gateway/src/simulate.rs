@@ -70,25 +70,29 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     };
     let wall = started.elapsed().as_secs_f64();
     let eps = stats.events as f64 / wall.max(1e-9);
-    println!(
+    out!(
         "network:          {}",
         cfg.name.as_deref().unwrap_or(&origin)
     );
-    println!(
+    out!(
         "workload:         {} ({} B x {} on {} ranks)",
-        a.workload, size, a.iters, ranks
+        a.workload,
+        size,
+        a.iters,
+        ranks
     );
-    println!(
+    out!(
         "simulated time:   {:.9} s (last delivery)",
         outcome.runtime_ns as f64 / 1e9
     );
-    println!(
+    out!(
         "messages:         {} ({} B)",
-        outcome.messages, outcome.bytes
+        outcome.messages,
+        outcome.bytes
     );
-    println!("events:           {}", stats.events);
-    println!("wall time:        {wall:.3} s");
-    println!("events per s:     {eps:.0}");
+    out!("events:           {}", stats.events);
+    out!("wall time:        {wall:.3} s");
+    out!("events per s:     {eps:.0}");
     let retrans: u64 = stats
         .connections
         .iter()
@@ -100,14 +104,14 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
         .map(|l| l.drops_queue + l.drops_loss + l.drops_down)
         .sum::<u64>()
         + stats.nodes.iter().map(|n| n.drops_unroutable).sum::<u64>();
-    println!("retransmissions:  {retrans}   drops: {drops}");
+    out!("retransmissions:  {retrans}   drops: {drops}");
     print!("{}", network_events_text(&stats));
     if a.verify {
-        println!("corrupted:        {}", outcome.corrupted);
+        out!("corrupted:        {}", outcome.corrupted);
     }
     if let Some(f) = &files {
         for p in f.paths() {
-            println!("capture:          {}", p.display());
+            out!("capture:          {}", p.display());
         }
     }
     if let Some(path) = &a.report {
@@ -126,7 +130,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
                 path.display()
             )
         })?;
-        println!("report:           {}", path.display());
+        out!("report:           {}", path.display());
     }
     if a.verify && outcome.corrupted > 0 {
         return Err(format!(

@@ -47,7 +47,7 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
     let result = analysis::analyse(&net, &routing, pattern, size);
     let analysed = started.elapsed() - built;
     print_report(&origin, &a.pattern, &result, &routing, a.all_nodes);
-    println!(
+    out!(
         "time: build {:.3} s, routing and analysis {:.3} s",
         built.as_secs_f64(),
         analysed.as_secs_f64()
@@ -65,8 +65,8 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
 }
 
 fn print_report(origin: &str, pattern: &str, r: &Analysis, routing: &Routing, all: bool) {
-    println!("network: {origin}");
-    println!(
+    out!("network: {origin}");
+    out!(
         "nodes: {} hosts, {} switches, {} routers; {} links; routing: {}",
         r.hosts,
         r.switches,
@@ -79,13 +79,13 @@ fn print_report(origin: &str, pattern: &str, r: &Analysis, routing: &Routing, al
         }
     );
     match r.diameter_hops {
-        Some(d) => println!("diameter: {d} hops"),
-        None => println!(
+        Some(d) => out!("diameter: {d} hops"),
+        None => out!(
             "diameter: not computed (no closed form and more than {} hosts)",
             analysis::DIAMETER_BFS_HOSTS
         ),
     }
-    println!(
+    out!(
         "pattern {pattern}: {} pairs, mean {:.4} hops (max {}), mean {:.4} links, zero-load latency of a {} B message {:.3} us{}",
         r.pairs,
         r.mean_hops,
@@ -102,24 +102,24 @@ fn print_report(origin: &str, pattern: &str, r: &Analysis, routing: &Routing, al
     if r.handled.is_empty() {
         return;
     }
-    println!("messages received or forwarded per switch/router:");
+    out!("messages received or forwarded per switch/router:");
     if all || r.handled.len() <= TABLE_NODES {
         for (name, count) in &r.handled {
-            println!("  {name:<24} {count}");
+            out!("  {name:<24} {count}");
         }
     } else {
         let counts: Vec<u64> = r.handled.iter().map(|(_, c)| *c).collect();
         let min = counts.iter().min().copied().unwrap_or(0);
         let max = counts.iter().max().copied().unwrap_or(0);
         let mean = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
-        println!(
+        out!(
             "  {} nodes: min {min}, mean {mean:.1}, max {max} (--all-nodes lists every node)",
             counts.len()
         );
         let mut busiest: Vec<&(String, u64)> = r.handled.iter().collect();
         busiest.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
         for (name, count) in busiest.into_iter().take(10) {
-            println!("  {name:<24} {count}");
+            out!("  {name:<24} {count}");
         }
     }
 }

@@ -365,3 +365,153 @@ fn run_stops_the_ranks_when_a_partition_outlasts_its_timeout() {
         "{line}"
     );
 }
+
+/// The retransmission timeout of [`slow_rto_net`], s: long beside the
+/// ranks' scheduling noise, so an outage's cost stands out clearly.
+const RTO_S: f64 = 1.0;
+
+/// TWO_HOSTS with a 1 s minimum RTO.
+fn slow_rto_net(dir: &Path) -> String {
+    write(
+        dir,
+        "two-slow-rto.toml",
+        &TWO_HOSTS.replace("[tcp]\n", "[tcp]\nrto_min='1s'\n"),
+    )
+}
+
+/// Emulated runtime of `pingpong 150 32` on the healthy TWO_HOSTS network.
+fn healthy_pingpong_runtime_s(prog: &Path, net: &str, dir: &Path) -> f64 {
+    let rep = dir.join("healthy.json");
+    let o = run(
+        &[
+            "-n",
+            "2",
+            "--net",
+            net,
+            "--time-factor",
+            "4",
+            "--report",
+            rep.to_str().unwrap(),
+        ],
+        prog,
+        &["150", "32"],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    json(&rep)["emulated_runtime_s"].as_f64().unwrap()
+}
+
+#[test]
+fn compare_puts_a_link_outage_beside_the_healthy_network() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("pingpong", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let net = slow_rto_net(dir.path());
+    let out_json = dir.path().join("compare.json");
+    let o = Command::new(bin())
+        .args(["compare", "-n", "2", "--time-factor", "4", "--net", &net])
+        .args(["--fault", "link h0-s down at 150ms for 50ms"])
+        .args(["--json", out_json.to_str().unwrap()])
+        .args([
+            "--rank-output",
+            dir.path().join("ranks.txt").to_str().unwrap(),
+        ])
+        .arg("--")
+        .arg(&prog)
+        .args(["150", "32"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let rows = json(&out_json);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[1]["network"].as_str().unwrap(),
+        format!("{net} with fault 'link h0-s down at 150ms for 50ms'")
+    );
+    let healthy = rows[0]["runtime_s"].as_f64().unwrap();
+    let faulty = rows[1]["runtime_s"].as_f64().unwrap();
+    // Exactly one message crosses the dead link and waits one RTO (the
+    // 1 s minimum) for its retransmission: the run is 1 s longer. (The
+    // tolerance covers the ranks' own scheduling delays, which count as
+    // emulated time divided by the factor: tens of ms on a loaded machine.)
+    let delay = faulty - healthy;
+    assert!(
+        (delay - RTO_S).abs() < 0.04,
+        "outage cost {delay} s, want {RTO_S} s"
+    );
+}
+
+#[test]
+fn calibrate_applies_the_fault_to_every_run() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("pingpong", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let net = slow_rto_net(dir.path());
+    let out = dir.path().join("cal");
+    let o = Command::new(bin())
+        .args([
+            "calibrate",
+            "-n",
+            "2",
+            "--factors",
+            "2,3,4",
+            "--repeat",
+            "1",
+            "--net",
+            &net,
+        ])
+        .args(["--fault", "link h0-s down at 150ms for 50ms"])
+        .args(["--out", out.to_str().unwrap()])
+        .arg("--")
+        .arg(&prog)
+        .args(["150", "32"])
+        .output()
+        .unwrap();
+    let (stdout, err) = text(&o);
+    // 0 when a factor converged, 1 when none did (noise on a loaded
+    // machine): either way every run completed and was recorded.
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{stdout}\n{err}");
+    let cal = json(&out.join("calibration.json"));
+    assert_eq!(cal["faults"][0], "link h0-s down at 150ms for 50ms");
+    let runs = cal["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    // Each run pays the outage: one RTO (200 ms) over the healthy runtime.
+    let healthy = healthy_pingpong_runtime_s(&prog, &net, dir.path());
+    for r in runs {
+        let delay = r["emulated_runtime_s"].as_f64().unwrap() - healthy;
+        assert!(
+            (delay - RTO_S).abs() < 0.04,
+            "outage cost {delay} s, want {RTO_S} s: {r}"
+        );
+    }
+}
+
+#[test]
+fn compare_and_calibrate_check_faults_before_the_first_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = slow_rto_net(dir.path());
+    for sub in ["compare", "calibrate"] {
+        let o = Command::new(bin())
+            .args([
+                sub,
+                "-n",
+                "2",
+                "--net",
+                &net,
+                "--fault",
+                "link nowhere down at 1ms",
+            ])
+            .args(["--", "/bin/true"])
+            .output()
+            .unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{sub}: {err}");
+        assert_eq!(err.lines().count(), 1, "{sub}: {err}");
+        assert!(err.contains("matches no link"), "{sub}: {err}");
+    }
+}

@@ -689,3 +689,95 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     tcp.write(out).expect("vec write");
     out.extend_from_slice(&pkt.payload);
 }
+
+/// Length of the whole records at the start of `appended`: bytes a capture
+/// file received after a record boundary, of which a failed write (a full
+/// disk) may have kept only a part. Cutting the file to this length leaves
+/// it readable, ending at its last whole packet.
+///
+/// Classic pcap records are a 16-byte header whose bytes 8..12 give the
+/// captured length; pcapng blocks carry their total length at bytes 4..8.
+pub fn whole_records_len(format: CaptureFormat, appended: &[u8]) -> usize {
+    let mut at = 0usize;
+    loop {
+        let rest = &appended[at..];
+        let len = match format {
+            CaptureFormat::Pcap => {
+                if rest.len() < 16 {
+                    return at;
+                }
+                16 + u32::from_le_bytes(rest[8..12].try_into().expect("4 bytes")) as usize
+            }
+            CaptureFormat::Pcapng => {
+                if rest.len() < 12 {
+                    return at;
+                }
+                u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize
+            }
+        };
+        if len == 0 || rest.len() < len {
+            return at;
+        }
+        at += len;
+    }
+}
+
+#[cfg(test)]
+mod whole_records_tests {
+    use super::*;
+
+    /// A pcap record of `n` captured bytes.
+    fn pcap_record(n: u32) -> Vec<u8> {
+        let mut r = vec![0u8; 8];
+        r.extend_from_slice(&n.to_le_bytes());
+        r.extend_from_slice(&n.to_le_bytes());
+        r.resize(16 + n as usize, 0xAB);
+        r
+    }
+
+    #[test]
+    fn pcap_cut_inside_the_third_record_keeps_two() {
+        let mut bytes = pcap_record(60);
+        bytes.extend(pcap_record(1514));
+        let two = bytes.len();
+        bytes.extend(pcap_record(100));
+        assert_eq!(two, 76 + 1530);
+        for kept in [two, two + 1, two + 15, two + 16, two + 115] {
+            assert_eq!(whole_records_len(CaptureFormat::Pcap, &bytes[..kept]), two);
+        }
+        assert_eq!(whole_records_len(CaptureFormat::Pcap, &bytes), two + 116);
+        assert_eq!(whole_records_len(CaptureFormat::Pcap, &bytes[..75]), 0);
+    }
+
+    #[test]
+    fn pcapng_blocks_by_their_total_length() {
+        let mut c = CaptureFile::pcapng(
+            "n.pcapng".into(),
+            vec![CaptureInterface {
+                port: 0,
+                name: "p0".into(),
+                description: "port 0".into(),
+                speed_bps: 1_000_000_000,
+            }],
+            &[],
+            65535,
+        );
+        c.enable_event_comments();
+        let header = c.take_bytes();
+        c.record_comment(Nanos(5), "first");
+        c.record_comment(Nanos(6), "second");
+        let blocks = c.take_bytes();
+        assert_eq!(
+            whole_records_len(CaptureFormat::Pcapng, &header),
+            header.len()
+        );
+        assert_eq!(
+            whole_records_len(CaptureFormat::Pcapng, &blocks),
+            blocks.len()
+        );
+        assert_eq!(
+            whole_records_len(CaptureFormat::Pcapng, &blocks[..blocks.len() - 1]),
+            blocks.len() / 2
+        );
+    }
+}
