@@ -11,6 +11,13 @@
 use super::{DatatypeId, Datatypes, TypeInfo, TypeRun};
 use crate::error::{MpiError, MpiResult};
 
+/// Most runs (stretches of consecutive elements of one predefined type) the
+/// flattened typemap of one derived datatype may have: 4,194,304 runs, 96 MiB.
+/// The engine keeps every type flattened, so a constructor whose result
+/// would need more (e.g. a vector of more than four million separate
+/// blocks) fails with `MPI_ERR_OTHER` instead of exhausting memory.
+pub const MAX_TYPEMAP_RUNS: u64 = 1 << 22;
+
 /// One block of a new type: `len` copies of `old` at byte displacement `disp`.
 struct Block<'a> {
     disp: i64,
@@ -23,7 +30,7 @@ fn push_run(runs: &mut Vec<TypeRun>, r: TypeRun) {
         return;
     }
     if let Some(last) = runs.last_mut() {
-        if last.ty == r.ty && last.end() == r.disp {
+        if last.ty == r.ty && last.end() == i128::from(r.disp) {
             last.count += r.count;
             return;
         }
@@ -31,60 +38,117 @@ fn push_run(runs: &mut Vec<TypeRun>, r: TypeRun) {
     runs.push(r);
 }
 
-fn build(blocks: &[Block<'_>], struct_padding: bool) -> TypeInfo {
+/// Whether consecutive copies of `t` are one run: a single run of a dense
+/// element type that fills the extent exactly.
+fn tiles(t: &TypeInfo) -> bool {
+    match t.runs.as_slice() {
+        [r] => r.ty.is_dense() && r.end() - i128::from(r.disp) == i128::from(t.extent()),
+        _ => false,
+    }
+}
+
+/// Runs a block adds to the typemap before merging.
+fn block_runs(b: &Block<'_>) -> u64 {
+    if b.len == 0 || b.old.runs.is_empty() {
+        0
+    } else if tiles(b.old) {
+        1
+    } else {
+        b.len.saturating_mul(b.old.runs.len() as u64)
+    }
+}
+
+/// A byte displacement or bound that must fit `MPI_Aint`.
+fn aint(v: i128) -> MpiResult<i64> {
+    i64::try_from(v).map_err(|_| MpiError::Arg)
+}
+
+fn build(blocks: &[Block<'_>], struct_padding: bool) -> MpiResult<TypeInfo> {
+    let planned = blocks
+        .iter()
+        .fold(0u64, |n, b| n.saturating_add(block_runs(b)));
+    if planned > MAX_TYPEMAP_RUNS {
+        return Err(MpiError::Other);
+    }
     let mut runs = Vec::new();
     let mut size = 0u64;
-    let (mut lb, mut ub, mut tlb, mut tub) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+    let (mut lb, mut ub, mut tlb, mut tub) = (i128::MAX, i128::MIN, i128::MAX, i128::MIN);
     let mut align = 1u64;
     let mut explicit = false;
     for b in blocks.iter().filter(|b| b.len > 0) {
-        let ext = b.old.extent();
-        let span = (b.len as i64 - 1) * ext;
-        lb = lb.min(b.disp + b.old.lb + span.min(0));
-        ub = ub.max(b.disp + b.old.ub + span.max(0));
+        let ext = i128::from(b.old.extent());
+        let disp = i128::from(b.disp);
+        let span = (i128::from(b.len) - 1) * ext;
+        lb = lb.min(disp + i128::from(b.old.lb) + span.min(0));
+        ub = ub.max(disp + i128::from(b.old.ub) + span.max(0));
         if b.old.size > 0 {
-            tlb = tlb.min(b.disp + b.old.true_lb + span.min(0));
-            tub = tub.max(b.disp + b.old.true_ub + span.max(0));
+            tlb = tlb.min(disp + i128::from(b.old.true_lb) + span.min(0));
+            tub = tub.max(disp + i128::from(b.old.true_ub) + span.max(0));
         }
         align = align.max(b.old.align);
         explicit |= b.old.explicit_bounds;
-        size += b.len * b.old.size;
-        for k in 0..b.len as i64 {
+        size = b
+            .len
+            .checked_mul(b.old.size)
+            .and_then(|s| s.checked_add(size))
+            .filter(|&s| s <= i64::MAX as u64)
+            .ok_or(MpiError::Arg)?;
+        if tiles(b.old) {
+            let r = b.old.runs[0];
+            let count = r.count.checked_mul(b.len).ok_or(MpiError::Arg)?;
+            let run = TypeRun {
+                disp: aint(disp + i128::from(r.disp))?,
+                count,
+                ..r
+            };
+            aint(run.end())?;
+            push_run(&mut runs, run);
+            continue;
+        }
+        for k in 0..i128::from(b.len) {
             for r in &b.old.runs {
-                push_run(
-                    &mut runs,
-                    TypeRun {
-                        disp: b.disp + k * ext + r.disp,
-                        ..*r
-                    },
-                );
+                let run = TypeRun {
+                    disp: aint(disp + k * ext + i128::from(r.disp))?,
+                    ..*r
+                };
+                aint(run.end())?;
+                push_run(&mut runs, run);
             }
         }
     }
-    if lb == i64::MAX {
+    if lb == i128::MAX {
         (lb, ub) = (0, 0);
     }
-    if tlb == i64::MAX {
+    if tlb == i128::MAX {
         (tlb, tub) = (0, 0);
     }
     if struct_padding && !explicit {
-        let ext = ub - lb;
-        let rem = ext.rem_euclid(align as i64);
+        let rem = (ub - lb).rem_euclid(i128::from(align));
         if rem != 0 {
-            ub += align as i64 - rem;
+            ub += i128::from(align) - rem;
         }
     }
-    TypeInfo {
+    let (lb, ub) = (aint(lb)?, aint(ub)?);
+    aint(i128::from(ub) - i128::from(lb))?;
+    Ok(TypeInfo {
         runs,
         size,
         lb,
         ub,
-        true_lb: tlb,
-        true_ub: tub,
+        true_lb: aint(tlb)?,
+        true_ub: aint(tub)?,
         align,
         explicit_bounds: explicit,
         committed: false,
-    }
+    })
+}
+
+/// Displacements in elements of extent `ext`, in bytes.
+fn in_bytes(disps: &[i64], ext: i64) -> MpiResult<Vec<i64>> {
+    disps
+        .iter()
+        .map(|d| d.checked_mul(ext).ok_or(MpiError::Arg))
+        .collect()
 }
 
 impl Datatypes {
@@ -93,16 +157,16 @@ impl Datatypes {
         blocks: &[(i64, u64, DatatypeId)],
         struct_padding: bool,
     ) -> MpiResult<DatatypeId> {
-        let infos: Vec<TypeInfo> = blocks
+        let infos: Vec<&TypeInfo> = blocks
             .iter()
-            .map(|&(_, _, t)| self.info(t).cloned())
+            .map(|&(_, _, t)| self.info(t))
             .collect::<MpiResult<_>>()?;
         let bs: Vec<Block<'_>> = blocks
             .iter()
-            .zip(&infos)
+            .zip(infos)
             .map(|(&(disp, len, _), old)| Block { disp, len, old })
             .collect();
-        let t = build(&bs, struct_padding);
+        let t = build(&bs, struct_padding)?;
         Ok(self.add(t))
     }
 
@@ -120,7 +184,8 @@ impl Datatypes {
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
         let ext = self.info(old)?.extent();
-        self.hvector(count, blocklen, stride * ext, old)
+        let stride = stride.checked_mul(ext).ok_or(MpiError::Arg)?;
+        self.hvector(count, blocklen, stride, old)
     }
 
     /// `MPI_Type_create_hvector`: stride in bytes.
@@ -131,9 +196,25 @@ impl Datatypes {
         stride: i64,
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
+        let t = self.info(old)?;
+        let blocklen = blocklen as u64;
+        if count as u64 > MAX_TYPEMAP_RUNS {
+            // Too many blocks to list. Empty blocks count for nothing, and a
+            // vector whose blocks abut is one contiguous block as long as
+            // its old type tiles; anything else is beyond the limit.
+            if blocklen == 0 {
+                return self.made(&[], false);
+            }
+            let block_bytes = i128::from(blocklen as i64) * i128::from(t.extent());
+            if t.size > 0 && tiles(t) && i128::from(stride) == block_bytes {
+                let len = blocklen.checked_mul(count as u64).ok_or(MpiError::Arg)?;
+                return self.made(&[(0, len, old)], false);
+            }
+            return Err(MpiError::Other);
+        }
         let blocks: Vec<_> = (0..count as i64)
-            .map(|i| (i * stride, blocklen as u64, old))
-            .collect();
+            .map(|i| Ok((aint(i128::from(i) * i128::from(stride))?, blocklen, old)))
+            .collect::<MpiResult<_>>()?;
         self.made(&blocks, false)
     }
 
@@ -144,8 +225,7 @@ impl Datatypes {
         disps: &[i64],
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
-        let ext = self.info(old)?.extent();
-        let bytes: Vec<i64> = disps.iter().map(|d| d * ext).collect();
+        let bytes = in_bytes(disps, self.info(old)?.extent())?;
         self.hindexed(blocklens, &bytes, old)
     }
 
@@ -174,8 +254,7 @@ impl Datatypes {
         disps: &[i64],
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
-        let ext = self.info(old)?.extent();
-        let bytes: Vec<i64> = disps.iter().map(|d| d * ext).collect();
+        let bytes = in_bytes(disps, self.info(old)?.extent())?;
         self.hindexed_block(blocklen, &bytes, old)
     }
 
@@ -208,9 +287,10 @@ impl Datatypes {
 
     /// `MPI_Type_create_resized`.
     pub fn resized(&mut self, old: DatatypeId, lb: i64, extent: i64) -> MpiResult<DatatypeId> {
+        let ub = lb.checked_add(extent).ok_or(MpiError::Arg)?;
         let mut t = self.info(old)?.clone();
         t.lb = lb;
-        t.ub = lb + extent;
+        t.ub = ub;
         t.explicit_bounds = true;
         t.committed = false;
         Ok(self.add(t))
@@ -290,5 +370,48 @@ mod tests {
         assert!(t.free(a).is_err());
         assert!(t.free(d(B::Int)).is_err());
         assert!(t.info(a).is_err());
+    }
+
+    #[test]
+    fn huge_types_are_refused_or_kept_compact() {
+        use crate::datatype::MAX_TYPEMAP_RUNS;
+        use crate::error::MpiError;
+        let mut t = Datatypes::new();
+        let big = MAX_TYPEMAP_RUNS as usize + 1;
+        // Abutting blocks of a tiling type are one run, however many.
+        let v = t.vector(big, 3, 3, d(B::Int)).unwrap();
+        let i = t.info(v).unwrap();
+        assert_eq!((i.runs.len(), i.size), (1, 4 * 3 * big as u64));
+        let c = t.contiguous(i32::MAX as usize, d(B::Double)).unwrap();
+        assert_eq!(t.info(c).unwrap().runs.len(), 1);
+        // Separate blocks past the limit are refused, before any allocation.
+        assert_eq!(t.vector(big, 1, 2, d(B::Int)), Err(MpiError::Other));
+        let gappy = t.vector(2, 1, 2, d(B::Int)).unwrap();
+        let half = MAX_TYPEMAP_RUNS as usize / 2;
+        assert!(t.contiguous(half, gappy).is_ok());
+        assert_eq!(t.contiguous(half + 1, gappy), Err(MpiError::Other));
+        // Blocks of nothing are nothing.
+        let empty = t.hvector(big, 0, 8, d(B::Int)).unwrap();
+        assert_eq!(t.info(empty).unwrap().size, 0);
+    }
+
+    #[test]
+    fn arithmetic_beyond_mpi_aint_is_an_error_not_a_wrap() {
+        use crate::error::MpiError;
+        let mut t = Datatypes::new();
+        assert_eq!(t.resized(d(B::Int), i64::MAX, 1), Err(MpiError::Arg));
+        assert_eq!(t.vector(2, 1, i64::MAX / 2, d(B::Int)), Err(MpiError::Arg));
+        assert_eq!(t.hvector(3, 1, i64::MAX / 2, d(B::Int)), Err(MpiError::Arg));
+        assert_eq!(
+            t.indexed(&[1], &[i64::MAX / 3], d(B::Int)),
+            Err(MpiError::Arg)
+        );
+        // 8 × (2^31 − 1) bytes; that many of those exceed i64::MAX bytes.
+        let wide = t.contiguous(i32::MAX as usize, d(B::Double)).unwrap();
+        assert_eq!(t.contiguous(i32::MAX as usize, wide), Err(MpiError::Arg));
+        // Counts too large for the type's extent: no region, no pack size.
+        let far = t.resized(d(B::Int), 0, 1 << 62).unwrap();
+        assert_eq!(t.span(far, 8).map(|s| s.len), Err(MpiError::Count));
+        assert_eq!(t.pack_size(wide, i32::MAX as usize), Err(MpiError::Count));
     }
 }

@@ -16,6 +16,7 @@ mod derived;
 mod pack;
 
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
+pub use derived::MAX_TYPEMAP_RUNS;
 pub use pack::Span;
 
 use crate::error::{MpiError, MpiResult};
@@ -49,9 +50,10 @@ pub struct TypeRun {
 }
 
 impl TypeRun {
-    /// Byte after the last element.
-    fn end(&self) -> i64 {
-        self.disp + (self.count * self.ty.extent()) as i64
+    /// Byte after the last element (wide: a run built from a program's
+    /// counts may end beyond `MPI_Aint` before the constructor refuses it).
+    fn end(&self) -> i128 {
+        i128::from(self.disp) + i128::from(self.count) * i128::from(self.ty.extent())
     }
 }
 
@@ -238,7 +240,10 @@ impl Datatypes {
 
     /// `MPI_Pack_size`: bytes `count` instances pack to.
     pub fn pack_size(&self, dt: DatatypeId, count: usize) -> MpiResult<u64> {
-        Ok(self.info(dt)?.size * count as u64)
+        self.info(dt)?
+            .size
+            .checked_mul(count as u64)
+            .ok_or(MpiError::Count)
     }
 
     /// `MPI_Get_count` for `bytes` received: `None` is `MPI_UNDEFINED`.

@@ -14,15 +14,11 @@ pub struct Span {
     pub len: usize,
 }
 
-fn at(region_len: usize, base: i64, addr: i64, len: u64) -> MpiResult<std::ops::Range<usize>> {
+fn at(region_len: usize, base: i64, addr: i128, len: u64) -> MpiResult<std::ops::Range<usize>> {
     if len == 0 {
         return Ok(0..0);
     }
-    let start = addr.checked_sub(base).ok_or(MpiError::Buffer)?;
-    if start < 0 {
-        return Err(MpiError::Buffer);
-    }
-    let start = start as usize;
+    let start = usize::try_from(addr - i128::from(base)).map_err(|_| MpiError::Buffer)?;
     let end = start.checked_add(len as usize).ok_or(MpiError::Buffer)?;
     if end > region_len {
         return Err(MpiError::Buffer);
@@ -36,25 +32,30 @@ fn for_segments(
     t: &TypeInfo,
     first: i64,
     count: usize,
-    mut f: impl FnMut(i64, u64) -> MpiResult<bool>,
+    mut f: impl FnMut(i128, u64) -> MpiResult<bool>,
 ) -> MpiResult<()> {
-    let ext = t.extent();
+    // Addresses are computed wide: an instance's offset may leave i64
+    // even where its data (offset + displacement) does not.
+    let ext = i128::from(t.extent());
     if t.is_contiguous() {
-        f(first * ext, count as u64 * t.size)?;
+        let len = (count as u64).checked_mul(t.size).ok_or(MpiError::Count)?;
+        f(i128::from(first) * ext, len)?;
         return Ok(());
     }
-    for i in first..first + count as i64 {
+    let first = i128::from(first);
+    for i in first..first + count as i128 {
         let o = i * ext;
         for r in &t.runs {
+            let at = o + i128::from(r.disp);
             if r.ty.is_dense() {
-                if !f(o + r.disp, r.count * r.ty.size())? {
+                if !f(at, r.count * r.ty.size())? {
                     return Ok(());
                 }
             } else {
-                let e_ext = r.ty.extent() as i64;
-                for e in 0..r.count as i64 {
+                let e_ext = i128::from(r.ty.extent());
+                for e in 0..i128::from(r.count) {
                     for (so, sl) in r.ty.segments() {
-                        if sl > 0 && !f(o + r.disp + e * e_ext + so as i64, sl)? {
+                        if sl > 0 && !f(at + e * e_ext + i128::from(so), sl)? {
                             return Ok(());
                         }
                     }
@@ -76,23 +77,28 @@ impl Datatypes {
     /// one buffer (for the v-collectives, whose blocks sit at displacements).
     pub fn span_blocks(&self, dt: DatatypeId, blocks: &[(i64, usize)]) -> MpiResult<Span> {
         let t = self.info(dt)?;
-        let ext = t.extent();
-        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let ext = i128::from(t.extent());
+        let (mut lo, mut hi) = (i128::MAX, i128::MIN);
         for &(first, count) in blocks {
             if count == 0 || t.size == 0 {
                 continue;
             }
-            let a = first * ext;
-            let b = (first + count as i64 - 1) * ext;
-            lo = lo.min(a.min(b) + t.true_lb);
-            hi = hi.max(a.max(b) + t.true_ub);
+            let a = i128::from(first) * ext;
+            let b = (i128::from(first) + count as i128 - 1) * ext;
+            lo = lo.min(a.min(b) + i128::from(t.true_lb));
+            hi = hi.max(a.max(b) + i128::from(t.true_ub));
         }
-        if lo == i64::MAX {
+        if lo == i128::MAX {
             return Ok(Span::default());
         }
+        // The region must be addressable: its start an MPI_Aint, its
+        // length a usize (counts too large for the type are MPI_ERR_COUNT).
         Ok(Span {
-            base: lo,
-            len: (hi - lo) as usize,
+            base: i64::try_from(lo).map_err(|_| MpiError::Count)?,
+            len: usize::try_from(hi - lo)
+                .ok()
+                .filter(|&l| l <= isize::MAX as usize)
+                .ok_or(MpiError::Count)?,
         })
     }
 
@@ -114,7 +120,10 @@ impl Datatypes {
         base: i64,
     ) -> MpiResult<Vec<u8>> {
         let t = self.info(dt)?;
-        let mut out = Vec::with_capacity(t.size as usize * count);
+        // At most the region's bytes unless the type overlaps itself;
+        // never trust size × count before the segments are checked.
+        let packed = (t.size as usize).saturating_mul(count);
+        let mut out = Vec::with_capacity(packed.min(region.len()));
         for_segments(t, first, count, |addr, len| {
             out.extend_from_slice(&region[at(region.len(), base, addr, len)?]);
             Ok(true)
