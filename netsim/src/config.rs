@@ -8,9 +8,11 @@ use crate::units;
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
-/// Why a configuration could not be read: one sentence for the user.
+/// Why a configuration could not be read: one sentence for the user. It
+/// displays on one line even where it quotes input with control characters
+/// (see [`crate::text::one_line`]).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[error("{}", crate::text::one_line(.0))]
 pub struct ConfigError(pub String);
 
 macro_rules! human_unit {

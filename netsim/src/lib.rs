@@ -31,6 +31,7 @@ pub mod routing;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
+pub mod text;
 pub mod time;
 pub mod topology;
 pub mod transmitter;

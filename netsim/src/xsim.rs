@@ -241,8 +241,11 @@ fn level(l: &Level, p: &str, hosts: u32, what: &str) -> Result<TopologyConfig, C
                 )));
             }
             let dims = vector(text, &key, n)?;
-            let product: u64 = dims.iter().map(|&d| d as u64).product();
-            if product != hosts as u64 {
+            let product = dims
+                .iter()
+                .try_fold(1u64, |p, &d| p.checked_mul(u64::from(d)));
+            if product != Some(u64::from(hosts)) {
+                let product = product.map_or("more than 2^64".to_string(), |p| p.to_string());
                 return Err(fail(format!(
                     "`{key}` = {text} holds {product} nodes but {what} is {hosts}; the product of the dimensions must equal it"
                 )));
