@@ -145,13 +145,13 @@ pub const EVENTS_SHOWN: usize = 20;
 
 /// The fault and routing log for stderr: a count, then one line per event
 /// (at most [`EVENTS_SHOWN`]); empty without faults.
-pub fn network_events_summary(events: &[netsim::faults::NetworkEvent]) -> String {
+pub fn network_events_summary(events: &[netsim::faults::NetworkEvent], unrecorded: u64) -> String {
     if events.is_empty() {
         return String::new();
     }
     let mut s = format!(
         "mpinetsim: network events: {} (faults, route changes, partitions)\n",
-        events.len()
+        events.len() as u64 + unrecorded
     );
     for e in events.iter().take(EVENTS_SHOWN) {
         s.push_str(&format!("mpinetsim:   {}\n", e.line()));
@@ -160,6 +160,12 @@ pub fn network_events_summary(events: &[netsim::faults::NetworkEvent]) -> String
         s.push_str(&format!(
             "mpinetsim:   … {} more in the JSON report (network_stats.network_events)\n",
             events.len() - EVENTS_SHOWN
+        ));
+    }
+    if unrecorded > 0 {
+        s.push_str(&format!(
+            "mpinetsim:   … and {unrecorded} more counted but not recorded (only the first {} are kept)\n",
+            netsim::faults::MAX_RECORDED_NETWORK_EVENTS
         ));
     }
     s
@@ -240,7 +246,10 @@ impl JobReport {
                 rss as f64 / 1024.0 / f64::from(self.ranks.max(1))
             ));
         }
-        s.push_str(&network_events_summary(&self.network_stats.network_events));
+        s.push_str(&network_events_summary(
+            &self.network_stats.network_events,
+            self.network_stats.network_events_unrecorded,
+        ));
         if self.refused_connections > 0 {
             s.push_str(&format!(
                 "mpinetsim: {} connection(s) refused (no Hello with the job's secret)\n",

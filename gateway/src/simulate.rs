@@ -147,7 +147,8 @@ fn network_events_text(stats: &netsim::stats::SimStats) -> String {
     if e.is_empty() {
         return String::new();
     }
-    let mut s = format!("network events:   {}\n", e.len());
+    let unrecorded = stats.network_events_unrecorded;
+    let mut s = format!("network events:   {}\n", e.len() as u64 + unrecorded);
     for ev in e.iter().take(crate::report::EVENTS_SHOWN) {
         s.push_str(&format!("  {}\n", ev.line()));
     }
@@ -155,6 +156,12 @@ fn network_events_text(stats: &netsim::stats::SimStats) -> String {
         s.push_str(&format!(
             "  … {} more in the --report JSON (stats.network_events)\n",
             e.len() - crate::report::EVENTS_SHOWN
+        ));
+    }
+    if unrecorded > 0 {
+        s.push_str(&format!(
+            "  … and {unrecorded} more counted but not recorded (only the first {} are kept)\n",
+            netsim::faults::MAX_RECORDED_NETWORK_EVENTS
         ));
     }
     s

@@ -493,8 +493,17 @@ pub(crate) struct FaultState {
     pub partition: Option<Partition>,
     /// When to look for messages that waited too long at a partition.
     pub check_at: Option<Nanos>,
+    /// The first [`MAX_RECORDED_NETWORK_EVENTS`] events.
     pub log: Vec<NetworkEvent>,
+    /// Events after those, counted but not recorded.
+    pub unrecorded: u64,
 }
+
+/// Most network events one run records (in the report, the timeline and
+/// as pcapng comments). Random faults with a period of milliseconds over
+/// minutes of virtual time make millions; beyond this many they are only
+/// counted, so memory stays bounded (100,000 events take about 40 MiB).
+pub const MAX_RECORDED_NETWORK_EVENTS: usize = 100_000;
 
 impl FaultState {
     pub fn new(mut plan: FaultPlan, net: &Network) -> FaultState {
@@ -515,6 +524,7 @@ impl FaultState {
             partition: None,
             check_at: None,
             log: Vec::new(),
+            unrecorded: 0,
         }
     }
 
@@ -698,7 +708,7 @@ pub(crate) fn describe_groups(
 /// for 50ms`, `link router0-router1 rate 100Mbps at 1s`, `node router* mtbf
 /// 10s mttr 1s`. The error is one sentence.
 pub fn parse_spec(spec: &str) -> Result<FaultConfig, String> {
-    let bad = |msg: String| format!("--fault '{spec}': {msg}");
+    let bad = |msg: String| crate::text::one_line(&format!("--fault '{spec}': {msg}"));
     let mut f = FaultConfig {
         source: Some(spec.to_string()),
         ..FaultConfig::default()

@@ -950,8 +950,26 @@ impl Simulator {
         }
     }
 
-    /// Logs a network event and writes it as a comment into pcapng captures.
+    /// Logs a network event and writes it as a comment into pcapng
+    /// captures; past [`crate::faults::MAX_RECORDED_NETWORK_EVENTS`] it
+    /// only counts it (the captures get one comment saying so).
     fn log_event(&mut self, kind: NetworkEventKind, target: String, detail: String) {
+        let Some(f) = self.faults.as_mut() else {
+            return;
+        };
+        if f.log.len() >= crate::faults::MAX_RECORDED_NETWORK_EVENTS {
+            if f.unrecorded == 0 {
+                let line = format!(
+                    "further network events are counted, not recorded (more than {})",
+                    crate::faults::MAX_RECORDED_NETWORK_EVENTS
+                );
+                for c in &mut self.captures {
+                    c.record_comment(self.now, &line);
+                }
+            }
+            f.unrecorded += 1;
+            return;
+        }
         let ev = NetworkEvent {
             at_ns: self.now.0,
             kind,
@@ -962,9 +980,7 @@ impl Simulator {
         for c in &mut self.captures {
             c.record_comment(self.now, &line);
         }
-        if let Some(f) = self.faults.as_mut() {
-            f.log.push(ev);
-        }
+        f.log.push(ev);
     }
 
     fn apply_change(&mut self, target: Target, change: Change, cause: Cause) {
@@ -1230,6 +1246,7 @@ impl Simulator {
             nodes: self.node_stats.clone(),
             links: self.link_stats.clone(),
             network_events: self.network_events().to_vec(),
+            network_events_unrecorded: self.faults.as_ref().map_or(0, |f| f.unrecorded),
             connections: self
                 .conns
                 .iter()

@@ -91,6 +91,9 @@ pub struct SimStats {
     pub links: Vec<LinkDirectionStats>,
     /// Per connection that carried data.
     pub connections: Vec<ConnectionReport>,
-    /// Faults, route changes and partitions, in time order.
+    /// Faults, route changes and partitions, in time order (the first
+    /// [`crate::faults::MAX_RECORDED_NETWORK_EVENTS`]).
     pub network_events: Vec<crate::faults::NetworkEvent>,
+    /// Network events after those, counted but not recorded.
+    pub network_events_unrecorded: u64,
 }

@@ -548,3 +548,35 @@ fn a_switch_down_isolates_every_host_until_it_is_back_and_ups_nest() {
         .any(|e| e.at_ns == 50 * MS && e.detail.contains("still down (1 more faults)")));
     assert!(ec.iter().all(|e| e.target != "host2-switch0"));
 }
+
+#[test]
+fn network_events_past_the_record_limit_are_counted_not_kept() {
+    use netsim::faults::{parse_spec, MAX_RECORDED_NETWORK_EVENTS as MAX};
+    // Each rate change is one event (no route change, no partition); the
+    // first MAX are recorded, the rest only counted, and the capture gets
+    // one comment saying so.
+    let extra = 7;
+    let toml = two_hosts("[capture]\nformat='pcapng'\npoints=['h0']\n");
+    let mut cfg = NetworkConfig::from_toml_str(&toml, "test").unwrap();
+    for i in 0..MAX + extra {
+        let rate = if i % 2 == 0 { "500Mbps" } else { "1Gbps" };
+        let spec = format!("link h0-s rate {rate} at {}us", i + 1);
+        cfg.fault_entries.push(parse_spec(&spec).unwrap());
+    }
+    let mut s = Simulator::from_config(&cfg, "test", 2, true).unwrap();
+    s.inject(0, 1, Bytes::from_static(b"x"), Nanos(1_000 * MS))
+        .unwrap();
+    while s.step().is_some() {}
+    let stats = s.stats();
+    assert_eq!(stats.network_events.len(), MAX);
+    assert_eq!(stats.network_events_unrecorded, extra as u64);
+    assert!(stats
+        .network_events
+        .iter()
+        .all(|e| e.kind == K::LinkDegraded));
+    let text = String::from_utf8_lossy(&s.captures_mut()[0].take_bytes()).into_owned();
+    assert_eq!(
+        text.matches("further network events are counted").count(),
+        1
+    );
+}
