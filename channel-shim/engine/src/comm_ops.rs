@@ -217,7 +217,7 @@ impl<T: Transport> Engine<T> {
         mine.extend_from_slice(&color.unwrap_or(u32::MAX).to_le_bytes());
         mine.extend_from_slice(&key.to_le_bytes());
         mine.extend_from_slice(&self.comms.next_context.to_le_bytes());
-        let all = self.allgather_ring(&c, mine)?;
+        let all = self.allgather_ring(&c, mine, &vec![12; c.n as usize])?;
         let word = |b: &[u8], i: usize| -> MpiResult<u32> {
             b.get(4 * i..4 * i + 4)
                 .and_then(|s| s.try_into().ok())
