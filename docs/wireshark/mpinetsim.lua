@@ -32,6 +32,7 @@ local f = {
   version = ProtoField.uint8("mpinetsim.version", "Version"),
   kind = ProtoField.uint8("mpinetsim.kind", "Kind", base.DEC, kinds),
   sync = ProtoField.bool("mpinetsim.sync", "Synchronous send"),
+  coll_error = ProtoField.bool("mpinetsim.coll_error", "Sent after the sender's collective failed"),
   call = ProtoField.uint8("mpinetsim.call", "MPI call", base.DEC, calls),
   src = ProtoField.uint32("mpinetsim.src", "Source rank"),
   dst = ProtoField.uint32("mpinetsim.dst", "Destination rank"),
@@ -73,6 +74,7 @@ local function dissect_one(tvb, pinfo, tree)
   t:add(f.version, tvb(1, 1))
   t:add(f.kind, tvb(2, 1))
   t:add(f.sync, tvb(3, 1):uint() % 2 == 1)
+  t:add(f.coll_error, math.floor(tvb(3, 1):uint() / 2) % 2 == 1)
   t:add(f.call, tvb(4, 1))
   t:add_le(f.src, tvb(8, 4))
   t:add_le(f.dst, tvb(12, 4))

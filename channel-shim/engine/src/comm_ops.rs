@@ -204,32 +204,24 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Comm_split` (collective over `comm`): `color` `None` is
-    /// `MPI_UNDEFINED` (the caller gets `None`); members are ordered by
-    /// (key, rank in `comm`).
+    /// `MPI_UNDEFINED` (the caller gets `None`); any other colour, negative
+    /// ones included (MPICH accepts them), names a new communicator whose
+    /// members are ordered by (key, rank in `comm`).
     pub fn comm_split(
         &mut self,
         comm: CommId,
-        color: Option<u32>,
+        color: Option<i32>,
         key: i32,
     ) -> MpiResult<Option<CommId>> {
         let c = self.ctx(comm, CallCode::Comm_split)?;
-        let mut mine = Vec::with_capacity(12);
-        mine.extend_from_slice(&color.unwrap_or(u32::MAX).to_le_bytes());
-        mine.extend_from_slice(&key.to_le_bytes());
-        mine.extend_from_slice(&self.comms.next_context.to_le_bytes());
-        let all = self.allgather_ring(&c, mine)?;
-        let word = |b: &[u8], i: usize| -> MpiResult<u32> {
-            b.get(4 * i..4 * i + 4)
-                .and_then(|s| s.try_into().ok())
-                .map(u32::from_le_bytes)
-                .ok_or(MpiError::Other)
-        };
+        let mine = split_entry(color, key, self.comms.next_context);
+        let all = self.allgather_ring(&c, mine, &vec![SPLIT_ENTRY_LEN; c.n as usize])?;
         let mut ctx = 0;
         let mut members = Vec::new();
         for (r, b) in all.iter().enumerate() {
-            let (col, k, next) = (word(b, 0)?, word(b, 1)? as i32, word(b, 2)?);
+            let (col, k, next) = read_split_entry(b)?;
             ctx = ctx.max(next);
-            if col != u32::MAX && Some(col) == color {
+            if col.is_some() && col == color {
                 members.push((k, r as u32));
             }
         }
@@ -242,6 +234,32 @@ impl<T: Transport> Engine<T> {
         let me = self.t.rank();
         Ok(Some(self.comms.add(Comm::new(ctx, Group { ranks }, me))))
     }
+}
+
+/// Bytes each member contributes to `MPI_Comm_split`'s exchange.
+const SPLIT_ENTRY_LEN: usize = 16;
+
+/// One member's split entry: colour defined (0/1), colour, key, lowest
+/// unused context id, as little-endian words.
+fn split_entry(color: Option<i32>, key: i32, next_context: u32) -> Vec<u8> {
+    let mut e = Vec::with_capacity(SPLIT_ENTRY_LEN);
+    e.extend_from_slice(&u32::from(color.is_some()).to_le_bytes());
+    e.extend_from_slice(&color.unwrap_or(0).to_le_bytes());
+    e.extend_from_slice(&key.to_le_bytes());
+    e.extend_from_slice(&next_context.to_le_bytes());
+    e
+}
+
+/// (colour, key, lowest unused context id) of a split entry.
+fn read_split_entry(b: &[u8]) -> MpiResult<(Option<i32>, i32, u32)> {
+    let word = |i: usize| -> MpiResult<u32> {
+        b.get(4 * i..4 * i + 4)
+            .and_then(|s| s.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or(MpiError::Other)
+    };
+    let color = (word(0)? != 0).then_some(word(1)? as i32);
+    Ok((color, word(2)? as i32, word(3)?))
 }
 
 #[cfg(test)]
@@ -268,7 +286,12 @@ mod tests {
         for n in 1..=7u32 {
             run_world(n, 64, |e| {
                 let me = e.rank();
-                let color = if me == 3 { None } else { Some(me % 2) };
+                // Colours -1 and 0: negative colours split like any other.
+                let color = if me == 3 {
+                    None
+                } else {
+                    Some(me as i32 % 2 - 1)
+                };
                 let sub = e.comm_split(W, color, -(me as i32)).unwrap();
                 if me == 3 {
                     assert!(sub.is_none());

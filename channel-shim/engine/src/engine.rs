@@ -8,7 +8,7 @@
 
 use crate::comm::{CommId, Comms};
 use crate::datatype::Datatypes;
-use crate::envelope::{CallCode, Envelope, Kind, FLAG_SYNC};
+use crate::envelope::{CallCode, Envelope, Kind, FLAG_COLL_ERROR, FLAG_SYNC};
 use crate::error::{MpiError, MpiResult};
 use crate::group::Groups;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
@@ -319,7 +319,9 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    /// Sends packed `data` for request `req` (which becomes pending or done).
+    /// Sends packed `data` for request `req` (which becomes pending or done),
+    /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`]) besides
+    /// the ones the mode sets.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start_send(
         &mut self,
@@ -330,6 +332,7 @@ impl<T: Transport> Engine<T> {
         context: u32,
         tag: i32,
         call: CallCode,
+        flags: u8,
     ) {
         let me = self.t.rank();
         let seq_slot = self.seq.entry((dst, context)).or_insert(0);
@@ -337,7 +340,7 @@ impl<T: Transport> Engine<T> {
         *seq_slot = seq.wrapping_add(1);
         let mut env = Envelope {
             kind: Kind::Eager,
-            flags: 0,
+            flags,
             call,
             src: me,
             dst,
@@ -351,7 +354,7 @@ impl<T: Transport> Engine<T> {
         };
         let state = if data.len() as u64 <= self.eager_limit() {
             if mode == SendMode::Synchronous {
-                env.flags = FLAG_SYNC;
+                env.flags |= FLAG_SYNC;
                 env.sender_op = self.new_op();
                 self.sync_send.insert(env.sender_op, req);
                 self.tsend(dst, &env, &data);
@@ -447,7 +450,7 @@ impl<T: Transport> Engine<T> {
             .get_any(comm)
             .and_then(|c| c.rank_of_world(env.src))
             .map_or(Source::Any, Source::Rank);
-        let mut error = None;
+        let mut error = env.is_coll_error().then_some(MpiError::Other);
         if env.msg_len > capacity {
             data.truncate(capacity as usize);
             error = Some(MpiError::Truncate);
@@ -483,7 +486,7 @@ impl<T: Transport> Engine<T> {
         };
         let env = Envelope {
             kind: Kind::Data,
-            flags: 0,
+            flags: cts.flags & FLAG_COLL_ERROR,
             src: cts.dst,
             dst: cts.src,
             msg_len: data.len() as u64,

@@ -11,7 +11,7 @@
 //! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
 //! | 1      | 1    | `version`     | always `1` |
 //! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data, 5 Ssend ack, 6 control |
-//! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; other bits zero |
+//! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; other bits zero |
 //! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
 //! | 5      | 3    | reserved      | zero |
 //! | 8      | 4    | `src`         | sending world rank (u32) |
@@ -41,6 +41,12 @@ pub const MAGIC: u8 = 0x4D;
 pub const VERSION: u8 = 1;
 /// Flag: synchronous-mode send; the receiver sends an ack when it matches.
 pub const FLAG_SYNC: u8 = 1;
+/// Flag: a collective message sent after the sender's part of the
+/// collective failed (MPICH's error bit in the tag); the receiving rank's
+/// collective then fails with `MPI_ERR_OTHER` too.
+pub const FLAG_COLL_ERROR: u8 = 2;
+/// Every flag bit a header may carry.
+const KNOWN_FLAGS: u8 = FLAG_SYNC | FLAG_COLL_ERROR;
 
 /// What a message is, in the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,7 +185,7 @@ call_codes! {
 pub struct Envelope {
     /// What the message is.
     pub kind: Kind,
-    /// Flag bits ([`FLAG_SYNC`]).
+    /// Flag bits ([`FLAG_SYNC`], [`FLAG_COLL_ERROR`]).
     pub flags: u8,
     /// The MPI call that produced it.
     pub call: CallCode,
@@ -292,7 +298,7 @@ impl Envelope {
         let kind = Kind::from_u8(bytes[2]).ok_or(EnvelopeError::Kind(bytes[2]))?;
         let flags = bytes[3];
         let call = CallCode::from_u8(bytes[4]).ok_or(EnvelopeError::Call(bytes[4]))?;
-        if flags & !FLAG_SYNC != 0 || bytes[5..8] != [0, 0, 0] || u32_at(bytes, 36) != 0 {
+        if flags & !KNOWN_FLAGS != 0 || bytes[5..8] != [0, 0, 0] || u32_at(bytes, 36) != 0 {
             return Err(EnvelopeError::Reserved);
         }
         let payload_len = u64_at(bytes, 48);
@@ -330,6 +336,11 @@ impl Envelope {
     /// True for synchronous-mode sends.
     pub fn is_sync(&self) -> bool {
         self.flags & FLAG_SYNC != 0
+    }
+
+    /// True for collective messages sent after the sender's part failed.
+    pub fn is_coll_error(&self) -> bool {
+        self.flags & FLAG_COLL_ERROR != 0
     }
 }
 
@@ -381,6 +392,18 @@ mod tests {
         assert_eq!(&b[8..12], &3u32.to_le_bytes());
         assert_eq!(&b[16..20], &(-5i32).to_le_bytes());
         assert_eq!(&b[40..48], &(1u64 << 20).to_le_bytes());
+    }
+
+    #[test]
+    fn the_collective_error_flag_round_trips_and_unknown_flags_are_rejected() {
+        let mut e = sample();
+        e.flags = FLAG_SYNC | FLAG_COLL_ERROR;
+        let (d, _) = Envelope::decode(&e.encode(&[])).unwrap();
+        assert!(d.is_sync() && d.is_coll_error());
+        assert!(!sample().is_coll_error());
+        let mut b = sample().encode(&[]);
+        b[3] = 4;
+        assert_eq!(Envelope::decode(&b), Err(EnvelopeError::Reserved));
     }
 
     #[test]

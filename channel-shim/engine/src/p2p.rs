@@ -93,11 +93,11 @@ impl<T: Transport> Engine<T> {
             hidden.free_when_done = true;
             hidden.bsend_bytes = need;
             let h = self.reqs.add(hidden);
-            self.start_send(h, SendMode::Standard, data, dst, context, tag, call);
+            self.start_send(h, SendMode::Standard, data, dst, context, tag, call, 0);
             self.reqs.get_mut(req)?.state = done();
         } else {
             self.reqs.get_mut(req)?.state = State::Inactive;
-            self.start_send(req, mode, data, dst, context, tag, call);
+            self.start_send(req, mode, data, dst, context, tag, call, 0);
         }
         Ok(req)
     }

@@ -98,6 +98,16 @@ fn root_from(root: c_int) -> Result<u32, MpiError> {
     u32::try_from(root).map_err(|_| MpiError::Root)
 }
 
+/// A root that must be a member of `c` (checked before the other
+/// arguments, as MPICH does).
+fn root_in(e: &Eng, c: CommId, root: c_int) -> Result<u32, MpiError> {
+    let r = root_from(root)?;
+    if r >= e.comm_size(c)? {
+        return Err(MpiError::Root);
+    }
+    Ok(r)
+}
+
 /// The span of `count` instances of `dt`.
 fn span(e: &Eng, dt: DatatypeId, count: usize) -> Result<Span, MpiError> {
     e.datatypes().span(dt, count)
@@ -203,7 +213,9 @@ mpi_fn! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root:
 
 mpi_fn! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int) {
     run("MPI_Reduce", comm, coll_op::REDUCE, |e, c| {
-        let (dt, n, o, root) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?, root_from(root)?);
+        let root = root_in(e, c, root)?;
+        let (dt, o) = reduction_from(datatype, op)?;
+        let n = count_from(count)?;
         let s = span(e, dt, n)?;
         let at_root = e.comm_rank(c)? == root;
         let inp = input(sendbuf, recvbuf, s, at_root)?;
@@ -216,7 +228,8 @@ mpi_fn! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_i
 
 mpi_fn! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
     run("MPI_Allreduce", comm, coll_op::ALLREDUCE, |e, c| {
-        let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
+        let (dt, o) = reduction_from(datatype, op)?;
+        let n = count_from(count)?;
         let s = span(e, dt, n)?;
         let data = e.allreduce(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
         unpack_to(e, dt, n, &data, recvbuf)?;
@@ -226,7 +239,8 @@ mpi_fn! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: 
 
 mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int) {
     let r = (|| {
-        let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
+        let (dt, o) = reduction_from(datatype, op)?;
+        let n = count_from(count)?;
         engine("MPI_Reduce_local", |e| {
             let s = span(e, dt, n)?;
             let data = e.reduce_local(region(inbuf, s), region(inoutbuf, s), n, dt, o)?;
@@ -238,7 +252,8 @@ mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count
 
 mpi_fn! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
     run("MPI_Scan", comm, coll_op::SCAN, |e, c| {
-        let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
+        let (dt, o) = reduction_from(datatype, op)?;
+        let n = count_from(count)?;
         let s = span(e, dt, n)?;
         let data = e.scan(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
         unpack_to(e, dt, n, &data, recvbuf)?;
@@ -248,7 +263,8 @@ mpi_fn! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int
 
 mpi_fn! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
     run("MPI_Exscan", comm, coll_op::EXSCAN, |e, c| {
-        let (dt, n, o) = (datatype_from(datatype)?, count_from(count)?, op_from(op)?);
+        let (dt, o) = reduction_from(datatype, op)?;
+        let n = count_from(count)?;
         let s = span(e, dt, n)?;
         if let Some(data) = e.exscan(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)? {
             unpack_to(e, dt, n, &data, recvbuf)?;
@@ -259,7 +275,8 @@ mpi_fn! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_i
 
 mpi_fn! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int) {
     run("MPI_Reduce_scatter_block", comm, coll_op::REDUCE_SCATTER_BLOCK, |e, c| {
-        let (dt, n, o) = (datatype_from(datatype)?, count_from(recvcount)?, op_from(op)?);
+        let (dt, o) = reduction_from(datatype, op)?;
+        let n = count_from(recvcount)?;
         let s = span(e, dt, n * size_of(e, c)?)?;
         let data = e.reduce_scatter_block(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
         unpack_to(e, dt, n, &data, recvbuf)?;
@@ -270,7 +287,7 @@ mpi_fn! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_vo
 
 mpi_fn! { fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int) {
     run("MPI_Reduce_scatter", comm, coll_op::REDUCE_SCATTER, |e, c| {
-        let (dt, o) = (datatype_from(datatype)?, op_from(op)?);
+        let (dt, o) = reduction_from(datatype, op)?;
         let rc = counts(size_of(e, c)?, recvcounts)?;
         let s = span(e, dt, rc.iter().sum())?;
         let data = e.reduce_scatter(input(sendbuf, recvbuf, s, true)?, &rc, dt, o, c)?;

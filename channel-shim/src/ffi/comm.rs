@@ -6,7 +6,7 @@
 
 use crate::abi::*;
 use crate::ffi::engine_access::engine;
-use crate::ffi::errors::{finish, PMPI_Comm_get_errhandler, PMPI_Comm_set_errhandler};
+use crate::ffi::errors::{finish, forget_errhandler, inherit_errhandler};
 use crate::ffi::handles::*;
 use crate::ffi::{attr, write_c_string, write_out};
 use shim_engine::{CommId, Comparison, GroupId, MpiError};
@@ -53,9 +53,7 @@ unsafe fn hand_out_comm(parent: c_int, id: Option<CommId>, newcomm: *mut c_int) 
         return;
     };
     let h = comm_to(id);
-    let mut eh = MPI_ERRORS_ARE_FATAL;
-    PMPI_Comm_get_errhandler(parent, &mut eh);
-    PMPI_Comm_set_errhandler(h, eh);
+    inherit_errhandler(parent, h);
     with_names(|m| m.remove(&h));
     write_out(newcomm, h);
 }
@@ -108,11 +106,8 @@ mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
 mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let c = comm_from(comm)?;
-        let color = match color {
-            MPI_UNDEFINED => None,
-            x if x >= 0 => Some(x as u32),
-            _ => return Err(MpiError::Arg),
-        };
+        // MPICH takes every colour but MPI_UNDEFINED, negative ones too.
+        let color = (color != MPI_UNDEFINED).then_some(color);
         let id = engine("MPI_Comm_split", |e| e.comm_split(c, color, key))?;
         hand_out_comm(comm, id, newcomm);
         Ok(())
@@ -144,6 +139,7 @@ mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
         }
         engine("MPI_Comm_free", |e| e.comm_free(c))?;
         with_names(|m| m.remove(&h));
+        forget_errhandler(h);
         write_out(comm, MPI_COMM_NULL);
         Ok(())
     })();

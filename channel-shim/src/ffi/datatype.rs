@@ -67,16 +67,17 @@ fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
     finish(MPI_COMM_WORLD, func, engine(func, |e| f(e.datatypes())))
 }
 
+/// A pack buffer size or position (negative: `MPI_ERR_ARG`, as MPICH).
 fn len_from(n: c_int) -> Result<usize, MpiError> {
     usize::try_from(n).map_err(|_| MpiError::Arg)
 }
 
-/// `n` block lengths from a C array.
+/// `n` block lengths from a C array (negative: `MPI_ERR_COUNT`, as MPICH).
 unsafe fn lens(n: usize, p: *const c_int) -> Result<Vec<usize>, MpiError> {
     if n > 0 && p.is_null() {
         return Err(MpiError::Arg);
     }
-    (0..n).map(|i| len_from(*p.add(i))).collect()
+    (0..n).map(|i| count_from(*p.add(i))).collect()
 }
 
 /// `n` displacements from a C `int` array.
@@ -101,7 +102,7 @@ mpi_fn! { fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mut c_i
 
 mpi_fn! { fn MPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: c_int, newtype: *mut c_int) {
     make("MPI_Type_vector", newtype, |t| {
-        t.vector(count_from(count)?, len_from(blocklength)?, stride as i64, datatype_from(oldtype)?)
+        t.vector(count_from(count)?, count_from(blocklength)?, stride as i64, datatype_from(oldtype)?)
     })
 } }
 
@@ -116,7 +117,7 @@ unsafe fn hvector(
     make(func, newtype, |t| {
         t.hvector(
             count_from(count)?,
-            len_from(blocklength)?,
+            count_from(blocklength)?,
             stride as i64,
             datatype_from(oldtype)?,
         )
@@ -167,14 +168,14 @@ mpi_fn! { fn MPI_Type_hindexed(count: c_int, array_of_blocklengths: *const c_int
 mpi_fn! { fn MPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: c_int, newtype: *mut c_int) {
     make("MPI_Type_create_indexed_block", newtype, |t| {
         let n = count_from(count)?;
-        t.indexed_block(len_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
+        t.indexed_block(count_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
 } }
 
 mpi_fn! { fn MPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
     make("MPI_Type_create_hindexed_block", newtype, |t| {
         let n = count_from(count)?;
-        t.hindexed_block(len_from(blocklength)?, &aints(n, array_of_displacements)?, datatype_from(oldtype)?)
+        t.hindexed_block(count_from(blocklength)?, &aints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
 } }
 

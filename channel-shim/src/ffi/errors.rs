@@ -1,10 +1,19 @@
 //! Error classes, error handlers and the `MPI_Error_*` / errhandler calls.
 //!
-//! Every communicator starts with `MPI_ERRORS_ARE_FATAL`: an error ends the
-//! job with one line naming the call, the error class and the
-//! communicator. With `MPI_ERRORS_RETURN` the call returns the class.
+//! `MPI_ERRORS_ARE_FATAL` ends the job with one line naming the call, the
+//! error class and the communicator; with `MPI_ERRORS_RETURN` the call
+//! returns the class.
+//!
+//! As in MPICH, a communicator's handler is either set (by
+//! `MPI_Comm_set_errhandler`, or copied from its parent when it was
+//! created) or unset. An unset handler reads as `MPI_ERRORS_ARE_FATAL`
+//! (`MPI_Comm_get_errhandler`), but errors on such a communicator go to
+//! `MPI_COMM_WORLD`'s handler, as do errors on a handle that names no
+//! communicator the program holds (garbage, `MPI_COMM_NULL`, a freed
+//! communicator).
 
 use crate::abi::*;
+use crate::ffi::engine_access::engine;
 use crate::ffi::{handles, write_c_string, write_out};
 use crate::runtime;
 use shim_engine::MpiError;
@@ -12,8 +21,38 @@ use std::collections::HashMap;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
-/// Error handler per communicator handle (absent = MPI_ERRORS_ARE_FATAL).
+/// The error handlers that are set, per communicator handle (see the
+/// module docs; removed when the communicator is freed).
 static ERRHANDLERS: Mutex<Option<HashMap<c_int, c_int>>> = Mutex::new(None);
+
+fn with_errhandlers<R>(f: impl FnOnce(&mut HashMap<c_int, c_int>) -> R) -> R {
+    let mut g = ERRHANDLERS.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(HashMap::new))
+}
+
+/// True for the predefined error handlers a communicator can have.
+fn is_errhandler(h: c_int) -> bool {
+    h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN
+}
+
+/// Forgets the error handler of a freed communicator, so that errors on
+/// its stale handle go to MPI_COMM_WORLD's handler.
+pub fn forget_errhandler(comm: c_int) {
+    with_errhandlers(|m| m.remove(&comm));
+}
+
+/// Gives the new communicator `child` the handler of `parent` (set or unset).
+pub fn inherit_errhandler(parent: c_int, child: c_int) {
+    with_errhandlers(|m| match m.get(&parent).copied() {
+        Some(h) => m.insert(child, h),
+        None => m.remove(&child),
+    });
+}
+
+/// The handler `MPI_Comm_get_errhandler` reports for a live communicator.
+fn reported_errhandler(comm: c_int) -> c_int {
+    with_errhandlers(|m| m.get(&comm).copied()).unwrap_or(MPI_ERRORS_ARE_FATAL)
+}
 
 /// The MPI error class of an engine error.
 pub fn error_class(e: MpiError) -> c_int {
@@ -63,18 +102,16 @@ pub fn class_text(class: c_int) -> &'static str {
     }
 }
 
+/// The handler that handles errors on `comm` (see the module docs).
 fn errhandler_of(comm: c_int) -> c_int {
-    // Errors on an invalid communicator (e.g. MPI_COMM_NULL) go to
-    // MPI_COMM_WORLD's handler, as in MPICH.
-    let comm = if handles::comm_from(comm).is_ok() {
-        comm
-    } else {
-        MPI_COMM_WORLD
-    };
-    let g = ERRHANDLERS.lock().unwrap_or_else(|p| p.into_inner());
-    g.as_ref()
-        .and_then(|m| m.get(&comm).copied())
+    with_errhandlers(|m| m.get(&comm).or_else(|| m.get(&MPI_COMM_WORLD)).copied())
         .unwrap_or(MPI_ERRORS_ARE_FATAL)
+}
+
+/// Checks that `comm` names a live communicator.
+fn live_comm(func: &str, comm: c_int) -> Result<(), MpiError> {
+    let c = handles::comm_from(comm)?;
+    engine(func, |e| e.comm_size(c)).map(|_| ())
 }
 
 fn comm_name(comm: c_int) -> String {
@@ -108,26 +145,30 @@ pub fn finish(comm: c_int, func: &str, r: Result<(), MpiError>) -> c_int {
 }
 
 mpi_fn! { fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) {
-    if handles::comm_from(comm).is_err() {
-        return fail(MPI_COMM_WORLD, "MPI_Comm_set_errhandler", MpiError::Comm);
+    let func = "MPI_Comm_set_errhandler";
+    if let Err(e) = live_comm(func, comm) {
+        return fail(comm, func, e);
     }
-    if errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN {
-        return fail(comm, "MPI_Comm_set_errhandler", MpiError::Arg);
+    if !is_errhandler(errhandler) {
+        return fail(comm, func, MpiError::Arg);
     }
-    let mut g = ERRHANDLERS.lock().unwrap_or_else(|p| p.into_inner());
-    g.get_or_insert_with(HashMap::new).insert(comm, errhandler);
+    with_errhandlers(|m| m.insert(comm, errhandler));
     MPI_SUCCESS
 } }
 
 mpi_fn! { fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) {
-    if handles::comm_from(comm).is_err() {
-        return fail(MPI_COMM_WORLD, "MPI_Comm_get_errhandler", MpiError::Comm);
+    let func = "MPI_Comm_get_errhandler";
+    if let Err(e) = live_comm(func, comm) {
+        return fail(comm, func, e);
     }
-    write_out(errhandler, errhandler_of(comm));
+    write_out(errhandler, reported_errhandler(comm));
     MPI_SUCCESS
 } }
 
 mpi_fn! { fn MPI_Errhandler_free(errhandler: *mut c_int) {
+    if errhandler.is_null() || !is_errhandler(*errhandler) {
+        return fail(MPI_COMM_WORLD, "MPI_Errhandler_free", MpiError::Arg);
+    }
     write_out(errhandler, MPI_ERRHANDLER_NULL);
     MPI_SUCCESS
 } }

@@ -188,6 +188,18 @@ pub fn op_from(h: c_int) -> Result<OpId, MpiError> {
         .ok_or(MpiError::Op)
 }
 
+/// The datatype and op of a reduction. MPICH checks the op first and, for
+/// a predefined op, asks the op whether it is defined on the datatype, so
+/// an invalid datatype handle is then `MPI_ERR_OP`, not `MPI_ERR_TYPE`.
+pub fn reduction_from(datatype: c_int, op: c_int) -> Result<(DatatypeId, OpId), MpiError> {
+    let o = op_from(op)?;
+    let dt = datatype_from(datatype).map_err(|e| match o {
+        OpId::Builtin(_) => MpiError::Op,
+        OpId::User(_) => e,
+    })?;
+    Ok((dt, o))
+}
+
 /// The handle of an operation.
 pub fn op_to(o: OpId) -> c_int {
     match o {
@@ -287,5 +299,39 @@ mod tests {
         assert_eq!(op_from(MPI_SUM), Ok(OpId::Builtin(BuiltinOp::Sum)));
         assert_eq!(group_from(group_to(GroupId(4))), Ok(GroupId(4)));
         assert_eq!(datatype_from(MPI_DATATYPE_NULL), Err(MpiError::Datatype));
+    }
+
+    #[test]
+    fn garbage_and_handles_of_the_wrong_kind_are_rejected() {
+        for h in [12345, -1, 0x4400_0007, MPI_INT, MPI_GROUP_EMPTY, MPI_SUM] {
+            assert_eq!(comm_from(h), Err(MpiError::Comm), "{h:#x}");
+        }
+        for h in [12345, -1, 0x4c00_ffff, MPI_COMM_WORLD, MPI_SUM] {
+            assert_eq!(datatype_from(h), Err(MpiError::Datatype), "{h:#x}");
+        }
+        for h in [12345, -1, 0x5800_0077, MPI_INT, MPI_COMM_WORLD] {
+            assert_eq!(op_from(h), Err(MpiError::Op), "{h:#x}");
+        }
+        for h in [12345, -1, MPI_GROUP_NULL, MPI_COMM_WORLD] {
+            assert_eq!(group_from(h), Err(MpiError::Group), "{h:#x}");
+        }
+        for h in [12345, -1, 0x2c00_0007, MPI_COMM_WORLD] {
+            assert_eq!(request_from(h), Err(MpiError::Request), "{h:#x}");
+        }
+    }
+
+    #[test]
+    fn a_bad_datatype_under_a_predefined_op_is_an_op_error() {
+        assert_eq!(reduction_from(12345, MPI_SUM), Err(MpiError::Op));
+        assert_eq!(reduction_from(MPI_INT, 12345), Err(MpiError::Op));
+        let user = op_to(OpId::User(1));
+        assert_eq!(reduction_from(12345, user), Err(MpiError::Datatype));
+        assert_eq!(
+            reduction_from(MPI_INT, MPI_SUM),
+            Ok((
+                DatatypeId::Builtin(BuiltinType::Int),
+                OpId::Builtin(BuiltinOp::Sum)
+            ))
+        );
     }
 }

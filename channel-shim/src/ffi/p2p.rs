@@ -747,7 +747,8 @@ mpi_fn! { fn MPI_Startall(count: c_int, requests: *mut c_int) {
 
 mpi_fn! { fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) {
     let r = (|| {
-        let n = count_from(size)?;
+        // A negative size is MPI_ERR_ARG in MPICH, not MPI_ERR_COUNT.
+        let n = usize::try_from(size).map_err(|_| MpiError::Arg)?;
         ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).replace((buffer as usize, n));
         engine("MPI_Buffer_attach", |e| e.buffer_attach(n))
     })();

@@ -11,7 +11,8 @@ use crate::Engine;
 impl<T: Transport> Engine<T> {
     /// `MPI_Alltoall`: input is the send buffer (`span(stype, scount ×
     /// size)`) or `InPlace(recvbuf region span(rtype, rcount × size))`;
-    /// returns all received blocks packed in rank order.
+    /// returns all received blocks packed in rank order. Blocks longer than
+    /// `rcount` elements of `rtype` are cut (`MPI_ERR_TRUNCATE`).
     pub fn alltoall(
         &mut self,
         input: CollInput<'_>,
@@ -33,17 +34,22 @@ impl<T: Transport> Engine<T> {
                 self.types.pack(rtype, rcount * n, b)?
             }
         };
-        let nb = all.len() / n.max(1);
-        let blocks: Vec<Vec<u8>> = (0..n).map(|i| all[i * nb..(i + 1) * nb].to_vec()).collect();
+        let sb = all.len() / n.max(1);
+        let nb = self.types.committed(rtype)?.size as usize * rcount;
+        let mut blocks: Vec<Vec<u8>> = (0..n).map(|i| all[i * sb..(i + 1) * sb].to_vec()).collect();
+        let me = c.me as usize;
+        blocks[me] = c.fit(std::mem::take(&mut blocks[me]), nb);
         let th = self.cfg.coll;
         let out = if nb as u64 <= th.alltoall_short && n >= 8 {
+            // Bruck forwards blocks for others: all must have the receive size.
+            let blocks = blocks.into_iter().map(|b| c.fit(b, nb)).collect();
             self.alltoall_bruck(&c, blocks, nb)?
         } else if nb as u64 <= th.alltoall_medium {
-            self.alltoall_scattered(&c, blocks)?
+            self.alltoall_scattered(&c, blocks, nb)?
         } else {
-            self.alltoall_pairwise(&c, blocks)?
+            self.alltoall_pairwise(&c, blocks, nb)?
         };
-        Ok(out.concat())
+        c.outcome(out.concat())
     }
 
     fn alltoall_bruck(
@@ -60,7 +66,7 @@ impl<T: Transport> Engine<T> {
             let (dst, src) = ((me + pof2) % n, (me + n - pof2) % n);
             let idx: Vec<usize> = (0..n).filter(|i| i & pof2 != 0).collect();
             let send: Vec<u8> = idx.iter().flat_map(|&i| tmp[i].iter().copied()).collect();
-            let got = self.c_sendrecv(c, dst as u32, send, src as u32)?;
+            let got = self.c_sendrecv(c, dst as u32, send, src as u32, idx.len() * nb)?;
             for (k, &i) in idx.iter().enumerate() {
                 tmp[i] = got[k * nb..(k + 1) * nb].to_vec();
             }
@@ -72,11 +78,17 @@ impl<T: Transport> Engine<T> {
             .collect())
     }
 
-    fn alltoall_scattered(&mut self, c: &Ctx, mut blocks: Vec<Vec<u8>>) -> MpiResult<Vec<Vec<u8>>> {
+    /// All receives and sends at once; received blocks have `nb` bytes.
+    fn alltoall_scattered(
+        &mut self,
+        c: &Ctx,
+        mut blocks: Vec<Vec<u8>>,
+        nb: usize,
+    ) -> MpiResult<Vec<Vec<u8>>> {
         let (n, me) = (c.n as usize, c.me as usize);
         let mut recvs = Vec::new();
         for i in 1..n {
-            recvs.push(((me + i) % n, self.c_irecv(c, ((me + i) % n) as u32)?));
+            recvs.push(((me + i) % n, self.c_irecv(c, ((me + i) % n) as u32, nb)?));
         }
         let mut sends = Vec::new();
         for i in 1..n {
@@ -86,7 +98,7 @@ impl<T: Transport> Engine<T> {
         let mut out = vec![Vec::new(); n];
         out[me] = std::mem::take(&mut blocks[me]);
         for (src, q) in recvs {
-            out[src] = self.c_wait(q)?;
+            out[src] = self.c_wait(c, q, nb)?;
         }
         for q in sends {
             self.wait_internal(q)?;
@@ -94,7 +106,13 @@ impl<T: Transport> Engine<T> {
         Ok(out)
     }
 
-    fn alltoall_pairwise(&mut self, c: &Ctx, mut blocks: Vec<Vec<u8>>) -> MpiResult<Vec<Vec<u8>>> {
+    /// Pairwise exchange; received blocks have `nb` bytes.
+    fn alltoall_pairwise(
+        &mut self,
+        c: &Ctx,
+        mut blocks: Vec<Vec<u8>>,
+        nb: usize,
+    ) -> MpiResult<Vec<Vec<u8>>> {
         let (n, me) = (c.n as usize, c.me as usize);
         let mut out = vec![Vec::new(); n];
         out[me] = std::mem::take(&mut blocks[me]);
@@ -104,8 +122,13 @@ impl<T: Transport> Engine<T> {
             } else {
                 ((me + n - i) % n, (me + i) % n)
             };
-            out[src] =
-                self.c_sendrecv(c, dst as u32, std::mem::take(&mut blocks[dst]), src as u32)?;
+            out[src] = self.c_sendrecv(
+                c,
+                dst as u32,
+                std::mem::take(&mut blocks[dst]),
+                src as u32,
+                nb,
+            )?;
         }
         Ok(out)
     }
@@ -142,15 +165,19 @@ impl<T: Transport> Engine<T> {
             .iter()
             .map(|&(d, k)| self.types.pack_at(dt, d, k, region, base))
             .collect::<MpiResult<_>>()?;
+        if rcounts.len() != n {
+            return Err(MpiError::Count);
+        }
+        let size = self.types.committed(rtype)?.size as usize;
         let me = c.me as usize;
         let mut blocks = blocks;
         let mut out = vec![Vec::new(); n];
-        out[me] = std::mem::take(&mut blocks[me]);
+        out[me] = c.fit(std::mem::take(&mut blocks[me]), rcounts[me] * size);
         for i in 1..n {
             let (src, dst) = ((me + n - i) % n, (me + i) % n);
-            out[src] =
-                self.c_sendrecv(&c, dst as u32, std::mem::take(&mut blocks[dst]), src as u32)?;
+            let send = std::mem::take(&mut blocks[dst]);
+            out[src] = self.c_sendrecv(&c, dst as u32, send, src as u32, rcounts[src] * size)?;
         }
-        Ok(out)
+        c.outcome(out)
     }
 }

@@ -16,14 +16,17 @@ impl<T: Transport> Engine<T> {
         while mask < c.n {
             let to = (c.me + mask) % c.n;
             let from = (c.me + c.n - mask) % c.n;
-            self.c_sendrecv(&c, to, Vec::new(), from)?;
+            self.c_sendrecv(&c, to, Vec::new(), from, 0)?;
             mask <<= 1;
         }
-        Ok(())
+        c.outcome(())
     }
 
     /// `MPI_Bcast`: `buf` is the root's region `span(dt, count)` (ignored
-    /// elsewhere); every rank gets the packed data.
+    /// elsewhere); every rank gets the packed data. A rank whose `count`
+    /// and `dt` describe fewer bytes than the root's gets
+    /// `MPI_ERR_TRUNCATE`, more bytes `MPI_ERR_OTHER` (MPICH's size
+    /// mismatch), and the ranks it forwards to `MPI_ERR_OTHER`.
     pub fn bcast(
         &mut self,
         buf: &[u8],
@@ -48,7 +51,7 @@ impl<T: Transport> Engine<T> {
         }
         let th = self.cfg.coll;
         if (nbytes as u64) < th.bcast_short || c.n < th.bcast_min_procs {
-            self.bcast_binomial(&c, root, &mut data)?;
+            self.bcast_binomial(&c, root, &mut data, nbytes)?;
         } else {
             data.resize(nbytes, 0);
             self.bcast_scatter(&c, root, &mut data)?;
@@ -58,14 +61,16 @@ impl<T: Transport> Engine<T> {
                 self.bcast_allgather_ring(&c, root, &mut data)?;
             }
         }
-        Ok(data)
+        c.outcome(data)
     }
 
+    /// Binomial broadcast of the root's `data`; the others expect `nbytes`.
     pub(crate) fn bcast_binomial(
         &mut self,
         c: &Ctx,
         root: u32,
         data: &mut Vec<u8>,
+        nbytes: usize,
     ) -> MpiResult<()> {
         let n = c.n;
         let rel = (c.me + n - root) % n;
@@ -73,7 +78,7 @@ impl<T: Transport> Engine<T> {
         let mut mask = 1;
         while mask < n {
             if rel & mask != 0 {
-                *data = self.c_recv(c, real(rel - mask))?;
+                *data = self.bcast_recv(c, real(rel - mask), nbytes)?;
                 break;
             }
             mask <<= 1;
@@ -86,6 +91,20 @@ impl<T: Transport> Engine<T> {
             mask >>= 1;
         }
         Ok(())
+    }
+
+    /// Receives the `nbytes` of a broadcast from `from`; a shorter message
+    /// is MPICH's size mismatch (`MPI_ERR_OTHER`).
+    fn bcast_recv(&mut self, c: &Ctx, from: u32, nbytes: usize) -> MpiResult<Vec<u8>> {
+        let r = self.c_irecv(c, from, nbytes)?;
+        let done = self.wait_internal(r)?;
+        let got = done.data.unwrap_or_default();
+        if let Some(e) = done.status.error {
+            c.fail(e);
+        } else if got.len() < nbytes {
+            c.fail(MpiError::Other);
+        }
+        Ok(c.fit(got, nbytes))
     }
 
     /// Binomial scatter of `data` in chunks of ⌈nbytes/n⌉: afterwards
@@ -102,10 +121,10 @@ impl<T: Transport> Engine<T> {
             if rel & mask != 0 {
                 let want = nbytes.saturating_sub(rel * chunk);
                 if want > 0 {
-                    let got = self.c_recv(c, real(rel - mask))?;
                     let at = rel * chunk;
-                    let k = got.len().min(nbytes - at);
-                    data[at..at + k].copy_from_slice(&got[..k]);
+                    let k = (chunk * mask).min(nbytes - at);
+                    let got = self.c_recv(c, real(rel - mask), k)?;
+                    data[at..at + k].copy_from_slice(&got);
                     curr = k;
                 }
                 break;
@@ -138,7 +157,8 @@ impl<T: Transport> Engine<T> {
         let mut j = rel;
         let mut jnext = left;
         for _ in 1..n {
-            let got = self.c_sendrecv(c, real(right), data[range(j)].to_vec(), real(left))?;
+            let want = range(jnext).len();
+            let got = self.c_sendrecv(c, real(right), data[range(j)].to_vec(), real(left), want)?;
             data[range(jnext)].copy_from_slice(&got);
             j = jnext;
             jnext = (jnext + n - 1) % n;
@@ -160,7 +180,14 @@ impl<T: Transport> Engine<T> {
             let dst = rel ^ mask;
             let mine = rel & !(mask - 1);
             let theirs = dst & !(mask - 1);
-            let got = self.c_sendrecv(c, real(dst), data[range(mine, mask)].to_vec(), real(dst))?;
+            let want = range(theirs, mask).len();
+            let got = self.c_sendrecv(
+                c,
+                real(dst),
+                data[range(mine, mask)].to_vec(),
+                real(dst),
+                want,
+            )?;
             data[range(theirs, mask)].copy_from_slice(&got);
             mask <<= 1;
         }

@@ -36,7 +36,8 @@ impl<T: Transport> Engine<T> {
     /// `MPI_Gather` (binomial): input is the send buffer, or at the root
     /// `InPlace(recvbuf region span(rtype, rcount × size))`. The root gets
     /// all blocks packed in rank order (unpack with `rtype`, count
-    /// `rcount × size`).
+    /// `rcount × size`); blocks longer than `rcount` elements of `rtype`
+    /// are cut (`MPI_ERR_TRUNCATE` at the root).
     #[allow(clippy::too_many_arguments)]
     pub fn gather(
         &mut self,
@@ -55,28 +56,35 @@ impl<T: Transport> Engine<T> {
         let n = c.n as usize;
         let own = (c.me as i64 * rcount as i64, rcount);
         let mine = self.own_block(input, scount, stype, rtype, &[(0, rcount * n)], own)?;
-        let nb = mine.len();
+        // Every rank gathers blocks of its own block's size; the root's
+        // blocks are `rcount` elements of `rtype`.
+        let nb = if c.me == root {
+            self.types.committed(rtype)?.size as usize * rcount
+        } else {
+            mine.len()
+        };
         let rel = (c.me + c.n - root) % c.n;
         let real = |r: u32| (r + root) % c.n;
-        let mut buf = mine;
+        let mut buf = c.fit(mine, nb);
         let mut mask = 1;
         while mask < c.n {
             if rel & mask == 0 {
                 let src = rel | mask;
                 if src < c.n {
-                    let got = self.c_recv(&c, real(src))?;
+                    let blocks = mask.min(c.n - src) as usize;
+                    let got = self.c_recv(&c, real(src), blocks * nb)?;
                     buf.extend_from_slice(&got);
                 }
             } else {
                 self.c_send(&c, real(rel & !mask), buf)?;
-                return Ok(None);
+                return c.outcome(None);
             }
             mask <<= 1;
         }
         // Root: blocks are in relative order; rotate to rank order.
         let k = (root as usize * nb).min(buf.len());
         buf.rotate_right(k);
-        Ok(Some(buf))
+        c.outcome(Some(buf))
     }
 
     /// `MPI_Gatherv` (linear): input is the send buffer, or at the root
@@ -110,24 +118,26 @@ impl<T: Transport> Engine<T> {
         let r = root as usize;
         let own = (displs[r], rcounts[r]);
         let mine = self.own_block(input, scount, stype, rtype, &[own], own)?;
+        let size = self.types.committed(rtype)?.size as usize;
         let reqs: Vec<_> = (0..c.n)
             .map(|i| {
+                let len = rcounts[i as usize] * size;
                 if i == root {
-                    Ok(None)
+                    Ok((None, len))
                 } else {
-                    self.c_irecv(&c, i).map(Some)
+                    self.c_irecv(&c, i, len).map(|q| (Some(q), len))
                 }
             })
             .collect::<MpiResult<_>>()?;
         let mut out = Vec::with_capacity(reqs.len());
         let mut mine = Some(mine);
-        for q in reqs {
+        for (q, len) in reqs {
             out.push(match q {
-                None => mine.take().unwrap_or_default(),
-                Some(q) => self.c_wait(q)?,
+                None => c.fit(mine.take().unwrap_or_default(), len),
+                Some(q) => self.c_wait(&c, q, len)?,
             });
         }
-        Ok(Some(out))
+        c.outcome(Some(out))
     }
 
     /// `MPI_Scatter` (binomial): `sendbuf` is the root's region
@@ -164,7 +174,9 @@ impl<T: Transport> Engine<T> {
         let mut mask = 1;
         while mask < c.n {
             if rel & mask != 0 {
-                tmp = self.c_recv(&c, real(rel - mask))?;
+                // The subtree of `mask` ranks from here (fewer at the end).
+                let blocks = mask.min(c.n - rel) as usize;
+                tmp = self.c_recv(&c, real(rel - mask), blocks * nb)?;
                 break;
             }
             mask <<= 1;
@@ -179,10 +191,16 @@ impl<T: Transport> Engine<T> {
             mask >>= 1;
         }
         if c.me == root && recv.is_none() {
-            return Ok(None);
+            return c.outcome(None);
         }
-        tmp.truncate(nb);
-        Ok(Some(tmp))
+        if c.me == root {
+            // The root's own block, `scount` of `stype`, into its receive buffer.
+            let (rcount, rtype) = recv.ok_or(MpiError::Buffer)?;
+            let want = self.types.committed(rtype)?.size as usize * rcount;
+            tmp.truncate(nb);
+            return c.outcome(Some(c.fit(tmp, want)));
+        }
+        c.outcome(Some(c.fit(tmp, nb)))
     }
 
     /// `MPI_Scatterv` (linear): `sendbuf` is the root's region
@@ -204,7 +222,10 @@ impl<T: Transport> Engine<T> {
             return Err(MpiError::Root);
         }
         if c.me != root {
-            return self.c_recv(&c, root).map(Some);
+            let (rcount, rtype) = recv.ok_or(MpiError::Buffer)?;
+            let want = self.types.committed(rtype)?.size as usize * rcount;
+            let got = self.c_recv(&c, root, want)?;
+            return c.outcome(Some(got));
         }
         if scounts.len() != c.n as usize || sdispls.len() != c.n as usize {
             return Err(MpiError::Count);
@@ -229,11 +250,17 @@ impl<T: Transport> Engine<T> {
         for q in reqs {
             self.wait_internal(q)?;
         }
-        Ok(if recv.is_some() { mine } else { None })
+        let Some((rcount, rtype)) = recv else {
+            return Ok(None);
+        };
+        let want = self.types.committed(rtype)?.size as usize * rcount;
+        c.outcome(mine.map(|m| c.fit(m, want)))
     }
 
     /// `MPI_Allgather`: input is the send buffer or `InPlace(recvbuf region
     /// span(rtype, rcount × size))`; returns all blocks packed in rank order.
+    /// A send block longer than `rcount` elements of `rtype` is cut
+    /// (`MPI_ERR_TRUNCATE`, as MPICH's local copy).
     pub fn allgather(
         &mut self,
         input: CollInput<'_>,
@@ -247,17 +274,18 @@ impl<T: Transport> Engine<T> {
         let n = c.n as usize;
         let own = (c.me as i64 * rcount as i64, rcount);
         let mine = self.own_block(input, scount, stype, rtype, &[(0, rcount * n)], own)?;
-        let nb = mine.len();
+        let nb = self.types.committed(rtype)?.size as usize * rcount;
+        let mine = c.fit(mine, nb);
         let total = (nb * n) as u64;
         let th = self.cfg.coll;
-        if c.n.is_power_of_two() && total < th.allgather_long {
-            self.allgather_recdbl(&c, mine)
+        let all = if c.n.is_power_of_two() && total < th.allgather_long {
+            self.allgather_recdbl(&c, mine)?
         } else if total < th.allgather_short {
-            self.allgather_bruck(&c, mine)
+            self.allgather_bruck(&c, mine)?
         } else {
-            let blocks = self.allgather_ring(&c, mine)?;
-            Ok(blocks.concat())
-        }
+            self.allgather_ring(&c, mine, &vec![nb; n])?.concat()
+        };
+        c.outcome(all)
     }
 
     fn allgather_recdbl(&mut self, c: &Ctx, mine: Vec<u8>) -> MpiResult<Vec<u8>> {
@@ -274,6 +302,7 @@ impl<T: Transport> Engine<T> {
                 dst as u32,
                 buf[mine_at * nb..(mine_at + mask) * nb].to_vec(),
                 dst as u32,
+                mask * nb,
             )?;
             buf[theirs_at * nb..(theirs_at + mask) * nb].copy_from_slice(&got);
             mask <<= 1;
@@ -287,14 +316,20 @@ impl<T: Transport> Engine<T> {
         let mut pof2 = 1usize;
         while pof2 <= n / 2 {
             let (src, dst) = ((me + pof2) % n, (me + n - pof2) % n);
-            let got = self.c_sendrecv(c, dst as u32, tmp.clone(), src as u32)?;
+            let got = self.c_sendrecv(c, dst as u32, tmp.clone(), src as u32, tmp.len())?;
             tmp.extend_from_slice(&got);
             pof2 *= 2;
         }
         let rem = n - pof2;
         if rem > 0 {
             let (src, dst) = ((me + pof2) % n, (me + n - pof2) % n);
-            let got = self.c_sendrecv(c, dst as u32, tmp[..rem * nb].to_vec(), src as u32)?;
+            let got = self.c_sendrecv(
+                c,
+                dst as u32,
+                tmp[..rem * nb].to_vec(),
+                src as u32,
+                rem * nb,
+            )?;
             tmp.extend_from_slice(&got);
         }
         // Block i of tmp belongs to rank (me + i) % n.
@@ -302,15 +337,22 @@ impl<T: Transport> Engine<T> {
         Ok(tmp)
     }
 
-    /// Ring allgather of blocks of any sizes; returns the blocks in rank order.
-    pub(crate) fn allgather_ring(&mut self, c: &Ctx, mine: Vec<u8>) -> MpiResult<Vec<Vec<u8>>> {
+    /// Ring allgather of blocks of any sizes (block i has `lens[i]` bytes);
+    /// returns the blocks in rank order.
+    pub(crate) fn allgather_ring(
+        &mut self,
+        c: &Ctx,
+        mine: Vec<u8>,
+        lens: &[usize],
+    ) -> MpiResult<Vec<Vec<u8>>> {
         let (n, me) = (c.n as usize, c.me as usize);
         let mut blocks = vec![Vec::new(); n];
         blocks[me] = mine;
         let (left, right) = ((me + n - 1) % n, (me + 1) % n);
         let (mut j, mut jnext) = (me, left);
         for _ in 1..n {
-            let got = self.c_sendrecv(c, right as u32, blocks[j].clone(), left as u32)?;
+            let want = lens.get(jnext).copied().unwrap_or(0);
+            let got = self.c_sendrecv(c, right as u32, blocks[j].clone(), left as u32, want)?;
             blocks[jnext] = got;
             j = jnext;
             jnext = (jnext + n - 1) % n;
@@ -339,6 +381,10 @@ impl<T: Transport> Engine<T> {
         let me = c.me as usize;
         let own = (displs[me], rcounts[me]);
         let mine = self.own_block(input, scount, stype, rtype, &[own], own)?;
-        self.allgather_ring(&c, mine)
+        let size = self.types.committed(rtype)?.size as usize;
+        let lens: Vec<usize> = rcounts.iter().map(|k| k * size).collect();
+        let mine = c.fit(mine, lens[me]);
+        let blocks = self.allgather_ring(&c, mine, &lens)?;
+        c.outcome(blocks)
     }
 }

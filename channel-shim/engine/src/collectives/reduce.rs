@@ -74,9 +74,12 @@ impl<T: Transport> Engine<T> {
             return Err(MpiError::Root);
         }
         let (r, data) = self.red_setup(input, count, dt, op)?;
-        self.reduce_binomial(&c, r, data, root)
+        let result = self.reduce_binomial(&c, r, data, root)?;
+        c.outcome(result)
     }
 
+    /// Binomial reduction of every rank's `buf` (each expects its
+    /// partners' contributions to be as long as its own) to `root`.
     pub(crate) fn reduce_binomial(
         &mut self,
         c: &Ctx,
@@ -85,6 +88,7 @@ impl<T: Transport> Engine<T> {
         root: u32,
     ) -> MpiResult<Option<Vec<u8>>> {
         let n = c.n;
+        let len = buf.len();
         let lroot = if r.commutative { root } else { 0 };
         let rel = (c.me + n - lroot) % n;
         let real = |x: u32| (x + lroot) % n;
@@ -93,7 +97,7 @@ impl<T: Transport> Engine<T> {
             if rel & mask == 0 {
                 let src = rel | mask;
                 if src < n {
-                    let tmp = self.c_recv(c, real(src))?;
+                    let tmp = self.c_recv(c, real(src), len)?;
                     if r.commutative {
                         self.red(r, &tmp, &mut buf)?;
                     } else {
@@ -111,7 +115,7 @@ impl<T: Transport> Engine<T> {
             if c.me == lroot {
                 self.c_send(c, root, std::mem::take(&mut buf))?;
             } else if c.me == root {
-                buf = self.c_recv(c, lroot)?;
+                buf = self.c_recv(c, lroot, len)?;
             }
         }
         Ok(if c.me == root { Some(buf) } else { None })
@@ -129,7 +133,8 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<Vec<u8>> {
         let c = self.ctx(comm, CallCode::Allreduce)?;
         let (r, data) = self.red_setup(input, count, dt, op)?;
-        self.allreduce_bytes(&c, r, data, count)
+        let result = self.allreduce_bytes(&c, r, data, count)?;
+        c.outcome(result)
     }
 
     pub(crate) fn allreduce_bytes(
@@ -143,6 +148,7 @@ impl<T: Transport> Engine<T> {
         if n == 1 {
             return Ok(buf);
         }
+        let len = buf.len();
         let pof2 = pof2_floor(n);
         let rem = n - pof2;
         let newrank = if me < 2 * rem {
@@ -150,7 +156,7 @@ impl<T: Transport> Engine<T> {
                 self.c_send(c, me + 1, buf.clone())?;
                 None
             } else {
-                let tmp = self.c_recv(c, me - 1)?;
+                let tmp = self.c_recv(c, me - 1, len)?;
                 self.red(r, &tmp, &mut buf)?;
                 Some(me / 2)
             }
@@ -164,7 +170,7 @@ impl<T: Transport> Engine<T> {
                 let mut mask = 1;
                 while mask < pof2 {
                     let dst = real(nr ^ mask);
-                    let tmp = self.c_sendrecv(c, dst, buf.clone(), dst)?;
+                    let tmp = self.c_sendrecv(c, dst, buf.clone(), dst, len)?;
                     if r.commutative || dst < me {
                         self.red(r, &tmp, &mut buf)?;
                     } else {
@@ -180,7 +186,7 @@ impl<T: Transport> Engine<T> {
             if me % 2 == 1 {
                 self.c_send(c, me - 1, buf.clone())?;
             } else {
-                buf = self.c_recv(c, me + 1)?;
+                buf = self.c_recv(c, me + 1, len)?;
             }
         }
         Ok(buf)
@@ -214,7 +220,9 @@ impl<T: Transport> Engine<T> {
             } else {
                 ((mid, hi), (lo, mid))
             };
-            let tmp = self.c_sendrecv(c, dst, buf[off(send.0)..off(send.1)].to_vec(), dst)?;
+            let want = off(keep.1) - off(keep.0);
+            let send = buf[off(send.0)..off(send.1)].to_vec();
+            let tmp = self.c_sendrecv(c, dst, send, dst, want)?;
             self.red(r, &tmp, &mut buf[off(keep.0)..off(keep.1)])?;
             steps.push((dst, keep_low, hi - lo));
             (lo, hi) = keep;
@@ -227,7 +235,8 @@ impl<T: Transport> Engine<T> {
             } else {
                 (lo - half, lo)
             };
-            let got = self.c_sendrecv(c, dst, buf[off(lo)..off(hi)].to_vec(), dst)?;
+            let want = off(theirs.1) - off(theirs.0);
+            let got = self.c_sendrecv(c, dst, buf[off(lo)..off(hi)].to_vec(), dst, want)?;
             buf[off(theirs.0)..off(theirs.1)].copy_from_slice(&got);
             (lo, hi) = (lo.min(theirs.0), hi.max(theirs.1));
         }
@@ -289,6 +298,7 @@ impl<T: Transport> Engine<T> {
             starts[i + 1] = starts[i] + k * r.es;
         }
         let me = c.me as usize;
+        let mine = starts[me + 1] - starts[me];
         if !r.commutative {
             let all = self.reduce_binomial(&c, r, buf, 0)?;
             if c.me == 0 {
@@ -300,9 +310,10 @@ impl<T: Transport> Engine<T> {
                 for q in reqs {
                     self.wait_internal(q)?;
                 }
-                return Ok(all[..starts[1]].to_vec());
+                return c.outcome(all[..starts[1]].to_vec());
             }
-            return self.c_recv(&c, 0);
+            let got = self.c_recv(&c, 0, mine)?;
+            return c.outcome(got);
         }
         let n = c.n;
         let pof2 = pof2_floor(n);
@@ -312,7 +323,7 @@ impl<T: Transport> Engine<T> {
                 self.c_send(&c, c.me + 1, buf.clone())?;
                 None
             } else {
-                let tmp = self.c_recv(&c, c.me - 1)?;
+                let tmp = self.c_recv(&c, c.me - 1, buf.len())?;
                 self.red(r, &tmp, &mut buf)?;
                 Some(c.me / 2)
             }
@@ -340,7 +351,9 @@ impl<T: Transport> Engine<T> {
                 } else {
                     ((mid, hi), (lo, mid))
                 };
-                let tmp = self.c_sendrecv(&c, dst, buf[off(send.0)..off(send.1)].to_vec(), dst)?;
+                let want = off(keep.1) - off(keep.0);
+                let send = buf[off(send.0)..off(send.1)].to_vec();
+                let tmp = self.c_sendrecv(&c, dst, send, dst, want)?;
                 self.red(r, &tmp, &mut buf[off(keep.0)..off(keep.1)])?;
                 (lo, hi) = keep;
                 mask >>= 1;
@@ -350,10 +363,11 @@ impl<T: Transport> Engine<T> {
             if c.me % 2 == 1 {
                 self.c_send(&c, c.me - 1, buf[starts[me - 1]..starts[me]].to_vec())?;
             } else {
-                return self.c_recv(&c, c.me + 1);
+                let got = self.c_recv(&c, c.me + 1, mine)?;
+                return c.outcome(got);
             }
         }
-        Ok(buf[starts[me]..starts[me + 1]].to_vec())
+        c.outcome(buf[starts[me]..starts[me + 1]].to_vec())
     }
 
     /// `MPI_Scan`: input is the send buffer or `InPlace(recvbuf region
@@ -368,9 +382,8 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<Vec<u8>> {
         let c = self.ctx(comm, CallCode::Scan)?;
         let (r, data) = self.red_setup(input, count, dt, op)?;
-        Ok(self
-            .scan_impl(&c, r, data, false)?
-            .expect("inclusive scan has a result"))
+        let result = self.scan_impl(&c, r, data, false)?.unwrap_or_default();
+        c.outcome(result)
     }
 
     /// `MPI_Exscan`: like `scan` but exclusive; rank 0 gets `None`.
@@ -384,7 +397,8 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<Option<Vec<u8>>> {
         let c = self.ctx(comm, CallCode::Exscan)?;
         let (r, data) = self.red_setup(input, count, dt, op)?;
-        self.scan_impl(&c, r, data, true)
+        let result = self.scan_impl(&c, r, data, true)?;
+        c.outcome(result)
     }
 
     fn scan_impl(
@@ -400,7 +414,7 @@ impl<T: Transport> Engine<T> {
         while mask < c.n {
             let dst = c.me ^ mask;
             if dst < c.n {
-                let tmp = self.c_sendrecv(c, dst, partial.clone(), dst)?;
+                let tmp = self.c_sendrecv(c, dst, partial.clone(), dst, partial.len())?;
                 if c.me > dst {
                     self.red(r, &tmp, &mut partial)?;
                     result = Some(match result {
