@@ -30,7 +30,8 @@ cargo fuzz build "${flags[@]}"
 for t in "${targets[@]}"; do
   corpus=target/fuzz-corpus/$t
   mkdir -p "$corpus"
-  inputs=("$corpus" "fuzz/seeds/$t")
+  inputs=("$corpus")
+  [ -d "fuzz/seeds/$t" ] && inputs+=("fuzz/seeds/$t")
   [ -d "fuzz/regressions/$t" ] && inputs+=("fuzz/regressions/$t")
   [ "$t" = network_toml ] && inputs+=(configs)
   echo "== $t: ${secs} s"
