@@ -144,6 +144,72 @@ fn a_link_down_under_a_pingpong_delays_exactly_the_message_in_flight_by_the_back
     }
 }
 
+#[test]
+fn total_loss_for_a_while_under_a_pingpong_delays_the_message_by_the_backed_off_rto() {
+    let base = pingpong(&mut sim(&two_hosts(""), 2), 60);
+    let k = (0..base.len())
+        .step_by(2)
+        .find(|&i| base[i].injected_at.0 >= 10 * MS)
+        .unwrap();
+    let s_k = base[k].injected_at.0;
+    // From the moment ping k is sent, every frame that finishes leaving
+    // either end of h0-s is lost (the ping, and the ACK of the pong before
+    // it, ahead of it on h0's NIC); the link stays up, so routing never
+    // changes and no partition is declared. The first retransmission that
+    // leaves after the loss ends gets through. (A loss probability must be
+    // below 1; at 1 − 1e-9 the chance that one of the window's few frames
+    // survives is below 1e-8, and the seeded run is the same every time.)
+    for loss_ms in [50, 500] {
+        let window = loss_ms * MS;
+        let extra = format!("[[fault]]\nlink='h0-s'\nloss=0.999999999\nat={s_k}\nfor={window}\n");
+        let mut s = sim(&two_hosts(&extra), 2);
+        let got = pingpong(&mut s, 60);
+        assert_eq!(
+            got.len(),
+            120,
+            "every message arrives, intact (checked by pingpong)"
+        );
+        let mut retransmit_at = s_k + RTO_MIN;
+        let mut rto = RTO_MIN;
+        while retransmit_at < s_k + window {
+            rto *= 2;
+            retransmit_at += rto;
+        }
+        let case = format!("{loss_ms} ms of total loss");
+        assert_eq!(got[k].delivered_at.0, retransmit_at + D, "{case}");
+        for i in (0..got.len()).filter(|&i| i != k) {
+            assert_eq!(
+                got[i].delivered_at - got[i].injected_at,
+                base[i].delivered_at - base[i].injected_at,
+                "{case}: message {i}"
+            );
+        }
+        let delay = retransmit_at - s_k - A;
+        assert_eq!(
+            got.last().unwrap().delivered_at.0,
+            base.last().unwrap().delivered_at.0 + delay,
+            "{case}"
+        );
+        let st = s.stats();
+        let lost_at_h0: u64 = st
+            .links
+            .iter()
+            .filter(|l| l.from_port == "h0/s")
+            .map(|l| l.drops_loss)
+            .sum();
+        // The ping, the ACK ahead of it, and each retransmission of the
+        // ping that left inside the window.
+        let retransmissions_lost = (retransmit_at - s_k).div_ceil(RTO_MIN).ilog2() as u64;
+        assert_eq!(lost_at_h0, 2 + retransmissions_lost, "{case}");
+        assert!(st.links.iter().all(|l| l.drops_down == 0), "{case}");
+        assert_eq!(
+            kinds(s.network_events()),
+            vec![(s_k, K::LinkDegraded), (s_k + window, K::LinkRestored)],
+            "{case}"
+        );
+    }
+}
+
 /// Serialisation of a full 1460-byte segment's frame at 1 Gbps.
 const FULL: u64 = 12_304;
 
