@@ -62,6 +62,45 @@ fn kinds(log: &[NetworkEvent]) -> Vec<(u64, K)> {
     log.iter().map(|e| (e.at_ns, e.kind)).collect()
 }
 
+/// When the first retransmission of a segment first sent at `sent` that
+/// leaves at or after `t` goes out: RTOs of 200 ms doubling each time.
+fn first_retransmission_from(sent: u64, t: u64) -> u64 {
+    let (mut at, mut rto) = (sent + RTO_MIN, RTO_MIN);
+    while at < t {
+        rto *= 2;
+        at += rto;
+    }
+    at
+}
+
+/// `got` is `base` with message `k` (sent at `s_k`) retransmitted at
+/// `retransmit_at`: it arrives one way later, every other message takes
+/// as long as in `base`, and the run ends later by the wait.
+fn assert_only_message_delayed(
+    base: &[Delivery],
+    got: &[Delivery],
+    k: usize,
+    retransmit_at: u64,
+    case: &str,
+) {
+    let s_k = base[k].injected_at.0;
+    assert_eq!(got[k].injected_at.0, s_k, "{case}");
+    assert_eq!(got[k].delivered_at.0, retransmit_at + D, "{case}");
+    for i in (0..got.len()).filter(|&i| i != k) {
+        assert_eq!(
+            got[i].delivered_at - got[i].injected_at,
+            base[i].delivered_at - base[i].injected_at,
+            "{case}: message {i}"
+        );
+    }
+    let delay = retransmit_at - s_k - A;
+    assert_eq!(
+        got.last().unwrap().delivered_at.0,
+        base.last().unwrap().delivered_at.0 + delay,
+        "{case}"
+    );
+}
+
 #[test]
 fn a_link_down_under_a_pingpong_delays_exactly_the_message_in_flight_by_the_backed_off_rto() {
     let base = pingpong(&mut sim(&two_hosts(""), 2), 60);
@@ -89,29 +128,9 @@ fn a_link_down_under_a_pingpong_delays_exactly_the_message_in_flight_by_the_back
         let mut s = sim(&two_hosts(&extra), 2);
         let got = pingpong(&mut s, 60);
         assert_eq!(got.len(), 120);
-        let routed_again = t_down + outage + conv;
-        let mut retransmit_at = s_k + RTO_MIN;
-        let mut rto = RTO_MIN;
-        while retransmit_at < routed_again {
-            rto *= 2;
-            retransmit_at += rto;
-        }
+        let retransmit_at = first_retransmission_from(s_k, t_down + outage + conv);
         let case = format!("outage {outage} ns, convergence {conv} ns");
-        assert_eq!(got[k].injected_at.0, s_k, "{case}");
-        assert_eq!(got[k].delivered_at.0, retransmit_at + D, "{case}");
-        for i in (0..got.len()).filter(|&i| i != k) {
-            assert_eq!(
-                got[i].delivered_at - got[i].injected_at,
-                base[i].delivered_at - base[i].injected_at,
-                "{case}: message {i}"
-            );
-        }
-        let delay = retransmit_at - s_k - A;
-        assert_eq!(
-            got.last().unwrap().delivered_at.0,
-            base.last().unwrap().delivered_at.0 + delay,
-            "{case}"
-        );
+        assert_only_message_delayed(&base, &got, k, retransmit_at, &case);
         // Lost on the wire: the ping and the ACK of the pong before it.
         let st = s.stats();
         let down: Vec<(String, u64)> = st
@@ -169,27 +188,9 @@ fn total_loss_for_a_while_under_a_pingpong_delays_the_message_by_the_backed_off_
             120,
             "every message arrives, intact (checked by pingpong)"
         );
-        let mut retransmit_at = s_k + RTO_MIN;
-        let mut rto = RTO_MIN;
-        while retransmit_at < s_k + window {
-            rto *= 2;
-            retransmit_at += rto;
-        }
+        let retransmit_at = first_retransmission_from(s_k, s_k + window);
         let case = format!("{loss_ms} ms of total loss");
-        assert_eq!(got[k].delivered_at.0, retransmit_at + D, "{case}");
-        for i in (0..got.len()).filter(|&i| i != k) {
-            assert_eq!(
-                got[i].delivered_at - got[i].injected_at,
-                base[i].delivered_at - base[i].injected_at,
-                "{case}: message {i}"
-            );
-        }
-        let delay = retransmit_at - s_k - A;
-        assert_eq!(
-            got.last().unwrap().delivered_at.0,
-            base.last().unwrap().delivered_at.0 + delay,
-            "{case}"
-        );
+        assert_only_message_delayed(&base, &got, k, retransmit_at, &case);
         let st = s.stats();
         let lost_at_h0: u64 = st
             .links
