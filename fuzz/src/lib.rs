@@ -22,9 +22,12 @@ pub use datatypes::datatypes;
 pub use network::{fault_spec, network_string, network_toml};
 pub use wire::{envelope, protocol_frames};
 
+/// A harness: takes the fuzzer's bytes, panics when an invariant breaks.
+pub type Harness = fn(&[u8]);
+
 /// Every target: its name (the `fuzz_targets/` file and the folder of its
 /// seeds and regressions) and its harness.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Harness)] = &[
     ("network_toml", network_toml),
     ("network_string", network_string),
     ("fault_spec", fault_spec),

@@ -4,7 +4,7 @@
 //! crash stays fixed without a fuzzer. The bundled network files are seeds
 //! of `network_toml` too.
 
-use mpinetsim_fuzz::TARGETS;
+use mpinetsim_fuzz::{Harness, TARGETS};
 use std::path::{Path, PathBuf};
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -19,7 +19,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-fn replay(target: &str, f: fn(&[u8]), dirs: &[PathBuf]) -> usize {
+fn replay(target: &str, f: Harness, dirs: &[PathBuf]) -> usize {
     let mut n = 0;
     for dir in dirs {
         for file in files(dir) {
