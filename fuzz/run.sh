@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   log=target/fuzz-corpus/$t.log
   status=0
   cargo fuzz run "${flags[@]}" "$t" "${inputs[@]}" -- \
-    -max_total_time="$secs" -rss_limit_mb=4096 -timeout=30 -print_final_stats=1 \
+    -max_total_time="$secs" -rss_limit_mb=8192 -timeout=30 -print_final_stats=1 \
     >"$log" 2>&1 || status=$?
   grep -E '^(INFO: seed corpus|#[0-9]+ *DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|thread .* panicked|Test unit written|MS:)' "$log" || true
   if [ "$status" -ne 0 ] || grep -q '^SUMMARY: libFuzzer' "$log"; then
