@@ -40,7 +40,7 @@ for t in "${targets[@]}"; do
   cargo fuzz run "${flags[@]}" "$t" "${inputs[@]}" -- \
     -max_total_time="$secs" -rss_limit_mb=8192 -timeout=30 -print_final_stats=1 \
     >"$log" 2>&1 || status=$?
-  grep -E '^(INFO: seed corpus|#[0-9]+ *DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|thread .* panicked|Test unit written|MS:)' "$log" || true
+  grep -E '^(INFO: seed corpus|#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|thread .* panicked|Test unit written|MS:)' "$log" || true
   if [ "$status" -ne 0 ] || grep -q '^SUMMARY: libFuzzer' "$log"; then
     echo "fuzz/run.sh: $t failed (exit $status; whole log in $log); the input is in fuzz/artifacts/$t/" >&2
     exit 1
