@@ -98,14 +98,16 @@ fn pingpong_one_way_is_latency_plus_size_over_bandwidth() {
     assert_eq!(a["machine"]["latency_ns"].as_u64(), Some(LATENCY_NS as u64));
 }
 
-/// Measures the average MPI_Alltoall time of 1000-byte blocks on 4 ranks.
-fn alltoall_avg_s(net: &str) -> (f64, f64) {
+/// Measures the median MPI_Alltoall time of 1000-byte blocks on 4 ranks
+/// (the median of 20: one round that a busy machine woke late would move
+/// a mean of 10 by several per cent).
+fn alltoall_median_s(net: &str) -> (f64, f64) {
     let prog = build_c("alltoall_timed", "mpicc");
-    let (out, r) = run_analytic("4", net, "8", &prog, &["1000", "10"]);
+    let (out, r) = run_analytic("4", net, "8", &prog, &["1000", "20"]);
     let max_behind_s = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e9;
-    assert_eq!(r["analytic"]["collectives"].as_u64(), Some(20)); // barrier + alltoall
+    assert_eq!(r["analytic"]["collectives"].as_u64(), Some(40)); // barrier + alltoall
     assert_eq!(r["analytic"]["messages"].as_u64(), Some(0));
-    (value_after(&out, "avg_s="), max_behind_s)
+    (value_after(&out, "median_s="), max_behind_s)
 }
 
 #[test]
@@ -116,7 +118,7 @@ fn an_alltoall_takes_what_its_collective_model_says() {
     }
     let step_s = (LATENCY_NS + 1000.0 * 8.0 / BANDWIDTH_BPS * 1e9) / 1e9;
     // Default: LIN fan-in of the 1000-byte block, no fan-out: P = 4 steps.
-    let (avg, behind) = alltoall_avg_s(&config("reference.toml"));
+    let (avg, behind) = alltoall_median_s(&config("reference.toml"));
     let expect = 4.0 * step_s;
     assert!(
         (avg - expect).abs() <= behind + 0.02 * expect,
@@ -129,7 +131,7 @@ fn an_alltoall_takes_what_its_collective_model_says() {
     let text = std::fs::read_to_string(config("reference.toml")).unwrap()
         + "\n[analytic]\nbuses = 1\n[analytic.collective.alltoall]\nmodel_in = \"LOG\"\nsize_in = \"MAX\"\nmodel_out = \"0\"\nsize_out = \"MAX\"\n";
     std::fs::write(&net, text).unwrap();
-    let (avg, behind) = alltoall_avg_s(net.to_str().unwrap());
+    let (avg, behind) = alltoall_median_s(net.to_str().unwrap());
     let expect = 3.0 * step_s;
     assert!(
         (avg - expect).abs() <= behind + 0.02 * expect,
