@@ -70,13 +70,23 @@ pub fn build_c(name: &str, compiler: &str) -> PathBuf {
 }
 
 /// Compiles tests/mpi/<name>.<extension> with `compiler` (mpicc, cc,
-/// mpif90) into the test temp folder; returns the binary path.
+/// mpif90) into the test temp folder, once per test process; returns the
+/// binary path. Tests run in parallel threads: the compiler writes a
+/// private file that is then renamed into place, so no test ever executes
+/// a binary another test's linker still has open for writing (exec would
+/// fail with ETXTBSY, "Text file busy").
 pub fn build(name: &str, extension: &str, compiler: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
     let src = root().join("tests/mpi").join(format!("{name}.{extension}"));
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{compiler}"));
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if built.contains(&out) {
+        return out;
+    }
+    let partial = out.with_extension(format!("{}.partial", std::process::id()));
     let o = Command::new(compiler)
         .args(["-O2", "-o"])
-        .arg(&out)
+        .arg(&partial)
         .arg(&src)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
@@ -85,6 +95,8 @@ pub fn build(name: &str, extension: &str, compiler: &str) -> PathBuf {
         "{compiler} {name}.{extension} failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    std::fs::rename(&partial, &out).expect("the built program moves into place");
+    built.push(out.clone());
     out
 }
 
