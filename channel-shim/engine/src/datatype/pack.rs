@@ -14,11 +14,12 @@ pub struct Span {
     pub len: usize,
 }
 
-fn at(region_len: usize, base: i64, addr: i128, len: u64) -> MpiResult<std::ops::Range<usize>> {
+fn at(region_len: usize, base: i64, addr: i64, len: u64) -> MpiResult<std::ops::Range<usize>> {
     if len == 0 {
         return Ok(0..0);
     }
-    let start = usize::try_from(addr - i128::from(base)).map_err(|_| MpiError::Buffer)?;
+    let start = addr.checked_sub(base).ok_or(MpiError::Buffer)?;
+    let start = usize::try_from(start).map_err(|_| MpiError::Buffer)?;
     let end = start.checked_add(len as usize).ok_or(MpiError::Buffer)?;
     if end > region_len {
         return Err(MpiError::Buffer);
@@ -32,30 +33,42 @@ fn for_segments(
     t: &TypeInfo,
     first: i64,
     count: usize,
-    mut f: impl FnMut(i128, u64) -> MpiResult<bool>,
+    mut f: impl FnMut(i64, u64) -> MpiResult<bool>,
 ) -> MpiResult<()> {
-    // Addresses are computed wide: an instance's offset may leave i64
-    // even where its data (offset + displacement) does not.
-    let ext = i128::from(t.extent());
-    if t.is_contiguous() {
-        let len = (count as u64).checked_mul(t.size).ok_or(MpiError::Count)?;
-        f(i128::from(first) * ext, len)?;
+    if count == 0 {
         return Ok(());
     }
-    let first = i128::from(first);
-    for i in first..first + count as i128 {
+    // Checked once per call, so the loops below cannot overflow: every
+    // instance offset and every data address (a type's runs lie within
+    // its true bounds) must be an MPI_Aint.
+    let ext = i128::from(t.extent());
+    let last = i128::from(first) + count as i128 - 1;
+    let ends = [i128::from(first) * ext, last * ext];
+    let fits = |v: i128| i64::try_from(v).is_ok();
+    if !ends
+        .iter()
+        .all(|&o| fits(o) && fits(o + i128::from(t.true_lb)) && fits(o + i128::from(t.true_ub)))
+    {
+        return Err(MpiError::Count);
+    }
+    let ext = t.extent();
+    if t.is_contiguous() {
+        let len = (count as u64).checked_mul(t.size).ok_or(MpiError::Count)?;
+        f(first * ext, len)?;
+        return Ok(());
+    }
+    for i in first..=last as i64 {
         let o = i * ext;
         for r in &t.runs {
-            let at = o + i128::from(r.disp);
             if r.ty.is_dense() {
-                if !f(at, r.count * r.ty.size())? {
+                if !f(o + r.disp, r.count * r.ty.size())? {
                     return Ok(());
                 }
             } else {
-                let e_ext = i128::from(r.ty.extent());
-                for e in 0..i128::from(r.count) {
+                let e_ext = r.ty.extent() as i64;
+                for e in 0..r.count as i64 {
                     for (so, sl) in r.ty.segments() {
-                        if sl > 0 && !f(at + e * e_ext + i128::from(so), sl)? {
+                        if sl > 0 && !f(o + r.disp + e * e_ext + so as i64, sl)? {
                             return Ok(());
                         }
                     }
