@@ -12,33 +12,14 @@ const MIB: u64 = 1 << 20;
 /// Pieces the sender may have unacknowledged (the engine's default).
 const WINDOW: u64 = shim_engine::engine::RENDEZVOUS_WINDOW as u64;
 
-fn report(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// Runs big_message on 2 ranks; returns stdout and the report.
 fn big_message(net: &str, factor: &str, args: &[&str]) -> (String, serde_json::Value) {
     let prog = build_c("big_message", "mpicc");
-    let dir = tempfile::tempdir().unwrap();
-    let rep = dir.path().join("r.json");
-    let o = run(
-        &[
-            "-n",
-            "2",
-            "--net",
-            &config(net),
-            "--time-factor",
-            factor,
-            "--report",
-            rep.to_str().unwrap(),
-        ],
-        &prog,
-        args,
-    );
+    let (o, report) = run_with_report("2", net, factor, &prog, args);
     let (out, err) = text(&o);
     assert!(o.status.success(), "big_message {args:?}: {out}\n{err}");
     assert!(out.contains("errors=0"), "{out}");
-    (out, report(&rep))
+    (out, report)
 }
 
 #[test]

@@ -10,10 +10,6 @@ use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn report(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn value_after(out: &str, key: &str) -> f64 {
     let start = out
         .find(key)
@@ -34,28 +30,9 @@ fn run_at(
     net: &str,
     factor: f64,
 ) -> (String, serde_json::Value) {
-    let dir = tempfile::tempdir().unwrap();
-    let rep = dir.path().join("r.json");
-    let f = factor.to_string();
-    let o = run(
-        &[
-            "-n",
-            "2",
-            "--net",
-            &config(net),
-            "--time-factor",
-            &f,
-            "--report",
-            rep.to_str().unwrap(),
-        ],
-        prog,
-        args,
-    );
+    let (o, report) = run_with_report("2", net, &factor.to_string(), prog, args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        report(&rep),
-    )
+    (String::from_utf8_lossy(&o.stdout).into_owned(), report)
 }
 
 #[test]

@@ -395,9 +395,7 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<RequestId> {
         self.note_call();
-        let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
-        let target = self.recv_target(Some(mem), count, dt)?;
-        self.irecv_raw(cap, src, tag, comm, ctx, None, target)
+        self.post_into(mem, count, dt, src, tag, comm)
     }
 
     /// `MPI_Recv` into program memory: the status (whose `error` is
@@ -412,10 +410,22 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<Status> {
         self.note_call();
+        let r = self.post_into(mem, count, dt, src, tag, comm)?;
+        Ok(self.wait_internal(r)?.status)
+    }
+
+    fn post_into(
+        &mut self,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
         let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
         let target = self.recv_target(Some(mem), count, dt)?;
-        let r = self.irecv_raw(cap, src, tag, comm, ctx, None, target)?;
-        Ok(self.wait_internal(r)?.status)
+        self.irecv_raw(cap, src, tag, comm, ctx, None, target)
     }
 
     /// `MPI_Recv`: the packed bytes received and the status (whose `error`
@@ -485,9 +495,7 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<Status> {
         self.note_call();
-        let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
-        let target = self.recv_target(Some(rmem), rcount, rtype)?;
-        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None, target)?;
+        let r = self.post_into(rmem, rcount, rtype, src, rtag, comm)?;
         let s = self.isend_call(
             SendMode::Standard,
             SendBuf::Program(smem),
