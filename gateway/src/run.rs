@@ -9,7 +9,7 @@ use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::network_model::NetworkModel;
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
-use mpinetsim_protocol::{GatewayAddress, JobSecret};
+use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
 use netsim::NetworkConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -109,9 +109,10 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
     let (text, auto_max, auto_raise_above) =
         (f.time_factor.as_str(), f.auto_max, &f.auto_raise_above);
     if text == "auto" {
-        if !(auto_max >= 1.0 && auto_max.is_finite()) {
+        if !(1.0..=MAX_TIME_FACTOR).contains(&auto_max) {
             return Err(format!(
-                "--auto-max {auto_max}: give a factor of at least 1"
+                "--auto-max {}: give a factor between 1 and {MAX_TIME_FACTOR}",
+                factor_text(auto_max)
             ));
         }
         let raise = netsim::units::parse_duration_ns(auto_raise_above)
@@ -124,10 +125,19 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
         return Ok((policy.min.max(1.0), Some(policy)));
     }
     let f: f64 = text.parse().map_err(|_| {
-        format!("--time-factor {text}: give a number of at least 1 (e.g. 4) or `auto`")
+        format!("--time-factor {text} is not a number; give a factor between 1 and {MAX_TIME_FACTOR} (e.g. 4) or `auto`")
     })?;
     check_factor(f)?;
     Ok((f, None))
+}
+
+/// A factor as the user can read it (1e300 is not written out in 301 digits).
+fn factor_text(f: f64) -> String {
+    if f.is_finite() && f.abs() < 1e7 {
+        format!("{f}")
+    } else {
+        format!("{f:e}")
+    }
 }
 
 /// Tells the user how to start ranks against a standalone gateway: the
@@ -192,15 +202,26 @@ pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
     Ok(limit)
 }
 
-/// Checks a fixed time factor.
+/// Checks a fixed time factor: at least 1 (the emulated machine cannot
+/// run faster than the real one), at most [`MAX_TIME_FACTOR`] (the job's
+/// clock's range).
 pub fn check_factor(f: f64) -> Result<(), String> {
-    if f >= 1.0 && f.is_finite() {
-        Ok(())
-    } else {
-        Err(format!(
-            "--time-factor {f} is not allowed; give a number of at least 1 (e.g. 4)"
-        ))
+    if (1.0..=MAX_TIME_FACTOR).contains(&f) {
+        return Ok(());
     }
+    let why = if f.is_nan() {
+        "is not a number".to_string()
+    } else if f > MAX_TIME_FACTOR {
+        format!(
+            "is above {MAX_TIME_FACTOR}, the largest factor the job's nanosecond clock can represent (at {MAX_TIME_FACTOR} one emulated millisecond already takes 17 minutes of wall time)"
+        )
+    } else {
+        "is below 1 (wall time = factor × emulated time, and the real processes cannot run faster than they do)".to_string()
+    };
+    Err(format!(
+        "--time-factor {} {why}; give a factor between 1 and {MAX_TIME_FACTOR} (e.g. 4)",
+        factor_text(f)
+    ))
 }
 
 /// Writes `value` as pretty JSON, or says which option's path failed.
@@ -611,5 +632,18 @@ mod tests {
         assert_eq!(parse_eager_limit("1MiB"), Ok(1 << 20));
         let e = parse_eager_limit("4MiB").unwrap_err();
         assert!(e.starts_with("--eager-limit 4MiB is above 1024 KiB"), "{e}");
+    }
+
+    #[test]
+    fn factors_are_bounded_by_the_clock_and_said_readably() {
+        assert!(check_factor(1.0).is_ok() && check_factor(MAX_TIME_FACTOR).is_ok());
+        for f in [1e13, 1e19, f64::INFINITY, f64::NAN, 0.5, 1e300] {
+            let e = check_factor(f).unwrap_err();
+            assert!(e.contains("give a factor between 1 and 1000000"), "{e}");
+            assert!(e.len() < 300, "{e}");
+        }
+        assert!(check_factor(1e300)
+            .unwrap_err()
+            .starts_with("--time-factor 1e300 is above 1000000"));
     }
 }

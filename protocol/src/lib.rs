@@ -20,7 +20,7 @@ mod clock;
 mod clock_sync;
 mod secret;
 pub use address::GatewayAddress;
-pub use clock::{Piece, ScaledClock};
+pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
 pub use secret::JobSecret;
 
