@@ -119,6 +119,10 @@ pub struct Gateway {
     settings: GatewaySettings,
     poll: Poll,
     listeners: Vec<Listener>,
+    /// Listeners whose queue may hold connections an `accept` could not
+    /// take (out of descriptors): retried every turn, since no new
+    /// readiness event announces connections already queued.
+    accept_blocked: Vec<bool>,
     /// Processes this gateway launched: a connection from one of them that
     /// breaks the handshake is a failed rank (the job ends); from anyone
     /// else it is refused and the job goes on.
@@ -196,6 +200,7 @@ impl Gateway {
             lateness: LatenessRecorder::default(),
             conns: Vec::new(),
             poll,
+            accept_blocked: vec![false; listeners.len()],
             listeners,
             own_pids: Vec::new(),
             refused: 0,
@@ -271,6 +276,11 @@ impl Gateway {
             if let Err(o) = self.expire_handshakes(now) {
                 return o;
             }
+            for l in 0..self.listeners.len() {
+                if self.accept_blocked[l] {
+                    self.accept_all(l);
+                }
+            }
             if self.all_done() {
                 self.finish_simulation();
                 return JobOutcome::Completed;
@@ -341,10 +351,16 @@ impl Gateway {
         self.armed_ns = None; // deadlines moved
     }
 
+    /// Accepts every queued connection of `listener`. Out of descriptors,
+    /// it says so once and leaves the rest queued for the next turns.
     fn accept_all(&mut self, listener: usize) {
         loop {
             match self.listeners[listener].accept() {
                 Ok(mut stream) => {
+                    if self.accept_blocked[listener] {
+                        self.accept_blocked[listener] = false;
+                        eprintln!("mpinetsim: descriptors are free again; accepting connections");
+                    }
                     let idx = self.conns.len();
                     if self
                         .poll
@@ -360,8 +376,22 @@ impl Gateway {
                             .push(Some(RankConnection::new(stream, monotonic_ns())));
                     }
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
-                Err(_) => return,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    self.accept_blocked[listener] = false;
+                    return;
+                }
+                // The peer gave up before it was accepted: take the next.
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {}
+                Err(e) => {
+                    if !self.accept_blocked[listener] {
+                        self.accept_blocked[listener] = true;
+                        eprintln!(
+                            "mpinetsim: cannot accept a connection on {} ({e}); it waits until descriptors free up (connections refused or closed, or a higher ulimit -n)",
+                            self.listeners[listener].address
+                        );
+                    }
+                    return;
+                }
             }
         }
     }

@@ -392,6 +392,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             .map_err(|e| format!("cannot create {}: {e}", timeline_dir.display()))?;
     }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
+    let (per_rank, what) = match (&a.external, &a.output) {
+        (None, RankOutput::Prefix) => (3, "a socket and two output pipes per rank"),
+        _ => (1, "a socket per rank"),
+    };
+    crate::fd_limit::check(a.ranks, per_rank, what)?;
     gw.vectors = vectors;
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());
