@@ -6,16 +6,21 @@
 //! core (eager, rendezvous, synchronous acks, progress); the MPI calls
 //! are in `p2p`, `collectives` and `comm_ops`.
 
+use crate::attr::Attributes;
 use crate::comm::{CommId, Comms};
 use crate::datatype::Datatypes;
 use crate::envelope::{CallCode, Envelope, Kind, FLAG_COLL_ERROR, FLAG_SYNC};
+use crate::errhandler::Errhandlers;
 use crate::error::{MpiError, MpiResult};
+use crate::error_codes::ErrorCodes;
 use crate::group::Groups;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
+use crate::names::Names;
 use crate::op::Ops;
 use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::{Incoming, Transport};
+use crate::user_memory::{UserBuffer, UserMemory};
 use std::collections::HashMap;
 
 /// Message-size thresholds of the collective algorithms (bytes), with
@@ -126,9 +131,17 @@ pub struct Engine<T: Transport> {
     rdv_send: HashMap<u32, RequestId>,
     rdv_recv: HashMap<u32, RequestId>,
     sync_send: HashMap<u32, RequestId>,
-    pub(crate) bsend_attached: Option<usize>,
+    /// The attached buffer for buffered sends: (address, size). The engine
+    /// copies messages itself, so only the size is used; the address is
+    /// what `MPI_Buffer_detach` hands back.
+    pub(crate) bsend_attached: Option<(usize, usize)>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    pub(crate) attrs: Attributes,
+    pub(crate) errhandlers: Errhandlers,
+    pub(crate) error_codes: ErrorCodes,
+    pub(crate) names: Names,
+    mem: Option<Box<dyn UserMemory>>,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -166,7 +179,24 @@ impl<T: Transport> Engine<T> {
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            attrs: Attributes::new(),
+            errhandlers: Errhandlers::new(),
+            error_codes: ErrorCodes::new(),
+            names: Names::new(),
+            mem: None,
         }
+    }
+
+    /// Gives the engine access to the program's memory, so receive requests
+    /// whose buffer address it knows ([`Engine::set_buffer_address`]) land
+    /// there when they complete.
+    pub fn set_user_memory(&mut self, mem: Box<dyn UserMemory>) {
+        self.mem = Some(mem);
+    }
+
+    /// The program's memory, if the C layer gave access to it.
+    pub(crate) fn user_memory(&self) -> Option<&dyn UserMemory> {
+        self.mem.as_deref()
     }
 
     /// World rank of this process.
@@ -313,10 +343,80 @@ impl<T: Transport> Engine<T> {
         };
         r.state = State::Done(c);
         if r.free_when_done {
-            let bytes = r.bsend_bytes;
-            let _ = self.reqs.remove(req);
-            self.bsend_used -= bytes;
+            if let Ok(mut r) = self.reqs.remove(req) {
+                self.bsend_used -= r.bsend_bytes;
+                if let State::Done(c) = &mut r.state {
+                    self.deliver(r.buffer, c);
+                }
+                self.retire(&r);
+            }
         }
+    }
+
+    /// Unpacks a completed receive's data into the program's buffer, when
+    /// the engine knows where it is (the completion then carries no data).
+    fn deliver(&mut self, buffer: Option<UserBuffer>, c: &mut Completion) {
+        let (Some(b), Some(mem)) = (buffer, self.mem.as_mut()) else {
+            return;
+        };
+        let Some(addr) = b.addr else {
+            return;
+        };
+        let Some(data) = c.data.take() else {
+            return;
+        };
+        let r = self.types.span(b.dt, b.count).and_then(|span| {
+            self.types
+                .unpack(b.dt, b.count, &data, mem.bytes_mut(addr, span))
+        });
+        if let Err(e) = r {
+            c.status.error.get_or_insert(e);
+        }
+    }
+
+    /// Lets go of what a request removed from the table held (the use of
+    /// its buffer's datatype).
+    pub(crate) fn retire(&mut self, r: &Request) {
+        if let Some(b) = r.buffer {
+            self.types.release_use(b.dt);
+        }
+    }
+
+    /// Removes a request from the table and lets go of what it held.
+    pub(crate) fn drop_request(&mut self, req: RequestId) -> MpiResult<()> {
+        let r = self.reqs.remove(req)?;
+        self.retire(&r);
+        Ok(())
+    }
+
+    /// Gives request `req` the program's buffer `buffer` (taking a use of
+    /// its datatype) and its communicator.
+    pub(crate) fn own_buffer(&mut self, req: RequestId, buffer: UserBuffer, comm: CommId) {
+        if let Ok(r) = self.reqs.get_mut(req) {
+            r.comm = Some(comm);
+            r.buffer = Some(buffer);
+            self.types.add_use(buffer.dt);
+        }
+    }
+
+    /// Tells the engine where the buffer of receive or persistent request
+    /// `req` is, so the data lands there (see [`Engine::set_user_memory`]).
+    pub fn set_buffer_address(&mut self, req: RequestId, addr: usize) -> MpiResult<()> {
+        let r = self.reqs.get_mut(req)?;
+        let b = r.buffer.as_mut().ok_or(MpiError::Request)?;
+        b.addr = Some(addr);
+        Ok(())
+    }
+
+    /// Whether request `req` has a program buffer (a receive or a
+    /// persistent request) whose address the engine should be told.
+    pub fn request_has_buffer(&self, req: RequestId) -> bool {
+        self.reqs.get(req).is_ok_and(|r| r.buffer.is_some())
+    }
+
+    /// The communicator a program's request was made on.
+    pub fn request_comm(&self, req: RequestId) -> Option<CommId> {
+        self.reqs.get(req).ok().and_then(|r| r.comm)
     }
 
     /// Sends packed `data` for request `req` (which becomes pending or done),
@@ -519,14 +619,21 @@ impl<T: Transport> Engine<T> {
             State::Inactive => Ok(Some(Completion::inactive())),
             State::Done(_) => {
                 if r.persistent.is_some() {
-                    let State::Done(c) = std::mem::replace(&mut r.state, State::Inactive) else {
+                    let State::Done(mut c) = std::mem::replace(&mut r.state, State::Inactive)
+                    else {
                         unreachable!()
                     };
+                    let buffer = r.buffer;
+                    self.deliver(buffer, &mut c);
                     Ok(Some(c))
                 } else {
-                    let State::Done(mut c) = self.reqs.remove(req)?.state else {
+                    let mut r = self.reqs.remove(req)?;
+                    let State::Done(mut c) = std::mem::replace(&mut r.state, State::Inactive)
+                    else {
                         unreachable!()
                     };
+                    self.deliver(r.buffer, &mut c);
+                    self.retire(&r);
                     c.freed = true;
                     Ok(Some(c))
                 }

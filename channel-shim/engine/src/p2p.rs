@@ -19,6 +19,7 @@ use crate::matching::{Pattern, Source, Tag};
 use crate::request::{Dest, Pending, Persist, RecvPhase, Request, RequestId, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::Transport;
+use crate::user_memory::UserBuffer;
 
 /// Result of `MPI_Testany`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +83,7 @@ impl<T: Transport> Engine<T> {
             let need = data.len() + BSEND_OVERHEAD;
             let avail = self
                 .bsend_attached
-                .unwrap_or(0)
+                .map_or(0, |(_, size)| size)
                 .saturating_sub(self.bsend_used);
             if need > avail {
                 self.reqs.get_mut(req)?.state = done();
@@ -120,7 +121,7 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<RequestId> {
         self.note_call();
-        self.isend_call(
+        let r = self.isend_call(
             mode,
             buf,
             count,
@@ -129,7 +130,11 @@ impl<T: Transport> Engine<T> {
             tag,
             comm,
             send_call(mode, false),
-        )
+        )?;
+        if let Ok(q) = self.reqs.get_mut(r) {
+            q.comm = Some(comm);
+        }
+        Ok(r)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -250,7 +255,14 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<RequestId> {
         self.note_call();
         let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
-        self.irecv_raw(cap, src, tag, comm, ctx, None)
+        let r = self.irecv_raw(cap, src, tag, comm, ctx, None)?;
+        let buffer = UserBuffer {
+            addr: None,
+            count,
+            dt,
+        };
+        self.own_buffer(r, buffer, comm);
+        Ok(r)
     }
 
     /// `MPI_Recv`: the packed bytes received and the status (whose `error`
@@ -337,7 +349,14 @@ impl<T: Transport> Engine<T> {
             comm,
             call,
         });
-        Ok(self.reqs.add(r))
+        let id = self.reqs.add(r);
+        let buffer = UserBuffer {
+            addr: None,
+            count,
+            dt,
+        };
+        self.own_buffer(id, buffer, comm);
+        Ok(id)
     }
 
     /// `MPI_Recv_init`.
@@ -359,17 +378,26 @@ impl<T: Transport> Engine<T> {
             tag,
             comm,
         });
-        Ok(self.reqs.add(r))
+        let id = self.reqs.add(r);
+        let buffer = UserBuffer {
+            addr: None,
+            count,
+            dt,
+        };
+        self.own_buffer(id, buffer, comm);
+        Ok(id)
     }
 
     /// `MPI_Start`: `buf` is the send buffer region of a persistent send
-    /// (ignored for receives).
+    /// (ignored for receives); without it, the send sends from the buffer
+    /// address the engine was told ([`Engine::set_buffer_address`]).
     pub fn start(&mut self, req: RequestId, buf: Option<&[u8]>) -> MpiResult<()> {
         self.note_call();
         let r = self.reqs.get(req)?;
         if !matches!(r.state, State::Inactive) {
             return Err(MpiError::Request);
         }
+        let addr = r.buffer.and_then(|b| b.addr);
         match r.persistent.clone().ok_or(MpiError::Request)? {
             Persist::Send {
                 mode,
@@ -380,7 +408,14 @@ impl<T: Transport> Engine<T> {
                 comm,
                 call,
             } => {
-                let data = self.pack_send(buf.ok_or(MpiError::Buffer)?, count, dt)?;
+                let data = match (buf, addr, self.user_memory()) {
+                    (Some(b), _, _) => self.pack_send(b, count, dt)?,
+                    (None, Some(a), Some(mem)) => {
+                        let span = self.types.span(dt, count)?;
+                        self.pack_send(mem.bytes(a, span), count, dt)?
+                    }
+                    _ => return Err(MpiError::Buffer),
+                };
                 let ctx = self.comm(comm)?.context;
                 self.isend_packed(mode, data, dest, tag, comm, ctx, call, Some(req))?;
             }
@@ -616,7 +651,7 @@ impl<T: Transport> Engine<T> {
                 r.free_when_done = true;
                 Ok(())
             }
-            _ => self.reqs.remove(req).map(|_| ()),
+            _ => self.drop_request(req),
         }
     }
 
@@ -678,26 +713,34 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    /// `MPI_Buffer_attach` (only the size matters: the engine copies data).
-    pub fn buffer_attach(&mut self, size: usize) -> MpiResult<()> {
+    /// `MPI_Buffer_attach` of `size` bytes at address `addr` (only the
+    /// size matters: the engine copies data).
+    pub fn buffer_attach(&mut self, addr: usize, size: usize) -> MpiResult<()> {
         self.note_call();
         if self.bsend_attached.is_some() {
             return Err(MpiError::Buffer);
         }
-        self.bsend_attached = Some(size);
+        self.bsend_attached = Some((addr, size));
         Ok(())
     }
 
+    /// Whether every buffered message has left (so `MPI_Buffer_detach`
+    /// would not wait); makes progress without blocking.
+    pub fn buffered_sends_done(&mut self) -> bool {
+        self.progress(false);
+        self.bsend_used == 0
+    }
+
     /// `MPI_Buffer_detach`: waits until every buffered message is sent and
-    /// returns the attached size.
-    pub fn buffer_detach(&mut self) -> MpiResult<usize> {
+    /// returns the attached buffer's address and size.
+    pub fn buffer_detach(&mut self) -> MpiResult<(usize, usize)> {
         self.note_call();
-        let size = self.bsend_attached.ok_or(MpiError::Buffer)?;
+        let attached = self.bsend_attached.ok_or(MpiError::Buffer)?;
         while self.bsend_used > 0 {
             self.progress(true);
         }
         self.bsend_attached = None;
-        Ok(size)
+        Ok(attached)
     }
 }
 

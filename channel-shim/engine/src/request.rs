@@ -8,6 +8,7 @@ use crate::envelope::{CallCode, Envelope};
 use crate::error::{MpiError, MpiResult};
 use crate::matching::{Source, Tag};
 use crate::status::Completion;
+use crate::user_memory::UserBuffer;
 
 /// A request handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,6 +99,11 @@ pub(crate) struct Request {
     pub free_when_done: bool,
     /// Bytes of the attached buffer it holds (buffered sends).
     pub bsend_bytes: usize,
+    /// The communicator of a program's request (for its error handler).
+    pub comm: Option<CommId>,
+    /// The program's buffer: where a receive lands, what a persistent send
+    /// sends. The request holds a use of its datatype.
+    pub buffer: Option<UserBuffer>,
 }
 
 impl Request {
@@ -107,6 +113,8 @@ impl Request {
             persistent: None,
             free_when_done: false,
             bsend_bytes: 0,
+            comm: None,
+            buffer: None,
         }
     }
 }

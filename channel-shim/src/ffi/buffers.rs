@@ -3,7 +3,7 @@
 use crate::abi::{MpiStatus, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL, MPI_SUCCESS};
 use crate::ffi::errors::error_class;
 use shim_engine::datatype::Span;
-use shim_engine::{Source, Status, Tag};
+use shim_engine::{Source, Status, Tag, UserMemory};
 use std::os::raw::{c_int, c_void};
 
 /// `MPI_IN_PLACE` as a pointer value.
@@ -37,6 +37,24 @@ pub unsafe fn region_mut<'a>(buf: *mut c_void, span: Span) -> &'a mut [u8] {
     }
     let start = (buf as isize).wrapping_add(span.base as isize) as *mut u8;
     std::slice::from_raw_parts_mut(start, span.len)
+}
+
+/// The program's memory, for the engine: receive requests land in it and
+/// persistent sends send from it (see `shim_engine::user_memory`).
+pub struct ProgramMemory;
+
+impl UserMemory for ProgramMemory {
+    fn bytes(&self, addr: usize, span: Span) -> &[u8] {
+        // SAFETY: the engine asks only for the span of a buffer the
+        // program passed with its datatype and count, which MPI requires
+        // the program to own until the request completes.
+        unsafe { region(addr as *const c_void, span) }
+    }
+    fn bytes_mut(&mut self, addr: usize, span: Span) -> &mut [u8] {
+        // SAFETY: as for `bytes`; the program must not touch a receive
+        // buffer while the receive is pending.
+        unsafe { region_mut(addr as *mut c_void, span) }
+    }
 }
 
 /// True for MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE (and null).

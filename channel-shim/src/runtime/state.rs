@@ -120,7 +120,9 @@ pub fn init() -> Result<JobInfo, String> {
         eager_limit: Some(t.eager_limit_bytes()),
         ..EngineConfig::default()
     };
-    *lock(&ENGINE) = Some(Engine::new(t, cfg));
+    let mut engine = Engine::new(t, cfg);
+    engine.set_user_memory(Box::new(crate::ffi::buffers::ProgramMemory));
+    *lock(&ENGINE) = Some(engine);
     INITIALIZED.store(true, Ordering::SeqCst);
     Ok(JobInfo { rank, size })
 }

@@ -129,11 +129,27 @@ impl TypeInfo {
     }
 }
 
+/// A derived datatype in the table: its description, whether the program
+/// freed its handle, and how many operations still use it.
+#[derive(Debug)]
+struct Slot {
+    info: TypeInfo,
+    freed: bool,
+    uses: u32,
+}
+
 /// The table of datatypes of one process.
+///
+/// MPI's reference-counting rule: `MPI_Type_free` only drops the program's
+/// handle; a type some pending operation still uses (a posted receive that
+/// unpacks with it, a persistent request) lives until the last such
+/// operation lets go ([`add_use`](Self::add_use) /
+/// [`release_use`](Self::release_use)), and its number is not given to a
+/// new type before.
 #[derive(Debug)]
 pub struct Datatypes {
     builtins: Vec<TypeInfo>,
-    derived: Vec<Option<TypeInfo>>,
+    derived: Vec<Option<Slot>>,
 }
 
 impl Default for Datatypes {
@@ -162,8 +178,68 @@ impl Datatypes {
                 .derived
                 .get(i as usize)
                 .and_then(|t| t.as_ref())
+                .map(|s| &s.info)
                 .ok_or(MpiError::Datatype),
         }
+    }
+
+    /// Whether `dt` names a type the program may still use: predefined, or
+    /// derived and not freed.
+    pub fn is_live(&self, dt: DatatypeId) -> bool {
+        match dt {
+            DatatypeId::Builtin(_) => true,
+            DatatypeId::Derived(i) => self
+                .derived
+                .get(i as usize)
+                .is_some_and(|s| s.as_ref().is_some_and(|s| !s.freed)),
+        }
+    }
+
+    /// Like [`info`](Self::info), but a type the program freed is
+    /// `MPI_ERR_TYPE` (for the calls that take a datatype argument).
+    pub fn live(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        if self.is_live(dt) {
+            self.info(dt)
+        } else {
+            Err(MpiError::Datatype)
+        }
+    }
+
+    fn slot_mut(&mut self, dt: DatatypeId) -> Option<&mut Slot> {
+        match dt {
+            DatatypeId::Builtin(_) => None,
+            DatatypeId::Derived(i) => self.derived.get_mut(i as usize).and_then(|s| s.as_mut()),
+        }
+    }
+
+    /// An operation starts using `dt` (nothing for predefined types).
+    pub fn add_use(&mut self, dt: DatatypeId) {
+        if let Some(s) = self.slot_mut(dt) {
+            s.uses += 1;
+        }
+    }
+
+    /// An operation stops using `dt`; a freed type nobody uses goes.
+    pub fn release_use(&mut self, dt: DatatypeId) {
+        if let Some(s) = self.slot_mut(dt) {
+            s.uses = s.uses.saturating_sub(1);
+            if s.freed && s.uses == 0 {
+                self.drop_slot(dt);
+            }
+        }
+    }
+
+    fn drop_slot(&mut self, dt: DatatypeId) {
+        if let DatatypeId::Derived(i) = dt {
+            if let Some(s) = self.derived.get_mut(i as usize) {
+                *s = None;
+            }
+        }
+    }
+
+    /// Number of derived types in the table (freed ones still in use count).
+    pub fn derived_count(&self) -> usize {
+        self.derived.iter().flatten().count()
     }
 
     /// Like [`info`](Self::info) but requires a committed type (for communication).
@@ -176,12 +252,17 @@ impl Datatypes {
         }
     }
 
-    fn add(&mut self, t: TypeInfo) -> DatatypeId {
+    fn add(&mut self, info: TypeInfo) -> DatatypeId {
+        let slot = Some(Slot {
+            info,
+            freed: false,
+            uses: 0,
+        });
         if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
-            self.derived[i] = Some(t);
+            self.derived[i] = slot;
             DatatypeId::Derived(i as u32)
         } else {
-            self.derived.push(Some(t));
+            self.derived.push(slot);
             DatatypeId::Derived(self.derived.len() as u32 - 1)
         }
     }
@@ -195,25 +276,26 @@ impl Datatypes {
                     .derived
                     .get_mut(i as usize)
                     .and_then(|t| t.as_mut())
+                    .filter(|s| !s.freed)
                     .ok_or(MpiError::Datatype)?;
-                t.committed = true;
+                t.info.committed = true;
                 Ok(())
             }
         }
     }
 
-    /// `MPI_Type_free` (predefined types cannot be freed).
+    /// `MPI_Type_free` (predefined types cannot be freed): the type goes
+    /// now, or when the last operation using it lets go.
     pub fn free(&mut self, dt: DatatypeId) -> MpiResult<()> {
-        match dt {
-            DatatypeId::Builtin(_) => Err(MpiError::Datatype),
-            DatatypeId::Derived(i) => match self.derived.get_mut(i as usize) {
-                Some(slot @ Some(_)) => {
-                    *slot = None;
-                    Ok(())
-                }
-                _ => Err(MpiError::Datatype),
-            },
+        if matches!(dt, DatatypeId::Builtin(_)) || !self.is_live(dt) {
+            return Err(MpiError::Datatype);
         }
+        let s = self.slot_mut(dt).ok_or(MpiError::Datatype)?;
+        s.freed = true;
+        if s.uses == 0 {
+            self.drop_slot(dt);
+        }
+        Ok(())
     }
 
     /// `MPI_Type_size`.
