@@ -8,19 +8,20 @@
 
 use crate::attr::Attributes;
 use crate::comm::{CommId, Comms};
-use crate::datatype::Datatypes;
-use crate::envelope::{CallCode, Envelope, Kind, FLAG_COLL_ERROR, FLAG_SYNC};
+use crate::datatype::{DatatypeId, Datatypes};
 use crate::errhandler::Errhandlers;
-use crate::error::{MpiError, MpiResult};
 use crate::error_codes::ErrorCodes;
+use crate::names::Names;
+use crate::envelope::{CallCode, Envelope, Kind, FLAG_SYNC};
+use crate::error::{MpiError, MpiResult};
 use crate::group::Groups;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
-use crate::names::Names;
+use crate::message_data::MessageData;
 use crate::op::Ops;
-use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, State};
+use crate::rendezvous::OutStream;
+use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::{Incoming, Transport};
-use crate::user_memory::{UserBuffer, UserMemory};
 use std::collections::HashMap;
 
 /// Message-size thresholds of the collective algorithms (bytes), with
@@ -74,7 +75,21 @@ pub struct EngineConfig {
     pub tag_ub: i32,
     /// Collective algorithm thresholds.
     pub coll: CollThresholds,
+    /// Largest piece of rendezvous data one message carries, bytes; also
+    /// the largest eager message, whatever the eager limit.
+    pub rendezvous_chunk: u64,
+    /// Pieces of one rendezvous transfer the sender may have sent and not
+    /// yet seen acknowledged.
+    pub rendezvous_window: u32,
 }
+
+/// Default [`EngineConfig::rendezvous_chunk`]: 1 MiB.
+pub const RENDEZVOUS_CHUNK: u64 = 1 << 20;
+
+/// Default [`EngineConfig::rendezvous_window`]: 8 pieces, so one transfer
+/// keeps a network with a bandwidth-delay product up to 8 MiB busy (1 Gbps
+/// up to 67 ms round trip, 10 Gbps up to 6.7 ms).
+pub const RENDEZVOUS_WINDOW: u32 = 8;
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -82,6 +97,8 @@ impl Default for EngineConfig {
             eager_limit: None,
             tag_ub: i32::MAX,
             coll: CollThresholds::default(),
+            rendezvous_chunk: RENDEZVOUS_CHUNK,
+            rendezvous_window: RENDEZVOUS_WINDOW,
         }
     }
 }
@@ -128,8 +145,12 @@ pub struct Engine<T: Transport> {
     pub(crate) queues: MatchQueues<RequestId, Msg>,
     seq: HashMap<(u32, u32), u32>,
     next_op: u32,
-    rdv_send: HashMap<u32, RequestId>,
-    rdv_recv: HashMap<u32, RequestId>,
+    /// Rendezvous sends waiting for their CTS, by sender op.
+    pub(crate) rdv_send: HashMap<u32, RequestId>,
+    /// Rendezvous sends streaming their data, by sender op.
+    pub(crate) streams_out: HashMap<u32, OutStream>,
+    /// Rendezvous receives waiting for data, by receiver op.
+    pub(crate) rdv_recv: HashMap<u32, RequestId>,
     sync_send: HashMap<u32, RequestId>,
     /// The attached buffer for buffered sends: (address, size). The engine
     /// copies messages itself, so only the size is used; the address is
@@ -141,7 +162,6 @@ pub struct Engine<T: Transport> {
     pub(crate) errhandlers: Errhandlers,
     pub(crate) error_codes: ErrorCodes,
     pub(crate) names: Names,
-    mem: Option<Box<dyn UserMemory>>,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -174,6 +194,7 @@ impl<T: Transport> Engine<T> {
             seq: HashMap::new(),
             next_op: 1,
             rdv_send: HashMap::new(),
+            streams_out: HashMap::new(),
             rdv_recv: HashMap::new(),
             sync_send: HashMap::new(),
             bsend_attached: None,
@@ -183,20 +204,7 @@ impl<T: Transport> Engine<T> {
             errhandlers: Errhandlers::new(),
             error_codes: ErrorCodes::new(),
             names: Names::new(),
-            mem: None,
         }
-    }
-
-    /// Gives the engine access to the program's memory, so receive requests
-    /// whose buffer address it knows ([`Engine::set_buffer_address`]) land
-    /// there when they complete.
-    pub fn set_user_memory(&mut self, mem: Box<dyn UserMemory>) {
-        self.mem = Some(mem);
-    }
-
-    /// The program's memory, if the C layer gave access to it.
-    pub(crate) fn user_memory(&self) -> Option<&dyn UserMemory> {
-        self.mem.as_deref()
     }
 
     /// World rank of this process.
@@ -270,14 +278,24 @@ impl<T: Transport> Engine<T> {
         self.cfg.eager_limit.unwrap_or_else(|| self.t.eager_limit())
     }
 
-    fn new_op(&mut self) -> u32 {
+    /// Messages up to this many bytes go eager: the eager limit, but never
+    /// more than one piece of rendezvous data.
+    pub(crate) fn eager_threshold(&self) -> u64 {
+        self.eager_limit().min(self.cfg.rendezvous_chunk)
+    }
+
+    pub(crate) fn new_op(&mut self) -> u32 {
         let op = self.next_op;
         self.next_op = self.next_op.wrapping_add(1).max(1);
         op
     }
 
-    fn tsend(&mut self, dst: u32, env: &Envelope, payload: &[u8]) {
-        let bytes = env.encode(payload);
+    pub(crate) fn tsend(&mut self, dst: u32, env: &Envelope, payload: &[u8]) {
+        self.tsend_encoded(dst, env.encode(payload));
+    }
+
+    /// Sends an encoded message (envelope and payload).
+    pub(crate) fn tsend_encoded(&mut self, dst: u32, bytes: Vec<u8>) {
         self.counters.messages_sent += 1;
         self.counters.bytes_sent += bytes.len() as u64;
         self.t.send(dst, bytes);
@@ -323,10 +341,8 @@ impl<T: Transport> Engine<T> {
                 }
             }
             Kind::Cts => self.on_cts(env),
-            Kind::Data => {
-                let payload = payload.to_vec();
-                self.on_data(env, payload)
-            }
+            Kind::Data => self.on_data(env, payload),
+            Kind::PieceAck => self.on_piece_ack(env),
             Kind::SyncAck => {
                 if let Some(req) = self.sync_send.remove(&env.sender_op) {
                     self.finish(req, Completion::inactive());
@@ -337,48 +353,27 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Marks `req` done, dropping it if it is hidden or freed.
-    fn finish(&mut self, req: RequestId, c: Completion) {
+    pub(crate) fn finish(&mut self, req: RequestId, c: Completion) {
         let Ok(r) = self.reqs.get_mut(req) else {
             return;
         };
         r.state = State::Done(c);
         if r.free_when_done {
-            if let Ok(mut r) = self.reqs.remove(req) {
+            if let Ok(r) = self.reqs.remove(req) {
                 self.bsend_used -= r.bsend_bytes;
-                if let State::Done(c) = &mut r.state {
-                    self.deliver(r.buffer, c);
-                }
                 self.retire(&r);
             }
         }
     }
 
-    /// Unpacks a completed receive's data into the program's buffer, when
-    /// the engine knows where it is (the completion then carries no data).
-    fn deliver(&mut self, buffer: Option<UserBuffer>, c: &mut Completion) {
-        let (Some(b), Some(mem)) = (buffer, self.mem.as_mut()) else {
-            return;
-        };
-        let Some(addr) = b.addr else {
-            return;
-        };
-        let Some(data) = c.data.take() else {
-            return;
-        };
-        let r = self.types.span(b.dt, b.count).and_then(|span| {
-            self.types
-                .unpack(b.dt, b.count, &data, mem.bytes_mut(addr, span))
-        });
-        if let Err(e) = r {
-            c.status.error.get_or_insert(e);
-        }
-    }
-
-    /// Lets go of what a request removed from the table held (the use of
-    /// its buffer's datatype).
+    /// Lets go of what a request removed from the table held (a persistent
+    /// request's use of its datatype).
     pub(crate) fn retire(&mut self, r: &Request) {
-        if let Some(b) = r.buffer {
-            self.types.release_use(b.dt);
+        match &r.persistent {
+            Some(Persist::Send { dt, .. }) | Some(Persist::Recv { dt, .. }) => {
+                self.types.release_use(*dt)
+            }
+            None => {}
         }
     }
 
@@ -389,55 +384,52 @@ impl<T: Transport> Engine<T> {
         Ok(())
     }
 
-    /// Gives request `req` the program's buffer `buffer` (taking a use of
-    /// its datatype) and its communicator.
-    pub(crate) fn own_buffer(&mut self, req: RequestId, buffer: UserBuffer, comm: CommId) {
-        if let Ok(r) = self.reqs.get_mut(req) {
-            r.comm = Some(comm);
-            r.buffer = Some(buffer);
-            self.types.add_use(buffer.dt);
-        }
-    }
-
-    /// Tells the engine where the buffer of receive or persistent request
-    /// `req` is, so the data lands there (see [`Engine::set_user_memory`]).
-    pub fn set_buffer_address(&mut self, req: RequestId, addr: usize) -> MpiResult<()> {
-        let r = self.reqs.get_mut(req)?;
-        let b = r.buffer.as_mut().ok_or(MpiError::Request)?;
-        b.addr = Some(addr);
-        Ok(())
-    }
-
-    /// Whether request `req` has a program buffer (a receive or a
-    /// persistent request) whose address the engine should be told.
-    pub fn request_has_buffer(&self, req: RequestId) -> bool {
-        self.reqs.get(req).is_ok_and(|r| r.buffer.is_some())
-    }
-
     /// The communicator a program's request was made on.
     pub fn request_comm(&self, req: RequestId) -> Option<CommId> {
         self.reqs.get(req).ok().and_then(|r| r.comm)
     }
 
-    /// Sends packed `data` for request `req` (which becomes pending or done),
-    /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`]) besides
-    /// the ones the mode sets.
+    /// Remembers, for the C layer, the address of a persistent request's
+    /// buffer (which it hands back as program memory at each start).
+    pub fn set_request_buffer_address(&mut self, req: RequestId, addr: usize) -> MpiResult<()> {
+        self.reqs.get_mut(req)?.buffer_addr = Some(addr);
+        Ok(())
+    }
+
+    /// The buffer address remembered for a persistent request.
+    pub fn request_buffer_address(&self, req: RequestId) -> Option<usize> {
+        self.reqs.get(req).ok().and_then(|r| r.buffer_addr)
+    }
+
+    /// The (count, datatype) of a persistent request's buffer.
+    pub fn persistent_buffer(&self, req: RequestId) -> Option<(usize, DatatypeId)> {
+        match self.reqs.get(req).ok()?.persistent.as_ref()? {
+            Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => Some((*count, *dt)),
+        }
+    }
+
+    /// Sends `data` for request `req` (which becomes pending or done),
+    /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`](crate::envelope::FLAG_COLL_ERROR)) besides
+    /// the ones the mode sets. Data in program memory must be larger than
+    /// the eager threshold (smaller messages are packed by the caller).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start_send(
         &mut self,
         req: RequestId,
         mode: SendMode,
-        data: Vec<u8>,
+        data: impl Into<MessageData>,
         dst: u32,
         context: u32,
         tag: i32,
         call: CallCode,
         flags: u8,
     ) {
+        let data = data.into();
         let me = self.t.rank();
         let seq_slot = self.seq.entry((dst, context)).or_insert(0);
         let seq = *seq_slot;
         *seq_slot = seq.wrapping_add(1);
+        let len = data.len();
         let mut env = Envelope {
             kind: Kind::Eager,
             flags,
@@ -449,27 +441,32 @@ impl<T: Transport> Engine<T> {
             seq,
             sender_op: 0,
             receiver_op: 0,
-            msg_len: data.len() as u64,
-            payload_len: data.len() as u64,
+            msg_len: len,
+            payload_len: len,
         };
-        let state = if data.len() as u64 <= self.eager_limit() {
-            if mode == SendMode::Synchronous {
-                env.flags |= FLAG_SYNC;
-                env.sender_op = self.new_op();
-                self.sync_send.insert(env.sender_op, req);
-                self.tsend(dst, &env, &data);
-                State::Pending(Pending::Send { data: Vec::new() })
-            } else {
-                self.tsend(dst, &env, &data);
-                State::Done(Completion::inactive())
+        let state = match data {
+            MessageData::Packed(data) if len <= self.eager_threshold() => {
+                if mode == SendMode::Synchronous {
+                    env.flags |= FLAG_SYNC;
+                    env.sender_op = self.new_op();
+                    self.sync_send.insert(env.sender_op, req);
+                    self.tsend(dst, &env, &data);
+                    State::Pending(Pending::Send {
+                        data: MessageData::default(),
+                    })
+                } else {
+                    self.tsend(dst, &env, &data);
+                    State::Done(Completion::inactive())
+                }
             }
-        } else {
-            env.kind = Kind::Rts;
-            env.payload_len = 0;
-            env.sender_op = self.new_op();
-            self.rdv_send.insert(env.sender_op, req);
-            self.tsend(dst, &env, &[]);
-            State::Pending(Pending::Send { data })
+            data => {
+                env.kind = Kind::Rts;
+                env.payload_len = 0;
+                env.sender_op = self.new_op();
+                self.rdv_send.insert(env.sender_op, req);
+                self.tsend(dst, &env, &[]);
+                State::Pending(Pending::Send { data })
+            }
         };
         match state {
             State::Done(c) => self.finish(req, c),
@@ -517,7 +514,10 @@ impl<T: Transport> Engine<T> {
                 self.tsend(env.src, &cts, &[]);
                 if let Ok(r) = self.reqs.get_mut(req) {
                     if let State::Pending(Pending::Recv { phase, .. }) = &mut r.state {
-                        *phase = RecvPhase::Data(env);
+                        *phase = RecvPhase::Data {
+                            rts: env,
+                            received: 0,
+                        };
                     }
                 }
             }
@@ -534,17 +534,54 @@ impl<T: Transport> Engine<T> {
                     };
                     self.tsend(env.src, &ack, &[]);
                 }
-                self.complete_recv(req, &env, msg.payload);
+                self.store_received(req, 0, &msg.payload);
+                self.complete_recv(req, &env);
             }
         }
     }
 
-    fn complete_recv(&mut self, req: RequestId, env: &Envelope, mut data: Vec<u8>) {
-        let Ok(r) = self.reqs.get(req) else { return };
-        let State::Pending(Pending::Recv { comm, capacity, .. }) = &r.state else {
+    /// Stores packed bytes `offset ..` of the message receive `req` gets,
+    /// as far as its buffer holds them.
+    pub(crate) fn store_received(&mut self, req: RequestId, offset: u64, piece: &[u8]) {
+        let Ok(Request {
+            state:
+                State::Pending(Pending::Recv {
+                    capacity,
+                    target,
+                    error,
+                    ..
+                }),
+            ..
+        }) = self.reqs.get_mut(req)
+        else {
             return;
         };
-        let (comm, capacity) = (*comm, *capacity);
+        let fits = capacity.saturating_sub(offset).min(piece.len() as u64) as usize;
+        if fits > 0 && error.is_none() {
+            if let Err(e) = target.write(offset, &piece[..fits]) {
+                *error = Some(e);
+            }
+        }
+    }
+
+    /// Completes receive `req` of the message `env` describes, whose data
+    /// is stored.
+    pub(crate) fn complete_recv(&mut self, req: RequestId, env: &Envelope) {
+        let Ok(r) = self.reqs.get_mut(req) else {
+            return;
+        };
+        let State::Pending(Pending::Recv {
+            comm,
+            capacity,
+            target,
+            error: store_error,
+            ..
+        }) = &mut r.state
+        else {
+            return;
+        };
+        let (comm, capacity, store_error) = (*comm, *capacity, *store_error);
+        let data = std::mem::take(target).into_received();
         let source = self
             .comms
             .get_any(comm)
@@ -552,57 +589,23 @@ impl<T: Transport> Engine<T> {
             .map_or(Source::Any, Source::Rank);
         let mut error = env.is_coll_error().then_some(MpiError::Other);
         if env.msg_len > capacity {
-            data.truncate(capacity as usize);
             error = Some(MpiError::Truncate);
         }
         let status = Status {
             source,
             tag: Tag::Value(env.tag),
-            error,
-            count_bytes: data.len() as u64,
+            error: store_error.or(error),
+            count_bytes: env.msg_len.min(capacity),
             cancelled: false,
         };
         self.finish(
             req,
             Completion {
                 status,
-                data: Some(data),
+                data,
                 freed: false,
             },
         );
-    }
-
-    fn on_cts(&mut self, cts: Envelope) {
-        let Some(req) = self.rdv_send.remove(&cts.sender_op) else {
-            self.counters.bad_messages += 1;
-            return;
-        };
-        let data = match self.reqs.get_mut(req) {
-            Ok(Request {
-                state: State::Pending(Pending::Send { data, .. }),
-                ..
-            }) => std::mem::take(data),
-            _ => return,
-        };
-        let env = Envelope {
-            kind: Kind::Data,
-            flags: cts.flags & FLAG_COLL_ERROR,
-            src: cts.dst,
-            dst: cts.src,
-            msg_len: data.len() as u64,
-            payload_len: data.len() as u64,
-            ..cts
-        };
-        self.tsend(env.dst, &env, &data);
-        self.finish(req, Completion::inactive());
-    }
-
-    fn on_data(&mut self, env: Envelope, payload: Vec<u8>) {
-        let Some(req) = self.rdv_recv.remove(&env.receiver_op) else {
-            self.counters.bad_messages += 1;
-            return;
-        };
-        self.complete_recv(req, &env, payload);
     }
 
     /// Whether `req` is complete (or inactive), without changing it.
@@ -619,21 +622,14 @@ impl<T: Transport> Engine<T> {
             State::Inactive => Ok(Some(Completion::inactive())),
             State::Done(_) => {
                 if r.persistent.is_some() {
-                    let State::Done(mut c) = std::mem::replace(&mut r.state, State::Inactive)
-                    else {
+                    let State::Done(c) = std::mem::replace(&mut r.state, State::Inactive) else {
                         unreachable!()
                     };
-                    let buffer = r.buffer;
-                    self.deliver(buffer, &mut c);
                     Ok(Some(c))
                 } else {
-                    let mut r = self.reqs.remove(req)?;
-                    let State::Done(mut c) = std::mem::replace(&mut r.state, State::Inactive)
-                    else {
+                    let State::Done(mut c) = self.reqs.remove(req)?.state else {
                         unreachable!()
                     };
-                    self.deliver(r.buffer, &mut c);
-                    self.retire(&r);
                     c.freed = true;
                     Ok(Some(c))
                 }

@@ -116,13 +116,17 @@ pub fn init() -> Result<JobInfo, String> {
     }
     *lock(&PACER) = Some(pacer);
     SOCKET_FD.store(t.raw_fd(), Ordering::SeqCst);
+    // A piece of rendezvous data and its envelope fit in one frame.
+    const _: () = assert!(
+        mpinetsim_protocol::MAX_MESSAGE_PIECE as usize + shim_engine::envelope::HEADER_LEN + 64
+            <= mpinetsim_protocol::MAX_FRAME_BODY
+    );
     let cfg = EngineConfig {
         eager_limit: Some(t.eager_limit_bytes()),
+        rendezvous_chunk: mpinetsim_protocol::MAX_MESSAGE_PIECE,
         ..EngineConfig::default()
     };
-    let mut engine = Engine::new(t, cfg);
-    engine.set_user_memory(Box::new(crate::ffi::buffers::ProgramMemory));
-    *lock(&ENGINE) = Some(engine);
+    *lock(&ENGINE) = Some(Engine::new(t, cfg));
     INITIALIZED.store(true, Ordering::SeqCst);
     Ok(JobInfo { rank, size })
 }

@@ -18,8 +18,10 @@ mod pack;
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
 pub use derived::MAX_TYPEMAP_RUNS;
 pub use pack::Span;
+pub(crate) use pack::{pack_range, unpack_range};
 
 use crate::error::{MpiError, MpiResult};
+use std::sync::Arc;
 
 /// A datatype: predefined or derived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -130,10 +132,10 @@ impl TypeInfo {
 }
 
 /// A derived datatype in the table: its description, whether the program
-/// freed its handle, and how many operations still use it.
+/// freed its handle, and how many requests still name it.
 #[derive(Debug)]
 struct Slot {
-    info: TypeInfo,
+    info: Arc<TypeInfo>,
     freed: bool,
     uses: u32,
 }
@@ -141,14 +143,16 @@ struct Slot {
 /// The table of datatypes of one process.
 ///
 /// MPI's reference-counting rule: `MPI_Type_free` only drops the program's
-/// handle; a type some pending operation still uses (a posted receive that
-/// unpacks with it, a persistent request) lives until the last such
-/// operation lets go ([`add_use`](Self::add_use) /
-/// [`release_use`](Self::release_use)), and its number is not given to a
-/// new type before.
+/// handle; pending operations finish with the type. An operation in
+/// progress holds its type's description (entries are shared); a request
+/// that names the type by its number (a persistent request, which packs
+/// or unpacks with it at every start) holds a use of it
+/// ([`add_use`](Self::add_use) / [`release_use`](Self::release_use)), so
+/// the type stays in the table and its number is not given to a new type
+/// before the last use ends.
 #[derive(Debug)]
 pub struct Datatypes {
-    builtins: Vec<TypeInfo>,
+    builtins: Vec<Arc<TypeInfo>>,
     derived: Vec<Option<Slot>>,
 }
 
@@ -164,7 +168,7 @@ impl Datatypes {
         Datatypes {
             builtins: BuiltinType::ALL
                 .iter()
-                .map(|&b| TypeInfo::of_builtin(b))
+                .map(|&b| Arc::new(TypeInfo::of_builtin(b)))
                 .collect(),
             derived: Vec::new(),
         }
@@ -172,6 +176,10 @@ impl Datatypes {
 
     /// Everything about `dt`, committed or not.
     pub fn info(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        self.shared(dt).map(|t| &**t)
+    }
+
+    fn shared(&self, dt: DatatypeId) -> MpiResult<&Arc<TypeInfo>> {
         match dt {
             DatatypeId::Builtin(b) => Ok(&self.builtins[b as usize]),
             DatatypeId::Derived(i) => self
@@ -212,14 +220,14 @@ impl Datatypes {
         }
     }
 
-    /// An operation starts using `dt` (nothing for predefined types).
+    /// A request starts naming `dt` (nothing for predefined types).
     pub fn add_use(&mut self, dt: DatatypeId) {
         if let Some(s) = self.slot_mut(dt) {
             s.uses += 1;
         }
     }
 
-    /// An operation stops using `dt`; a freed type nobody uses goes.
+    /// A request stops naming `dt`; a freed type nobody names goes.
     pub fn release_use(&mut self, dt: DatatypeId) {
         if let Some(s) = self.slot_mut(dt) {
             s.uses = s.uses.saturating_sub(1);
@@ -242,6 +250,13 @@ impl Datatypes {
         self.derived.iter().flatten().count()
     }
 
+    /// A committed type's description, kept alive for an operation that
+    /// reads or writes program memory after its call returned.
+    pub(crate) fn committed_shared(&self, dt: DatatypeId) -> MpiResult<Arc<TypeInfo>> {
+        self.committed(dt)?;
+        self.shared(dt).cloned()
+    }
+
     /// Like [`info`](Self::info) but requires a committed type (for communication).
     pub fn committed(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
         let t = self.info(dt)?;
@@ -252,17 +267,17 @@ impl Datatypes {
         }
     }
 
-    fn add(&mut self, info: TypeInfo) -> DatatypeId {
-        let slot = Some(Slot {
-            info,
+    fn add(&mut self, t: TypeInfo) -> DatatypeId {
+        let t = Slot {
+            info: Arc::new(t),
             freed: false,
             uses: 0,
-        });
+        };
         if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
-            self.derived[i] = slot;
+            self.derived[i] = Some(t);
             DatatypeId::Derived(i as u32)
         } else {
-            self.derived.push(slot);
+            self.derived.push(Some(t));
             DatatypeId::Derived(self.derived.len() as u32 - 1)
         }
     }
@@ -278,14 +293,14 @@ impl Datatypes {
                     .and_then(|t| t.as_mut())
                     .filter(|s| !s.freed)
                     .ok_or(MpiError::Datatype)?;
-                t.info.committed = true;
+                Arc::make_mut(&mut t.info).committed = true;
                 Ok(())
             }
         }
     }
 
     /// `MPI_Type_free` (predefined types cannot be freed): the type goes
-    /// now, or when the last operation using it lets go.
+    /// now, or when the last request naming it lets go.
     pub fn free(&mut self, dt: DatatypeId) -> MpiResult<()> {
         if matches!(dt, DatatypeId::Builtin(_)) || !self.is_live(dt) {
             return Err(MpiError::Datatype);
