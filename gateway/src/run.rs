@@ -225,6 +225,21 @@ pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), 
     Ok(())
 }
 
+/// `--eager-limit`: at most one piece of a streamed message
+/// ([`mpinetsim_protocol::MAX_MESSAGE_PIECE`]).
+pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
+    use mpinetsim_protocol::MAX_MESSAGE_PIECE;
+    let limit = netsim::units::parse_bytes(text).map_err(|e| format!("--eager-limit: {e}"))?;
+    if limit > MAX_MESSAGE_PIECE {
+        return Err(format!(
+            "--eager-limit {text} is above {} KiB, the largest message sent in one piece; give at most {}KiB (larger messages always use the rendezvous protocol, in pieces of that size)",
+            MAX_MESSAGE_PIECE >> 10,
+            MAX_MESSAGE_PIECE >> 10
+        ));
+    }
+    Ok(limit)
+}
+
 /// Checks a fixed time factor.
 pub fn check_factor(f: f64) -> Result<(), String> {
     if f >= 1.0 && f.is_finite() {
@@ -310,8 +325,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     if a.ranks == 0 {
         return Err("-n 0: a job needs at least one rank".into());
     }
-    let eager_limit =
-        netsim::units::parse_bytes(a.eager_limit).map_err(|e| format!("--eager-limit: {e}"))?;
+    let eager_limit = parse_eager_limit(a.eager_limit)?;
     let (program, args) = match (a.command.split_first(), &a.external) {
         (Some((p, rest)), None) => (Some(p), rest),
         (_, Some(_)) => (None, &[][..]),
@@ -629,4 +643,17 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         exit_code,
         finish_error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eager_limit_is_at_most_one_piece() {
+        assert_eq!(parse_eager_limit("64KiB"), Ok(65536));
+        assert_eq!(parse_eager_limit("1MiB"), Ok(1 << 20));
+        let e = parse_eager_limit("4MiB").unwrap_err();
+        assert!(e.starts_with("--eager-limit 4MiB is above 1024 KiB"), "{e}");
+    }
 }

@@ -412,10 +412,10 @@ impl Transport for GatewayTransport {
     }
     fn send(&mut self, dst: u32, bytes: Vec<u8>) {
         if bytes.len() + 16 > MAX_FRAME_BODY {
+            // The engine sends pieces of at most MAX_MESSAGE_PIECE bytes.
             super::fatal(&format!(
-                "a message of {} bytes exceeds the {} bytes one message may carry",
+                "internal error: an engine message of {} bytes exceeds the {MAX_FRAME_BODY}-byte frame limit",
                 bytes.len(),
-                MAX_FRAME_BODY - 64
             ));
         }
         let srt_ns = self.srt_ns();

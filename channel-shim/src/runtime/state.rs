@@ -137,8 +137,14 @@ pub fn init() -> Result<JobInfo, String> {
     }
     *lock(&PACER) = Some(pacer);
     SOCKET_FD.store(t.raw_fd(), Ordering::SeqCst);
+    // A piece of rendezvous data and its envelope fit in one frame.
+    const _: () = assert!(
+        mpinetsim_protocol::MAX_MESSAGE_PIECE as usize + shim_engine::envelope::HEADER_LEN + 64
+            <= mpinetsim_protocol::MAX_FRAME_BODY
+    );
     let cfg = EngineConfig {
         eager_limit: Some(t.eager_limit_bytes()),
+        rendezvous_chunk: mpinetsim_protocol::MAX_MESSAGE_PIECE,
         ..EngineConfig::default()
     };
     *lock(&ENGINE) = Some(Engine::new(t, cfg));

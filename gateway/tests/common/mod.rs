@@ -273,3 +273,23 @@ pub fn config_with_format(dir: &Path, name: &str, format: &str) -> String {
     .unwrap();
     path.display().to_string()
 }
+
+/// Runs `mpinetsim run` on `ranks` ranks of configs/`net` at `factor`
+/// with a report; returns the process output and the report (the run must
+/// have written one).
+pub fn run_with_report(
+    ranks: &str,
+    net: &str,
+    factor: &str,
+    program: &Path,
+    prog_args: &[&str],
+) -> (Output, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let args = ["-n", ranks, "--net", &config(net), "--time-factor", factor];
+    let report = ["--report", rep.to_str().unwrap()];
+    let o = run(&[&args[..], &report[..]].concat(), program, prog_args);
+    let text = std::fs::read_to_string(&rep)
+        .unwrap_or_else(|e| panic!("no report ({e}): {}", String::from_utf8_lossy(&o.stderr)));
+    (o, serde_json::from_str(&text).unwrap())
+}
