@@ -9,14 +9,14 @@
 use crate::attr::Attributes;
 use crate::comm::{CommId, Comms};
 use crate::datatype::{DatatypeId, Datatypes};
-use crate::errhandler::Errhandlers;
-use crate::error_codes::ErrorCodes;
-use crate::names::Names;
 use crate::envelope::{CallCode, Envelope, Kind, FLAG_SYNC};
+use crate::errhandler::Errhandlers;
 use crate::error::{MpiError, MpiResult};
+use crate::error_codes::ErrorCodes;
 use crate::group::Groups;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::message_data::MessageData;
+use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
 use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
@@ -404,7 +404,9 @@ impl<T: Transport> Engine<T> {
     /// The (count, datatype) of a persistent request's buffer.
     pub fn persistent_buffer(&self, req: RequestId) -> Option<(usize, DatatypeId)> {
         match self.reqs.get(req).ok()?.persistent.as_ref()? {
-            Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => Some((*count, *dt)),
+            Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => {
+                Some((*count, *dt))
+            }
         }
     }
 

@@ -86,7 +86,11 @@ fn wait_then<R>(
 /// Writes the status of a completed request (a receive's data is already
 /// in the program's buffer) and clears a freed handle. Returns the
 /// request's own error, if any.
-unsafe fn complete(c: Completion, handle: *mut c_int, status: *mut MpiStatus) -> Result<(), MpiError> {
+unsafe fn complete(
+    c: Completion,
+    handle: *mut c_int,
+    status: *mut MpiStatus,
+) -> Result<(), MpiError> {
     if c.freed {
         write_out(handle, MPI_REQUEST_NULL);
     }
