@@ -60,6 +60,10 @@ pub const ENV_SIZE: &str = "MPINETSIM_SIZE";
 pub const ENV_JOB: &str = "MPINETSIM_JOB";
 /// Environment variable: the job secret, 32 hex digits ([`JobSecret`]).
 pub const ENV_SECRET: &str = "MPINETSIM_SECRET";
+/// Environment variable: a file (mode 0600) holding the job secret, read
+/// when [`ENV_SECRET`] is not set; it keeps the secret off launchers'
+/// command lines, which every local user can read.
+pub const ENV_SECRET_FILE: &str = "MPINETSIM_SECRET_FILE";
 /// Folder where each rank writes its timeline spans (`rank-<r>.spans`),
 /// set when the job records a timeline.
 pub const ENV_TIMELINE_DIR: &str = "MPINETSIM_TIMELINE_DIR";

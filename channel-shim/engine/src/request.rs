@@ -108,6 +108,11 @@ pub(crate) struct Request {
     pub free_when_done: bool,
     /// Bytes of the attached buffer it holds (buffered sends).
     pub bsend_bytes: usize,
+    /// The communicator of a program's request (for its error handler).
+    pub comm: Option<CommId>,
+    /// The address of a persistent request's buffer, which the C layer
+    /// hands back to the engine as program memory at each start.
+    pub buffer_addr: Option<usize>,
 }
 
 impl Request {
@@ -117,6 +122,8 @@ impl Request {
             persistent: None,
             free_when_done: false,
             bsend_bytes: 0,
+            comm: None,
+            buffer_addr: None,
         }
     }
 }

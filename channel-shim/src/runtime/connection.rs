@@ -227,9 +227,10 @@ impl GatewayTransport {
     fn lost(&self, what: &str) -> ! {
         if self.handshaking {
             super::fatal(&format!(
-                "the mpinetsim gateway at {} {what} during the handshake (its output says why); check that {} and {} are the ones it printed",
+                "the mpinetsim gateway at {} {what} during the handshake (its output says why); check that {}, {} (or {}) and the rank numbers and count match what it printed",
                 self.addr,
                 mpinetsim_protocol::ENV_JOB,
+                mpinetsim_protocol::ENV_SECRET_FILE,
                 mpinetsim_protocol::ENV_SECRET
             ))
         }

@@ -4,7 +4,11 @@
 
 #![allow(dead_code)]
 
+pub mod other_user;
+pub mod prerequisites;
 pub mod standalone;
+
+pub use prerequisites::skip_because;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,17 +32,14 @@ pub fn config(name: &str) -> String {
 }
 
 /// True (after saying so) when `tool probe` does not run: the package to
-/// install is named.
+/// install is named. In CI the test fails instead ([`skip_because`]).
 pub fn skip_without(tool: &str, probe: &str, package: &str) -> bool {
     let ok = Command::new(tool)
         .arg(probe)
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !ok {
-        eprintln!("SKIPPED: {tool} not found (apt-get install {package})");
-    }
-    !ok
+    !ok && skip_because(&format!("{tool} not found (apt-get install {package})"))
 }
 
 /// True (after saying so) when Debian's mpicc is missing.
@@ -194,10 +195,7 @@ pub fn skip_without_tshark() -> bool {
             .map(|o| o.status.success())
             .unwrap_or(false)
     });
-    if !ok {
-        eprintln!("SKIPPED: tshark/capinfos not found (apt-get install tshark)");
-    }
-    !ok
+    !ok && skip_because("tshark/capinfos not found (apt-get install tshark)")
 }
 
 /// Checks that every capture file in `dir` (*.pcap, *.pcapng) is complete:
