@@ -31,6 +31,7 @@ mod realtime;
 mod report;
 mod run;
 mod simulate;
+mod stall;
 mod stream;
 mod timeline;
 mod topo;

@@ -9,6 +9,7 @@ use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::network_model::NetworkModel;
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
+use crate::stall::StallPolicy;
 use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
 use netsim::NetworkConfig;
 use std::path::PathBuf;
@@ -43,6 +44,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         vectors: a.vectors.clone(),
         timeline: a.timeline.clone(),
         external: None,
+        stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), true)?,
     };
     let job = run_job(&spec)?;
     Ok(conclude(job, a.report.as_deref()))
@@ -89,6 +91,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
             lib_dir: a.lib_dir.clone(),
             handshake_timeout_ns,
         }),
+        stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), false)?,
     };
     let job = run_job(&spec)?;
     Ok(conclude(job, a.report.as_deref()))
@@ -314,6 +317,8 @@ pub struct JobSpec<'a> {
     /// Ranks are started by someone else (hydra's mpiexec, srun) and
     /// connect to this socket; `command` is then only a label.
     pub external: Option<External>,
+    /// What a job that makes no progress gets.
+    pub stall: StallPolicy,
 }
 
 /// A gateway waiting for ranks a launcher starts.
@@ -420,6 +425,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         handshake_timeout_ns,
         lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
         adaptive: a.adaptive.clone(),
+        stall: a.stall.clone(),
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
@@ -534,6 +540,12 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
+        JobOutcome::Stalled(message) => (
+            format!(
+                "{message}; the ranks were stopped (--on-stall wait keeps a stalled job waiting)"
+            ),
+            1,
+        ),
         JobOutcome::NetworkFailed(message)
         | JobOutcome::CaptureFailed(message)
         | JobOutcome::GatewayFailed(message) => (format!("{message}; the ranks were stopped"), 1),

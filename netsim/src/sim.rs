@@ -417,6 +417,11 @@ impl Simulator {
         Ok(id)
     }
 
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        self.messages_injected - self.messages_delivered
+    }
+
     /// Moves the messages delivered so far into `out`.
     pub fn take_deliveries(&mut self, out: &mut Vec<Delivery>) {
         out.append(&mut self.deliveries);

@@ -31,6 +31,7 @@ mod rendezvous;
 pub mod request;
 pub mod status;
 pub mod transport;
+pub mod waiting;
 
 pub use attr::{AttrCall, Keyval, PredefinedAttr};
 pub use comm::CommId;

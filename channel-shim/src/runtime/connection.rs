@@ -10,12 +10,16 @@ use mpinetsim_protocol::{
     Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY, VERSION,
 };
 use shim_engine::transport::{Incoming, Transport};
+use shim_engine::waiting::Waiting;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::time::Duration;
 
 /// How long the gateway may take to answer the Hello and the clock probes.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a rank that aborts waits for the gateway to acknowledge it.
+const ABORT_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Who this rank is, for the Hello.
 pub struct Identity {
@@ -47,6 +51,8 @@ pub struct GatewayTransport {
     analytic: bool,
     coll_seq: HashMap<(u32, u32), u32>,
     collective_done: Option<u64>,
+    /// Deliver and CollectiveDone frames read (see `Frame::Waiting`).
+    wakeups: u64,
 }
 
 /// One collective call as the analytic network model needs it.
@@ -102,6 +108,7 @@ impl GatewayTransport {
             analytic: false,
             coll_seq: HashMap::new(),
             collective_done: None,
+            wakeups: 0,
         };
         t.write_frame(&Frame::Hello {
             version: VERSION,
@@ -137,7 +144,11 @@ impl GatewayTransport {
         }
         t.initial_clock_sync();
         t.handshaking = false;
-        let _ = t.stream.set_read_timeout(None);
+        // Blocking reads give up after this long, so a rank that waits
+        // with nothing arriving can tell the gateway what it waits for.
+        let _ = t
+            .stream
+            .set_read_timeout(Some(shim_engine::waiting::REPORT_WAITING_AFTER));
         Ok(t)
     }
 
@@ -249,7 +260,8 @@ impl GatewayTransport {
     }
 
     /// Reads until one frame is complete; without `block`, returns None
-    /// when the socket has nothing more right now.
+    /// when the socket has nothing more right now, with `block` when
+    /// nothing arrived within the read timeout (after the handshake).
     fn read_frame(&mut self, block: bool) -> Option<Frame> {
         loop {
             match Frame::decode(&self.inbuf) {
@@ -272,12 +284,15 @@ impl GatewayTransport {
                         if matches!(
                             e.kind(),
                             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) && self.handshaking =>
+                        ) =>
                     {
-                        self.lost(&format!(
-                            "did not answer within {} s",
-                            HANDSHAKE_TIMEOUT.as_secs()
-                        ))
+                        if self.handshaking {
+                            self.lost(&format!(
+                                "did not answer within {} s",
+                                HANDSHAKE_TIMEOUT.as_secs()
+                            ))
+                        }
+                        return None;
                     }
                     Err(e) => self.lost(&format!("could not be read from ({e})")),
                 }
@@ -315,7 +330,10 @@ impl GatewayTransport {
                     self.apply_new_estimate();
                 }
             }
-            Frame::CollectiveDone { vtime_ns } => self.collective_done = Some(vtime_ns),
+            Frame::CollectiveDone { vtime_ns } => {
+                self.wakeups += 1;
+                self.collective_done = Some(vtime_ns);
+            }
             other => super::fatal(&format!(
                 "the mpinetsim gateway at {} sent an unexpected {} frame",
                 self.addr,
@@ -333,6 +351,7 @@ impl GatewayTransport {
                 vtime_ns,
                 bytes,
             }) => {
+                self.wakeups += 1;
                 self.ready.push_back(Incoming {
                     src,
                     vtime_ns,
@@ -361,6 +380,19 @@ impl GatewayTransport {
         }
     }
 
+    /// Tells the gateway what the MPI call in progress waits for.
+    pub fn send_waiting(&mut self, w: &Waiting) {
+        let call = super::pacer(|p| p.call_name()).unwrap_or_default();
+        let listed = w.peers.len().min(mpinetsim_protocol::MAX_WAITING_PEERS);
+        self.write_frame(&Frame::Waiting {
+            call: call.to_string(),
+            any_source: w.any_source,
+            peers: w.peers[..listed].to_vec(),
+            more_peers: listed < w.peers.len(),
+            wakeups: self.wakeups,
+        });
+    }
+
     /// The job runs on the analytic network model: collectives are
     /// reported with [`GatewayTransport::collective`].
     pub fn is_analytic(&self) -> bool {
@@ -385,21 +417,54 @@ impl GatewayTransport {
         };
         *seq += 1;
         self.write_frame(&frame);
+        let mut reported = false;
         while self.collective_done.is_none() {
-            self.pump(true);
+            if !self.pump(true) && !reported {
+                // Waiting for the other members (the gateway knows which).
+                self.send_waiting(&Waiting::default());
+                reported = true;
+            }
         }
         let end = self.collective_done.take().unwrap();
         self.wait_until_srt(end);
     }
 
-    /// Tells the gateway the job is aborted; false when it could not be
-    /// told (it is gone), so the caller prints the reason itself.
+    /// Tells the gateway the job is aborted and waits (at most
+    /// [`ABORT_ACK_TIMEOUT`]) until it has recorded that, so the reason
+    /// reaches the job's report before this process exits and the gateway
+    /// sees it end. False when the gateway could not be told (it is gone),
+    /// so the caller prints the reason itself.
     pub fn send_abort(&mut self, code: i32, text: &str) -> bool {
         let f = Frame::Abort {
             code,
             text: text.to_string(),
         };
-        self.stream.write_all(&f.to_bytes()).is_ok()
+        if self.stream.write_all(&f.to_bytes()).is_err() {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + ABORT_ACK_TIMEOUT;
+        let mut chunk = [0u8; 64 * 1024];
+        while std::time::Instant::now() < deadline {
+            // Frames before the ack (deliveries) no longer matter.
+            while let Ok(Some((f, used))) = Frame::decode(&self.inbuf) {
+                self.inbuf.drain(..used);
+                if f == Frame::AbortAck {
+                    return true;
+                }
+            }
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return true, // the gateway ended the job: it read the Abort
+                Ok(n) => self.inbuf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return true,
+            }
+        }
+        true
     }
 }
 
@@ -444,6 +509,18 @@ impl Transport for GatewayTransport {
         let due = self.ready.front().unwrap().vtime_ns;
         self.wait_until_srt(due);
         self.ready.pop_front().unwrap()
+    }
+    fn recv_within(&mut self, timeout: Duration) -> Option<Incoming> {
+        let deadline = std::time::Instant::now() + timeout;
+        while self.ready.is_empty() {
+            if !self.pump(true) && std::time::Instant::now() >= deadline {
+                return None;
+            }
+        }
+        Some(self.recv_blocking())
+    }
+    fn report_waiting(&mut self, w: &Waiting) {
+        self.send_waiting(w);
     }
     fn now_srt_ns(&self) -> u64 {
         self.srt_ns()
