@@ -171,8 +171,12 @@ mpi_fn! { fn MPI_Info_get(info: c_int, key: *const c_char, valuelen: c_int, valu
         write_out(flag, v.is_some() as c_int);
         if let Some(v) = v {
             // At most `valuelen` characters, then a NUL (MPI: the buffer
-            // holds valuelen + 1).
+            // holds valuelen + 1). A longer value is cut, and MPICH then
+            // reports MPI_ERR_INFO_VALUE.
             write_c_string(value, cap + 1, &v);
+            if v.len() > cap {
+                return Err(MpiError::InfoValue);
+            }
         }
         Ok(())
     })();
