@@ -15,6 +15,7 @@ use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::op::Ops;
 use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, State};
 use crate::status::{Completion, Status};
+use crate::topo::Topologies;
 use crate::transport::{Incoming, Transport};
 use std::collections::HashMap;
 
@@ -121,6 +122,7 @@ pub struct Engine<T: Transport> {
     pub(crate) groups: Groups,
     pub(crate) reqs: Requests,
     pub(crate) queues: MatchQueues<RequestId, Msg>,
+    pub(crate) topos: Topologies,
     seq: HashMap<(u32, u32), u32>,
     next_op: u32,
     rdv_send: HashMap<u32, RequestId>,
@@ -158,6 +160,7 @@ impl<T: Transport> Engine<T> {
             groups: Groups::new(),
             reqs: Requests::default(),
             queues: MatchQueues::new(),
+            topos: Topologies::default(),
             seq: HashMap::new(),
             next_op: 1,
             rdv_send: HashMap::new(),

@@ -178,6 +178,14 @@ call_codes! {
     Comm_split = 65,
     /// MPI_Comm_create (context-id agreement).
     Comm_create = 66,
+    /// MPI_Cart_create (context-id agreement).
+    Cart_create = 67,
+    /// MPI_Graph_create (context-id agreement).
+    Graph_create = 68,
+    /// MPI_Dist_graph_create (context-id agreement, edges to their ends).
+    Dist_graph_create = 69,
+    /// MPI_Dist_graph_create_adjacent (context-id agreement).
+    Dist_graph_create_adjacent = 70,
 }
 
 /// A decoded header.

@@ -29,6 +29,10 @@ pub enum MpiError {
     Root,
     /// `MPI_ERR_GROUP`: an unknown group or a bad rank list for a group.
     Group,
+    /// `MPI_ERR_TOPOLOGY`: a communicator without the topology the call needs.
+    Topology,
+    /// `MPI_ERR_DIMS`: dimensions that do not fit the number of processes.
+    Dims,
     /// `MPI_ERR_ARG`: any other invalid argument.
     Arg,
     /// `MPI_ERR_PENDING`: the request is still pending (multi-request calls).
@@ -53,6 +57,8 @@ impl fmt::Display for MpiError {
             MpiError::Truncate => "message truncated",
             MpiError::Root => "invalid root",
             MpiError::Group => "invalid group",
+            MpiError::Topology => "invalid topology",
+            MpiError::Dims => "invalid dimension argument",
             MpiError::Arg => "invalid argument",
             MpiError::Pending => "request pending",
             MpiError::InStatus => "error code is in status",

@@ -21,6 +21,7 @@ pub mod op;
 pub mod p2p;
 pub mod request;
 pub mod status;
+pub mod topo;
 pub mod transport;
 
 pub use comm::CommId;

@@ -89,6 +89,7 @@ pub mod env;
 pub mod p2p;
 pub mod sentinel;
 pub mod strings;
+pub mod topo;
 
 /// Stubs of every MPI routine without a Fortran wrapper (generated). They
 /// take no arguments and never return, so calling them is always safe.

@@ -47,7 +47,7 @@ unsafe fn query(
 
 /// Hands a new communicator (or `MPI_COMM_NULL`) to the program; it
 /// inherits `parent`'s error handler.
-unsafe fn hand_out_comm(parent: c_int, id: Option<CommId>, newcomm: *mut c_int) {
+pub(crate) unsafe fn hand_out_comm(parent: c_int, id: Option<CommId>, newcomm: *mut c_int) {
     let Some(id) = id else {
         write_out(newcomm, MPI_COMM_NULL);
         return;

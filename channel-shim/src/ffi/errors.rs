@@ -68,6 +68,8 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::Truncate => MPI_ERR_TRUNCATE,
         MpiError::Root => MPI_ERR_ROOT,
         MpiError::Group => MPI_ERR_GROUP,
+        MpiError::Topology => MPI_ERR_TOPOLOGY,
+        MpiError::Dims => MPI_ERR_DIMS,
         MpiError::Arg => MPI_ERR_ARG,
         MpiError::Pending => MPI_ERR_PENDING,
         MpiError::InStatus => MPI_ERR_IN_STATUS,

@@ -48,6 +48,7 @@ pub mod multiple;
 pub mod op;
 pub mod p2p;
 pub mod symbols;
+pub mod topo;
 
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor.
