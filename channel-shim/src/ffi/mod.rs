@@ -45,6 +45,7 @@ pub mod errors;
 pub mod handles;
 pub mod init;
 pub mod multiple;
+pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod symbols;
