@@ -138,3 +138,8 @@ arg_kind! {
     /// `MPI_UNWEIGHTED`.
     WeightsOut: *mut Fint => *mut c_int, |f| sentinel::weights(f) as *mut c_int
 }
+
+arg_kind! {
+    /// An `INTEGER(KIND=MPI_COUNT_KIND)` input: C takes its value.
+    CountIn: *const i64 => i64, |f| *f
+}

@@ -85,6 +85,7 @@ pub mod c;
 pub mod coll;
 pub mod comm;
 pub mod datatype;
+pub mod datatype_ext;
 pub mod env;
 pub mod p2p;
 pub mod sentinel;

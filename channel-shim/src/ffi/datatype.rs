@@ -43,7 +43,10 @@ pub fn span_base(dt: DatatypeId, count: usize) -> i64 {
 }
 
 /// Runs a constructor on the datatype table and hands out the new type.
-unsafe fn make(
+///
+/// # Safety
+/// `newtype` must be null or valid for writing an `int`.
+pub(crate) unsafe fn make(
     func: &str,
     newtype: *mut c_int,
     f: impl FnOnce(&mut Datatypes) -> Result<DatatypeId, MpiError>,
@@ -63,7 +66,7 @@ unsafe fn make(
 }
 
 /// Runs a query on the datatype table.
-fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
+pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
     finish(MPI_COMM_WORLD, func, engine(func, |e| f(e.datatypes())))
 }
 
@@ -194,27 +197,10 @@ unsafe fn create_struct(
         if n > 0 && types.is_null() {
             return Err(MpiError::Arg);
         }
-        let (mut keep, mut lb, mut ub) = ((vec![], vec![], vec![]), None::<i64>, None::<i64>);
-        for i in 0..n {
-            match *types.add(i) {
-                MPI_LB => lb = Some(lb.map_or(dp[i], |x| x.min(dp[i]))),
-                MPI_UB => ub = Some(ub.map_or(dp[i], |x| x.max(dp[i]))),
-                h => {
-                    keep.0.push(bl[i]);
-                    keep.1.push(dp[i]);
-                    keep.2.push(datatype_from(h)?);
-                }
-            }
-        }
-        let id = t.create_struct(&keep.0, &keep.1, &keep.2)?;
-        if lb.is_none() && ub.is_none() {
-            return Ok(id);
-        }
-        let (l, ext) = t.extent(id)?;
-        let (lb, ub) = (lb.unwrap_or(l), ub.unwrap_or(l + ext));
-        let r = t.resized(id, lb, ub - lb);
-        t.free(id)?;
-        r
+        let members = (0..n)
+            .map(|i| type_arg_from(*types.add(i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        t.create_struct(&bl, &dp, &members)
     })
 }
 
@@ -245,10 +231,9 @@ mpi_fn! { fn MPI_Type_commit(datatype: *mut c_int) {
 mpi_fn! { fn MPI_Type_free(datatype: *mut c_int) {
     let r = (|| {
         let dt = datatype_from(*datatype)?;
+        // The type may live on for operations still using it, so its
+        // bounds stay known (a new type of the same number replaces them).
         engine("MPI_Type_free", |e| e.datatypes_mut().free(dt))?;
-        if let DatatypeId::Derived(n) = dt {
-            with_bounds(|m| m.remove(&n));
-        }
         write_out(datatype, MPI_DATATYPE_NULL);
         Ok(())
     })();

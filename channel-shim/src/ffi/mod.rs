@@ -40,6 +40,7 @@ pub mod buffers;
 pub mod collectives;
 pub mod comm;
 pub mod datatype;
+pub mod datatype_ext;
 pub mod engine_access;
 pub mod errors;
 pub mod handles;

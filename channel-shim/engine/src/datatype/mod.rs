@@ -12,10 +12,15 @@
 //! expose for a (datatype, count).
 
 mod builtin;
+mod contents;
 mod derived;
+pub mod external32;
+pub mod f90;
 mod pack;
+pub mod subarray;
 
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
+pub use contents::{Combiner, Contents, TypeArg};
 pub use derived::MAX_TYPEMAP_RUNS;
 pub use pack::Span;
 
@@ -78,6 +83,8 @@ pub struct TypeInfo {
     pub explicit_bounds: bool,
     /// Whether `MPI_Type_commit` was called (always true for predefined).
     pub committed: bool,
+    /// The constructor call that made it (`Named` for predefined types).
+    pub contents: Contents,
 }
 
 impl TypeInfo {
@@ -103,6 +110,7 @@ impl TypeInfo {
             align: b.align(),
             explicit_bounds: false,
             committed: true,
+            contents: Contents::named(),
         }
     }
 
@@ -129,11 +137,28 @@ impl TypeInfo {
     }
 }
 
+/// A derived datatype and who holds it.
+///
+/// `handles` counts the handles the program holds (one from the
+/// constructor, one more for each `MPI_Type_get_contents` that returned
+/// it); `uses` counts the types whose contents name it and the operations
+/// still using it ([`Datatypes::retain`]). The type lives until both are
+/// zero, so a type freed by the program keeps working for whatever still
+/// uses it, and its number is not reused meanwhile.
+#[derive(Debug)]
+struct Slot {
+    info: TypeInfo,
+    handles: u32,
+    uses: u32,
+}
+
 /// The table of datatypes of one process.
 #[derive(Debug)]
 pub struct Datatypes {
     builtins: Vec<TypeInfo>,
-    derived: Vec<Option<TypeInfo>>,
+    derived: Vec<Option<Slot>>,
+    /// The cached types of `MPI_Type_create_f90_*`, by (combiner, p, r).
+    f90: std::collections::HashMap<(Combiner, i32, i32), DatatypeId>,
 }
 
 impl Default for Datatypes {
@@ -151,6 +176,7 @@ impl Datatypes {
                 .map(|&b| TypeInfo::of_builtin(b))
                 .collect(),
             derived: Vec::new(),
+            f90: std::collections::HashMap::new(),
         }
     }
 
@@ -158,12 +184,16 @@ impl Datatypes {
     pub fn info(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
         match dt {
             DatatypeId::Builtin(b) => Ok(&self.builtins[b as usize]),
-            DatatypeId::Derived(i) => self
-                .derived
-                .get(i as usize)
-                .and_then(|t| t.as_ref())
-                .ok_or(MpiError::Datatype),
+            DatatypeId::Derived(i) => self.slot(i).map(|s| &s.info).ok_or(MpiError::Datatype),
         }
+    }
+
+    fn slot(&self, i: u32) -> Option<&Slot> {
+        self.derived.get(i as usize).and_then(|s| s.as_ref())
+    }
+
+    fn slot_mut(&mut self, i: u32) -> Option<&mut Slot> {
+        self.derived.get_mut(i as usize).and_then(|s| s.as_mut())
     }
 
     /// Like [`info`](Self::info) but requires a committed type (for communication).
@@ -176,14 +206,76 @@ impl Datatypes {
         }
     }
 
+    /// Stores a new derived type, held by one handle; the types its
+    /// contents name gain a use.
     fn add(&mut self, t: TypeInfo) -> DatatypeId {
+        let named: Vec<u32> = t.contents.derived_types().collect();
+        for n in named {
+            if let Some(s) = self.slot_mut(n) {
+                s.uses += 1;
+            }
+        }
+        let slot = Slot {
+            info: t,
+            handles: 1,
+            uses: 0,
+        };
         if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
-            self.derived[i] = Some(t);
+            self.derived[i] = Some(slot);
             DatatypeId::Derived(i as u32)
         } else {
-            self.derived.push(Some(t));
+            self.derived.push(Some(slot));
             DatatypeId::Derived(self.derived.len() as u32 - 1)
         }
+    }
+
+    /// Drops derived type `i` if nothing holds it any more, and with it
+    /// the uses its contents made of other types.
+    fn collect(&mut self, i: u32) {
+        let mut pending = vec![i];
+        while let Some(i) = pending.pop() {
+            let Some(s) = self.slot(i) else { continue };
+            if s.handles > 0 || s.uses > 0 {
+                continue;
+            }
+            let slot = self.derived[i as usize].take().expect("checked above");
+            for n in slot.info.contents.derived_types() {
+                if let Some(s) = self.slot_mut(n) {
+                    s.uses = s.uses.saturating_sub(1);
+                    pending.push(n);
+                }
+            }
+        }
+    }
+
+    /// Keeps `dt` alive while an operation uses it (undone by
+    /// [`release`](Self::release)); nothing for predefined types.
+    pub fn retain(&mut self, dt: DatatypeId) -> MpiResult<()> {
+        if let DatatypeId::Derived(i) = dt {
+            self.slot_mut(i).ok_or(MpiError::Datatype)?.uses += 1;
+        }
+        Ok(())
+    }
+
+    /// Ends a use begun by [`retain`](Self::retain); the type goes away if
+    /// the program freed it and nothing else uses it.
+    pub fn release(&mut self, dt: DatatypeId) {
+        if let DatatypeId::Derived(i) = dt {
+            if let Some(s) = self.slot_mut(i) {
+                s.uses = s.uses.saturating_sub(1);
+                self.collect(i);
+            }
+        }
+    }
+
+    /// Gives the program one more handle to `dt` (what
+    /// `MPI_Type_get_contents` returns for a derived type: the program
+    /// frees it like any other).
+    pub fn hand_out(&mut self, dt: DatatypeId) -> MpiResult<()> {
+        if let DatatypeId::Derived(i) = dt {
+            self.slot_mut(i).ok_or(MpiError::Datatype)?.handles += 1;
+        }
+        Ok(())
     }
 
     /// `MPI_Type_commit`.
@@ -191,29 +283,31 @@ impl Datatypes {
         match dt {
             DatatypeId::Builtin(_) => Ok(()),
             DatatypeId::Derived(i) => {
-                let t = self
-                    .derived
-                    .get_mut(i as usize)
-                    .and_then(|t| t.as_mut())
-                    .ok_or(MpiError::Datatype)?;
-                t.committed = true;
+                self.slot_mut(i).ok_or(MpiError::Datatype)?.info.committed = true;
                 Ok(())
             }
         }
     }
 
-    /// `MPI_Type_free` (predefined types cannot be freed).
+    /// `MPI_Type_free`: the program gives up one handle. Predefined types,
+    /// the cached `MPI_Type_create_f90_*` types (predefined too, as MPI
+    /// says) and handles already given up are `MPI_ERR_TYPE`. The type
+    /// itself lives on while other types or operations use it.
     pub fn free(&mut self, dt: DatatypeId) -> MpiResult<()> {
-        match dt {
-            DatatypeId::Builtin(_) => Err(MpiError::Datatype),
-            DatatypeId::Derived(i) => match self.derived.get_mut(i as usize) {
-                Some(slot @ Some(_)) => {
-                    *slot = None;
-                    Ok(())
-                }
-                _ => Err(MpiError::Datatype),
-            },
+        let DatatypeId::Derived(i) = dt else {
+            return Err(MpiError::Datatype);
+        };
+        let s = self.slot_mut(i).ok_or(MpiError::Datatype)?;
+        let f90 = matches!(
+            s.info.contents.combiner,
+            Combiner::F90Real | Combiner::F90Complex | Combiner::F90Integer
+        );
+        if s.handles == 0 || f90 {
+            return Err(MpiError::Datatype);
         }
+        s.handles -= 1;
+        self.collect(i);
+        Ok(())
     }
 
     /// `MPI_Type_size`.
