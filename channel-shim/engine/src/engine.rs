@@ -6,14 +6,20 @@
 //! core (eager, rendezvous, synchronous acks, progress); the MPI calls
 //! are in `p2p`, `collectives` and `comm_ops`.
 
+use crate::attr::Attributes;
 use crate::comm::{CommId, Comms};
-use crate::datatype::Datatypes;
-use crate::envelope::{CallCode, Envelope, Kind, FLAG_COLL_ERROR, FLAG_SYNC};
+use crate::datatype::{DatatypeId, Datatypes};
+use crate::envelope::{CallCode, Envelope, Kind, FLAG_SYNC};
+use crate::errhandler::Errhandlers;
 use crate::error::{MpiError, MpiResult};
+use crate::error_codes::ErrorCodes;
 use crate::group::Groups;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
+use crate::message_data::MessageData;
+use crate::names::Names;
 use crate::op::Ops;
-use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, State};
+use crate::rendezvous::OutStream;
+use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::topo::Topologies;
 use crate::transport::{Incoming, Transport};
@@ -70,7 +76,21 @@ pub struct EngineConfig {
     pub tag_ub: i32,
     /// Collective algorithm thresholds.
     pub coll: CollThresholds,
+    /// Largest piece of rendezvous data one message carries, bytes; also
+    /// the largest eager message, whatever the eager limit.
+    pub rendezvous_chunk: u64,
+    /// Pieces of one rendezvous transfer the sender may have sent and not
+    /// yet seen acknowledged.
+    pub rendezvous_window: u32,
 }
+
+/// Default [`EngineConfig::rendezvous_chunk`]: 1 MiB.
+pub const RENDEZVOUS_CHUNK: u64 = 1 << 20;
+
+/// Default [`EngineConfig::rendezvous_window`]: 8 pieces, so one transfer
+/// keeps a network with a bandwidth-delay product up to 8 MiB busy (1 Gbps
+/// up to 67 ms round trip, 10 Gbps up to 6.7 ms).
+pub const RENDEZVOUS_WINDOW: u32 = 8;
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -78,6 +98,8 @@ impl Default for EngineConfig {
             eager_limit: None,
             tag_ub: i32::MAX,
             coll: CollThresholds::default(),
+            rendezvous_chunk: RENDEZVOUS_CHUNK,
+            rendezvous_window: RENDEZVOUS_WINDOW,
         }
     }
 }
@@ -125,12 +147,23 @@ pub struct Engine<T: Transport> {
     pub(crate) topos: Topologies,
     seq: HashMap<(u32, u32), u32>,
     next_op: u32,
-    rdv_send: HashMap<u32, RequestId>,
-    rdv_recv: HashMap<u32, RequestId>,
+    /// Rendezvous sends waiting for their CTS, by sender op.
+    pub(crate) rdv_send: HashMap<u32, RequestId>,
+    /// Rendezvous sends streaming their data, by sender op.
+    pub(crate) streams_out: HashMap<u32, OutStream>,
+    /// Rendezvous receives waiting for data, by receiver op.
+    pub(crate) rdv_recv: HashMap<u32, RequestId>,
     sync_send: HashMap<u32, RequestId>,
-    pub(crate) bsend_attached: Option<usize>,
+    /// The attached buffer for buffered sends: (address, size). The engine
+    /// copies messages itself, so only the size is used; the address is
+    /// what `MPI_Buffer_detach` hands back.
+    pub(crate) bsend_attached: Option<(usize, usize)>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    pub(crate) attrs: Attributes,
+    pub(crate) errhandlers: Errhandlers,
+    pub(crate) error_codes: ErrorCodes,
+    pub(crate) names: Names,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -164,11 +197,16 @@ impl<T: Transport> Engine<T> {
             seq: HashMap::new(),
             next_op: 1,
             rdv_send: HashMap::new(),
+            streams_out: HashMap::new(),
             rdv_recv: HashMap::new(),
             sync_send: HashMap::new(),
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            attrs: Attributes::new(),
+            errhandlers: Errhandlers::new(),
+            error_codes: ErrorCodes::new(),
+            names: Names::new(),
         }
     }
 
@@ -243,14 +281,24 @@ impl<T: Transport> Engine<T> {
         self.cfg.eager_limit.unwrap_or_else(|| self.t.eager_limit())
     }
 
-    fn new_op(&mut self) -> u32 {
+    /// Messages up to this many bytes go eager: the eager limit, but never
+    /// more than one piece of rendezvous data.
+    pub(crate) fn eager_threshold(&self) -> u64 {
+        self.eager_limit().min(self.cfg.rendezvous_chunk)
+    }
+
+    pub(crate) fn new_op(&mut self) -> u32 {
         let op = self.next_op;
         self.next_op = self.next_op.wrapping_add(1).max(1);
         op
     }
 
-    fn tsend(&mut self, dst: u32, env: &Envelope, payload: &[u8]) {
-        let bytes = env.encode(payload);
+    pub(crate) fn tsend(&mut self, dst: u32, env: &Envelope, payload: &[u8]) {
+        self.tsend_encoded(dst, env.encode(payload));
+    }
+
+    /// Sends an encoded message (envelope and payload).
+    pub(crate) fn tsend_encoded(&mut self, dst: u32, bytes: Vec<u8>) {
         self.counters.messages_sent += 1;
         self.counters.bytes_sent += bytes.len() as u64;
         self.t.send(dst, bytes);
@@ -296,10 +344,8 @@ impl<T: Transport> Engine<T> {
                 }
             }
             Kind::Cts => self.on_cts(env),
-            Kind::Data => {
-                let payload = payload.to_vec();
-                self.on_data(env, payload)
-            }
+            Kind::Data => self.on_data(env, payload),
+            Kind::PieceAck => self.on_piece_ack(env),
             Kind::SyncAck => {
                 if let Some(req) = self.sync_send.remove(&env.sender_op) {
                     self.finish(req, Completion::inactive());
@@ -310,37 +356,85 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Marks `req` done, dropping it if it is hidden or freed.
-    fn finish(&mut self, req: RequestId, c: Completion) {
+    pub(crate) fn finish(&mut self, req: RequestId, c: Completion) {
         let Ok(r) = self.reqs.get_mut(req) else {
             return;
         };
         r.state = State::Done(c);
         if r.free_when_done {
-            let bytes = r.bsend_bytes;
-            let _ = self.reqs.remove(req);
-            self.bsend_used -= bytes;
+            if let Ok(r) = self.reqs.remove(req) {
+                self.bsend_used -= r.bsend_bytes;
+                self.retire(&r);
+            }
         }
     }
 
-    /// Sends packed `data` for request `req` (which becomes pending or done),
-    /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`]) besides
-    /// the ones the mode sets.
+    /// Lets go of what a request removed from the table held (a persistent
+    /// request's use of its datatype).
+    pub(crate) fn retire(&mut self, r: &Request) {
+        match &r.persistent {
+            Some(Persist::Send { dt, .. }) | Some(Persist::Recv { dt, .. }) => {
+                self.types.release_use(*dt)
+            }
+            None => {}
+        }
+    }
+
+    /// Removes a request from the table and lets go of what it held.
+    pub(crate) fn drop_request(&mut self, req: RequestId) -> MpiResult<()> {
+        let r = self.reqs.remove(req)?;
+        self.retire(&r);
+        Ok(())
+    }
+
+    /// The communicator a program's request was made on.
+    pub fn request_comm(&self, req: RequestId) -> Option<CommId> {
+        self.reqs.get(req).ok().and_then(|r| r.comm)
+    }
+
+    /// Remembers, for the C layer, the address of a persistent request's
+    /// buffer (which it hands back as program memory at each start).
+    pub fn set_request_buffer_address(&mut self, req: RequestId, addr: usize) -> MpiResult<()> {
+        self.reqs.get_mut(req)?.buffer_addr = Some(addr);
+        Ok(())
+    }
+
+    /// The buffer address remembered for a persistent request.
+    pub fn request_buffer_address(&self, req: RequestId) -> Option<usize> {
+        self.reqs.get(req).ok().and_then(|r| r.buffer_addr)
+    }
+
+    /// The (count, datatype) of a persistent request's buffer.
+    pub fn persistent_buffer(&self, req: RequestId) -> Option<(usize, DatatypeId)> {
+        match self.reqs.get(req).ok()?.persistent.as_ref()? {
+            Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => {
+                Some((*count, *dt))
+            }
+        }
+    }
+
+    /// Sends `data` for request `req` (which becomes pending or done),
+    /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`](crate::envelope::FLAG_COLL_ERROR)) besides
+    /// the ones the mode sets. Data in program memory must be larger than
+    /// the eager threshold (smaller messages are packed by the caller).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start_send(
         &mut self,
         req: RequestId,
         mode: SendMode,
-        data: Vec<u8>,
+        data: impl Into<MessageData>,
         dst: u32,
         context: u32,
         tag: i32,
         call: CallCode,
         flags: u8,
     ) {
+        let data = data.into();
         let me = self.t.rank();
         let seq_slot = self.seq.entry((dst, context)).or_insert(0);
         let seq = *seq_slot;
         *seq_slot = seq.wrapping_add(1);
+        let len = data.len();
         let mut env = Envelope {
             kind: Kind::Eager,
             flags,
@@ -352,27 +446,32 @@ impl<T: Transport> Engine<T> {
             seq,
             sender_op: 0,
             receiver_op: 0,
-            msg_len: data.len() as u64,
-            payload_len: data.len() as u64,
+            msg_len: len,
+            payload_len: len,
         };
-        let state = if data.len() as u64 <= self.eager_limit() {
-            if mode == SendMode::Synchronous {
-                env.flags |= FLAG_SYNC;
-                env.sender_op = self.new_op();
-                self.sync_send.insert(env.sender_op, req);
-                self.tsend(dst, &env, &data);
-                State::Pending(Pending::Send { data: Vec::new() })
-            } else {
-                self.tsend(dst, &env, &data);
-                State::Done(Completion::inactive())
+        let state = match data {
+            MessageData::Packed(data) if len <= self.eager_threshold() => {
+                if mode == SendMode::Synchronous {
+                    env.flags |= FLAG_SYNC;
+                    env.sender_op = self.new_op();
+                    self.sync_send.insert(env.sender_op, req);
+                    self.tsend(dst, &env, &data);
+                    State::Pending(Pending::Send {
+                        data: MessageData::default(),
+                    })
+                } else {
+                    self.tsend(dst, &env, &data);
+                    State::Done(Completion::inactive())
+                }
             }
-        } else {
-            env.kind = Kind::Rts;
-            env.payload_len = 0;
-            env.sender_op = self.new_op();
-            self.rdv_send.insert(env.sender_op, req);
-            self.tsend(dst, &env, &[]);
-            State::Pending(Pending::Send { data })
+            data => {
+                env.kind = Kind::Rts;
+                env.payload_len = 0;
+                env.sender_op = self.new_op();
+                self.rdv_send.insert(env.sender_op, req);
+                self.tsend(dst, &env, &[]);
+                State::Pending(Pending::Send { data })
+            }
         };
         match state {
             State::Done(c) => self.finish(req, c),
@@ -420,7 +519,10 @@ impl<T: Transport> Engine<T> {
                 self.tsend(env.src, &cts, &[]);
                 if let Ok(r) = self.reqs.get_mut(req) {
                     if let State::Pending(Pending::Recv { phase, .. }) = &mut r.state {
-                        *phase = RecvPhase::Data(env);
+                        *phase = RecvPhase::Data {
+                            rts: env,
+                            received: 0,
+                        };
                     }
                 }
             }
@@ -437,17 +539,54 @@ impl<T: Transport> Engine<T> {
                     };
                     self.tsend(env.src, &ack, &[]);
                 }
-                self.complete_recv(req, &env, msg.payload);
+                self.store_received(req, 0, &msg.payload);
+                self.complete_recv(req, &env);
             }
         }
     }
 
-    fn complete_recv(&mut self, req: RequestId, env: &Envelope, mut data: Vec<u8>) {
-        let Ok(r) = self.reqs.get(req) else { return };
-        let State::Pending(Pending::Recv { comm, capacity, .. }) = &r.state else {
+    /// Stores packed bytes `offset ..` of the message receive `req` gets,
+    /// as far as its buffer holds them.
+    pub(crate) fn store_received(&mut self, req: RequestId, offset: u64, piece: &[u8]) {
+        let Ok(Request {
+            state:
+                State::Pending(Pending::Recv {
+                    capacity,
+                    target,
+                    error,
+                    ..
+                }),
+            ..
+        }) = self.reqs.get_mut(req)
+        else {
             return;
         };
-        let (comm, capacity) = (*comm, *capacity);
+        let fits = capacity.saturating_sub(offset).min(piece.len() as u64) as usize;
+        if fits > 0 && error.is_none() {
+            if let Err(e) = target.write(offset, &piece[..fits]) {
+                *error = Some(e);
+            }
+        }
+    }
+
+    /// Completes receive `req` of the message `env` describes, whose data
+    /// is stored.
+    pub(crate) fn complete_recv(&mut self, req: RequestId, env: &Envelope) {
+        let Ok(r) = self.reqs.get_mut(req) else {
+            return;
+        };
+        let State::Pending(Pending::Recv {
+            comm,
+            capacity,
+            target,
+            error: store_error,
+            ..
+        }) = &mut r.state
+        else {
+            return;
+        };
+        let (comm, capacity, store_error) = (*comm, *capacity, *store_error);
+        let data = std::mem::take(target).into_received();
         let source = self
             .comms
             .get_any(comm)
@@ -455,57 +594,23 @@ impl<T: Transport> Engine<T> {
             .map_or(Source::Any, Source::Rank);
         let mut error = env.is_coll_error().then_some(MpiError::Other);
         if env.msg_len > capacity {
-            data.truncate(capacity as usize);
             error = Some(MpiError::Truncate);
         }
         let status = Status {
             source,
             tag: Tag::Value(env.tag),
-            error,
-            count_bytes: data.len() as u64,
+            error: store_error.or(error),
+            count_bytes: env.msg_len.min(capacity),
             cancelled: false,
         };
         self.finish(
             req,
             Completion {
                 status,
-                data: Some(data),
+                data,
                 freed: false,
             },
         );
-    }
-
-    fn on_cts(&mut self, cts: Envelope) {
-        let Some(req) = self.rdv_send.remove(&cts.sender_op) else {
-            self.counters.bad_messages += 1;
-            return;
-        };
-        let data = match self.reqs.get_mut(req) {
-            Ok(Request {
-                state: State::Pending(Pending::Send { data, .. }),
-                ..
-            }) => std::mem::take(data),
-            _ => return,
-        };
-        let env = Envelope {
-            kind: Kind::Data,
-            flags: cts.flags & FLAG_COLL_ERROR,
-            src: cts.dst,
-            dst: cts.src,
-            msg_len: data.len() as u64,
-            payload_len: data.len() as u64,
-            ..cts
-        };
-        self.tsend(env.dst, &env, &data);
-        self.finish(req, Completion::inactive());
-    }
-
-    fn on_data(&mut self, env: Envelope, payload: Vec<u8>) {
-        let Some(req) = self.rdv_recv.remove(&env.receiver_op) else {
-            self.counters.bad_messages += 1;
-            return;
-        };
-        self.complete_recv(req, &env, payload);
     }
 
     /// Whether `req` is complete (or inactive), without changing it.

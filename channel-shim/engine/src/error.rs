@@ -29,10 +29,6 @@ pub enum MpiError {
     Root,
     /// `MPI_ERR_GROUP`: an unknown group or a bad rank list for a group.
     Group,
-    /// `MPI_ERR_TOPOLOGY`: a communicator without the topology the call needs.
-    Topology,
-    /// `MPI_ERR_DIMS`: dimensions that do not fit the number of processes.
-    Dims,
     /// `MPI_ERR_ARG`: any other invalid argument.
     Arg,
     /// `MPI_ERR_PENDING`: the request is still pending (multi-request calls).
@@ -41,6 +37,29 @@ pub enum MpiError {
     InStatus,
     /// `MPI_ERR_OTHER`: anything else.
     Other,
+    /// `MPI_ERR_UNKNOWN`.
+    Unknown,
+    /// `MPI_ERR_INTERN`: an internal error.
+    Intern,
+    /// `MPI_ERR_TOPOLOGY`: a communicator without the topology asked for.
+    Topology,
+    /// `MPI_ERR_DIMS`: invalid dimensions.
+    Dims,
+    /// `MPI_ERR_KEYVAL`: an invalid attribute key, or one of another kind.
+    Keyval,
+    /// `MPI_ERR_INFO`: an invalid info object.
+    Info,
+    /// `MPI_ERR_INFO_KEY`: an info key that is empty or too long.
+    InfoKey,
+    /// `MPI_ERR_INFO_VALUE`: an info value that is empty or too long.
+    InfoValue,
+    /// `MPI_ERR_INFO_NOKEY`: an info key that is not set.
+    InfoNokey,
+    /// `MPI_ERR_NO_MEM`: `MPI_Alloc_mem` found no memory.
+    NoMem,
+    /// An error code the program produced (returned by one of its
+    /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
+    Code(i32),
 }
 
 impl fmt::Display for MpiError {
@@ -57,12 +76,21 @@ impl fmt::Display for MpiError {
             MpiError::Truncate => "message truncated",
             MpiError::Root => "invalid root",
             MpiError::Group => "invalid group",
-            MpiError::Topology => "invalid topology",
-            MpiError::Dims => "invalid dimension argument",
             MpiError::Arg => "invalid argument",
             MpiError::Pending => "request pending",
             MpiError::InStatus => "error code is in status",
             MpiError::Other => "other error",
+            MpiError::Unknown => "unknown error",
+            MpiError::Intern => "internal error",
+            MpiError::Topology => "invalid topology",
+            MpiError::Dims => "invalid dimensions",
+            MpiError::Keyval => "invalid attribute key",
+            MpiError::Info => "invalid info object",
+            MpiError::InfoKey => "invalid info key",
+            MpiError::InfoValue => "invalid info value",
+            MpiError::InfoNokey => "info key not set",
+            MpiError::NoMem => "out of memory",
+            MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)
     }

@@ -90,7 +90,7 @@ unsafe fn create(
     let r = (|| {
         let c = comm_from(comm)?;
         let id = make(c)?;
-        hand_out_comm(comm, id, newcomm);
+        hand_out_comm(id, newcomm);
         Ok(())
     })();
     finish(comm, func, r)

@@ -36,6 +36,7 @@ use crate::comm::CommId;
 use crate::envelope::{CallCode, FLAG_COLL_ERROR};
 use crate::error::{MpiError, MpiResult};
 use crate::matching::{Source, Tag};
+use crate::message_data::MessageData;
 use crate::request::{Request, RequestId, SendMode, State};
 use crate::transport::Transport;
 use crate::Engine;
@@ -154,6 +155,7 @@ impl<T: Transport> Engine<T> {
             c.comm,
             c.context,
             None,
+            MessageData::default(),
         )
     }
 

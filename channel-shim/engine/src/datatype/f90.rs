@@ -102,7 +102,7 @@ impl Datatypes {
         if let Some(&t) = self.f90.get(&key) {
             return t;
         }
-        let mut info = self.builtins[base as usize].clone();
+        let mut info = (*self.builtins[base as usize]).clone();
         info.contents = Contents::of(combiner, args, vec![], vec![]);
         let t = self.add(info);
         self.f90.insert(key, t);

@@ -23,8 +23,10 @@ pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
 pub use contents::{Combiner, Contents, TypeArg};
 pub use derived::MAX_TYPEMAP_RUNS;
 pub use pack::Span;
+pub(crate) use pack::{pack_range, unpack_range};
 
 use crate::error::{MpiError, MpiResult};
+use std::sync::Arc;
 
 /// A datatype: predefined or derived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,25 +139,35 @@ impl TypeInfo {
     }
 }
 
-/// A derived datatype and who holds it.
+/// A derived datatype in the table and who holds it.
 ///
 /// `handles` counts the handles the program holds (one from the
 /// constructor, one more for each `MPI_Type_get_contents` that returned
-/// it); `uses` counts the types whose contents name it and the operations
-/// still using it ([`Datatypes::retain`]). The type lives until both are
-/// zero, so a type freed by the program keeps working for whatever still
-/// uses it, and its number is not reused meanwhile.
+/// it); `uses` counts the types whose contents name it and the requests
+/// still naming it ([`Datatypes::add_use`]). The type stays in the table
+/// until both are zero, so a type the program freed keeps working for
+/// whatever still uses it, and its number is not given to a new type
+/// meanwhile.
 #[derive(Debug)]
 struct Slot {
-    info: TypeInfo,
+    info: Arc<TypeInfo>,
     handles: u32,
     uses: u32,
 }
 
 /// The table of datatypes of one process.
+///
+/// MPI's reference-counting rule: `MPI_Type_free` only drops the program's
+/// handle; pending operations finish with the type. An operation in
+/// progress holds its type's description (entries are shared); a request
+/// that names the type by its number (a persistent request, which packs
+/// or unpacks with it at every start) holds a use of it
+/// ([`add_use`](Self::add_use) / [`release_use`](Self::release_use)), so
+/// the type stays in the table and its number is not given to a new type
+/// before the last use ends.
 #[derive(Debug)]
 pub struct Datatypes {
-    builtins: Vec<TypeInfo>,
+    builtins: Vec<Arc<TypeInfo>>,
     derived: Vec<Option<Slot>>,
     /// The cached types of `MPI_Type_create_f90_*`, by (combiner, p, r).
     f90: std::collections::HashMap<(Combiner, i32, i32), DatatypeId>,
@@ -173,7 +185,7 @@ impl Datatypes {
         Datatypes {
             builtins: BuiltinType::ALL
                 .iter()
-                .map(|&b| TypeInfo::of_builtin(b))
+                .map(|&b| Arc::new(TypeInfo::of_builtin(b)))
                 .collect(),
             derived: Vec::new(),
             f90: std::collections::HashMap::new(),
@@ -182,6 +194,10 @@ impl Datatypes {
 
     /// Everything about `dt`, committed or not.
     pub fn info(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        self.shared(dt).map(|t| &**t)
+    }
+
+    fn shared(&self, dt: DatatypeId) -> MpiResult<&Arc<TypeInfo>> {
         match dt {
             DatatypeId::Builtin(b) => Ok(&self.builtins[b as usize]),
             DatatypeId::Derived(i) => self.slot(i).map(|s| &s.info).ok_or(MpiError::Datatype),
@@ -196,36 +212,42 @@ impl Datatypes {
         self.derived.get_mut(i as usize).and_then(|s| s.as_mut())
     }
 
-    /// Like [`info`](Self::info) but requires a committed type (for communication).
-    pub fn committed(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
-        let t = self.info(dt)?;
-        if t.committed {
-            Ok(t)
+    /// Whether `dt` names a type the program may still use: predefined, or
+    /// derived with a handle the program has not freed.
+    pub fn is_live(&self, dt: DatatypeId) -> bool {
+        match dt {
+            DatatypeId::Builtin(_) => true,
+            DatatypeId::Derived(i) => self.slot(i).is_some_and(|s| s.handles > 0),
+        }
+    }
+
+    /// Like [`info`](Self::info), but a type the program freed is
+    /// `MPI_ERR_TYPE` (for the calls that take a datatype argument).
+    pub fn live(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        if self.is_live(dt) {
+            self.info(dt)
         } else {
             Err(MpiError::Datatype)
         }
     }
 
-    /// Stores a new derived type, held by one handle; the types its
-    /// contents name gain a use.
-    fn add(&mut self, t: TypeInfo) -> DatatypeId {
-        let named: Vec<u32> = t.contents.derived_types().collect();
-        for n in named {
-            if let Some(s) = self.slot_mut(n) {
+    /// A request (or a type's contents) starts naming `dt` (nothing for
+    /// predefined types).
+    pub fn add_use(&mut self, dt: DatatypeId) {
+        if let DatatypeId::Derived(i) = dt {
+            if let Some(s) = self.slot_mut(i) {
                 s.uses += 1;
             }
         }
-        let slot = Slot {
-            info: t,
-            handles: 1,
-            uses: 0,
-        };
-        if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
-            self.derived[i] = Some(slot);
-            DatatypeId::Derived(i as u32)
-        } else {
-            self.derived.push(Some(slot));
-            DatatypeId::Derived(self.derived.len() as u32 - 1)
+    }
+
+    /// A request stops naming `dt`; a freed type nothing names goes.
+    pub fn release_use(&mut self, dt: DatatypeId) {
+        if let DatatypeId::Derived(i) = dt {
+            if let Some(s) = self.slot_mut(i) {
+                s.uses = s.uses.saturating_sub(1);
+                self.collect(i);
+            }
         }
     }
 
@@ -248,26 +270,6 @@ impl Datatypes {
         }
     }
 
-    /// Keeps `dt` alive while an operation uses it (undone by
-    /// [`release`](Self::release)); nothing for predefined types.
-    pub fn retain(&mut self, dt: DatatypeId) -> MpiResult<()> {
-        if let DatatypeId::Derived(i) = dt {
-            self.slot_mut(i).ok_or(MpiError::Datatype)?.uses += 1;
-        }
-        Ok(())
-    }
-
-    /// Ends a use begun by [`retain`](Self::retain); the type goes away if
-    /// the program freed it and nothing else uses it.
-    pub fn release(&mut self, dt: DatatypeId) {
-        if let DatatypeId::Derived(i) = dt {
-            if let Some(s) = self.slot_mut(i) {
-                s.uses = s.uses.saturating_sub(1);
-                self.collect(i);
-            }
-        }
-    }
-
     /// Gives the program one more handle to `dt` (what
     /// `MPI_Type_get_contents` returns for a derived type: the program
     /// frees it like any other).
@@ -278,12 +280,61 @@ impl Datatypes {
         Ok(())
     }
 
+    /// Number of derived types in the table (freed ones still in use count).
+    pub fn derived_count(&self) -> usize {
+        self.derived.iter().flatten().count()
+    }
+
+    /// A committed type's description, kept alive for an operation that
+    /// reads or writes program memory after its call returned.
+    pub(crate) fn committed_shared(&self, dt: DatatypeId) -> MpiResult<Arc<TypeInfo>> {
+        self.committed(dt)?;
+        self.shared(dt).cloned()
+    }
+
+    /// Like [`info`](Self::info) but requires a committed type (for communication).
+    pub fn committed(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        let t = self.info(dt)?;
+        if t.committed {
+            Ok(t)
+        } else {
+            Err(MpiError::Datatype)
+        }
+    }
+
+    /// Stores a new derived type, held by one handle; the types its
+    /// contents name gain a use.
+    fn add(&mut self, t: TypeInfo) -> DatatypeId {
+        let named: Vec<u32> = t.contents.derived_types().collect();
+        for n in named {
+            if let Some(s) = self.slot_mut(n) {
+                s.uses += 1;
+            }
+        }
+        let slot = Slot {
+            info: Arc::new(t),
+            handles: 1,
+            uses: 0,
+        };
+        if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
+            self.derived[i] = Some(slot);
+            DatatypeId::Derived(i as u32)
+        } else {
+            self.derived.push(Some(slot));
+            DatatypeId::Derived(self.derived.len() as u32 - 1)
+        }
+    }
+
     /// `MPI_Type_commit`.
     pub fn commit(&mut self, dt: DatatypeId) -> MpiResult<()> {
         match dt {
             DatatypeId::Builtin(_) => Ok(()),
             DatatypeId::Derived(i) => {
-                self.slot_mut(i).ok_or(MpiError::Datatype)?.info.committed = true;
+                let s = self
+                    .slot_mut(i)
+                    .filter(|s| s.handles > 0)
+                    .ok_or(MpiError::Datatype)?;
+                Arc::make_mut(&mut s.info).committed = true;
                 Ok(())
             }
         }

@@ -69,7 +69,7 @@ impl Datatypes {
         c: bool,
         old: DatatypeId,
     ) -> MpiResult<TypeInfo> {
-        let ext = i128::from(self.info(old)?.extent());
+        let ext = i128::from(self.live(old)?.extent());
         let n = sizes.len();
         // Dimensions from the slowest to the fastest varying.
         let dims: Vec<usize> = if c {

@@ -68,7 +68,9 @@ impl<T: Transport> Engine<T> {
             return Ok(None);
         }
         let me = self.t.rank();
-        Ok(Some(self.comms.add(Comm::new(ctx, Group { ranks }, me))))
+        Ok(Some(
+            self.add_comm(parent, Comm::new(ctx, Group { ranks }, me)),
+        ))
     }
 
     /// `MPI_Cart_create` (collective over `comm`; `reorder` is ignored):
