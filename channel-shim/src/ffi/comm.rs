@@ -70,20 +70,31 @@ mpi_fn! { fn MPI_Comm_compare(comm1: c_int, comm2: c_int, result: *mut c_int) {
     })
 } }
 
+/// `MPI_Comm_dup` of `c` and its attributes (their copy callbacks) and
+/// hints. If a copy callback fails, the new communicator is freed again
+/// and the program gets `MPI_COMM_NULL`.
+///
+/// # Safety
+/// The attribute callbacks the program registered must be valid C functions.
+pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<CommId, MpiError> {
+    let id = engine(func, |e| {
+        let id = e.comm_dup(c)?;
+        let hints = e.comm_hints(c)?;
+        e.set_comm_hints(id, hints)?;
+        Ok(id)
+    })?;
+    if let Err(err) = attr::copy_all(func, Object::Comm(c), Object::Comm(id)) {
+        engine(func, |e| e.comm_free(id))?;
+        write_out(newcomm, MPI_COMM_NULL);
+        return Err(err);
+    }
+    hand_out_comm(Some(id), newcomm);
+    Ok(id)
+}
+
 mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
     let func = "MPI_Comm_dup";
-    let r = (|| {
-        let c = comm_from(comm)?;
-        let id = engine(func, |e| e.comm_dup(c))?;
-        if let Err(err) = attr::copy_all(func, Object::Comm(c), Object::Comm(id)) {
-            // The copy fails as a whole: the program gets MPI_COMM_NULL.
-            engine(func, |e| e.comm_free(id))?;
-            write_out(newcomm, MPI_COMM_NULL);
-            return Err(err);
-        }
-        hand_out_comm(Some(id), newcomm);
-        Ok(())
-    })();
+    let r = comm_from(comm).and_then(|c| dup_comm(func, c, newcomm).map(|_| ()));
     finish(comm, func, r)
 } }
 
