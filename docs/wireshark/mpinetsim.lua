@@ -25,7 +25,10 @@ local calls = {
   [40] = "MPI_Allgather", [41] = "MPI_Allgatherv", [42] = "MPI_Alltoall", [43] = "MPI_Alltoallv",
   [44] = "MPI_Alltoallw", [45] = "MPI_Reduce_scatter", [46] = "MPI_Reduce_scatter_block",
   [47] = "MPI_Scan", [48] = "MPI_Exscan", [64] = "MPI_Comm_dup", [65] = "MPI_Comm_split",
-  [66] = "MPI_Comm_create",
+  [66] = "MPI_Comm_create", [67] = "MPI_Cart_create", [68] = "MPI_Graph_create",
+  [69] = "MPI_Dist_graph_create", [70] = "MPI_Dist_graph_create_adjacent",
+  [96] = "MPI_Neighbor_allgather", [97] = "MPI_Neighbor_allgatherv", [98] = "MPI_Neighbor_alltoall",
+  [99] = "MPI_Neighbor_alltoallv", [100] = "MPI_Neighbor_alltoallw",
 }
 
 local f = {

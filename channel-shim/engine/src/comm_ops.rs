@@ -164,6 +164,7 @@ impl<T: Transport> Engine<T> {
     pub fn comm_free(&mut self, comm: CommId) -> MpiResult<()> {
         self.note_call();
         self.comms.free(comm)?;
+        self.topos.remove(comm);
         self.forget_object(Object::Comm(comm));
         Ok(())
     }
@@ -177,7 +178,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Maximum of every member's lowest unused context id over `parent`.
-    fn agree_context(&mut self, parent: CommId, call: CallCode) -> MpiResult<u32> {
+    pub(crate) fn agree_context(&mut self, parent: CommId, call: CallCode) -> MpiResult<u32> {
         let c = self.ctx(parent, call)?;
         let r = Red {
             op: OpId::Builtin(BuiltinOp::Max),
@@ -192,12 +193,17 @@ impl<T: Transport> Engine<T> {
         Ok(ctx)
     }
 
-    /// `MPI_Comm_dup` (collective over `comm`).
+    /// `MPI_Comm_dup` (collective over `comm`); the copy has `comm`'s
+    /// topology.
     pub fn comm_dup(&mut self, comm: CommId) -> MpiResult<CommId> {
         let group = self.comm(comm)?.group.clone();
         let ctx = self.agree_context(comm, CallCode::Comm_dup)?;
         let me = self.t.rank();
-        Ok(self.add_comm(comm, Comm::new(ctx, group, me)))
+        let new = self.add_comm(comm, Comm::new(ctx, group, me));
+        if let Some(t) = self.topos.get(comm).cloned() {
+            self.topos.set(new, t);
+        }
+        Ok(new)
     }
 
     /// `MPI_Comm_create` (collective over `comm`): members of `group` get the

@@ -187,6 +187,33 @@ call_codes! {
     Comm_split = 65,
     /// MPI_Comm_create (context-id agreement).
     Comm_create = 66,
+    /// MPI_Cart_create (context-id agreement).
+    Cart_create = 67,
+    /// MPI_Graph_create (context-id agreement).
+    Graph_create = 68,
+    /// MPI_Dist_graph_create (context-id agreement, edges to their ends).
+    Dist_graph_create = 69,
+    /// MPI_Dist_graph_create_adjacent (context-id agreement).
+    Dist_graph_create_adjacent = 70,
+    /// MPI_Neighbor_allgather.
+    Neighbor_allgather = 96,
+    /// MPI_Neighbor_allgatherv.
+    Neighbor_allgatherv = 97,
+    /// MPI_Neighbor_alltoall.
+    Neighbor_alltoall = 98,
+    /// MPI_Neighbor_alltoallv.
+    Neighbor_alltoallv = 99,
+    /// MPI_Neighbor_alltoallw.
+    Neighbor_alltoallw = 100,
+}
+
+impl CallCode {
+    /// Whether the code is a neighbourhood collective's: its messages
+    /// are the collective (one per edge of the topology), so the analytic
+    /// network model times them as point-to-point messages.
+    pub fn is_neighborhood(self) -> bool {
+        (96..=127).contains(&(self as u8))
+    }
 }
 
 /// A decoded header.

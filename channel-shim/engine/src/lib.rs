@@ -32,6 +32,7 @@ pub mod p2p;
 mod rendezvous;
 pub mod request;
 pub mod status;
+pub mod topo;
 pub mod transport;
 pub mod waiting;
 

@@ -40,6 +40,7 @@ pub mod buffers;
 pub mod collectives;
 pub mod comm;
 pub mod datatype;
+pub mod datatype_ext;
 pub mod engine_access;
 pub mod errors;
 pub mod grequest;
@@ -47,9 +48,11 @@ pub mod handles;
 pub mod info;
 pub mod init;
 pub mod multiple;
+pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod symbols;
+pub mod topo;
 
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor.

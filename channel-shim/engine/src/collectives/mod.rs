@@ -29,6 +29,7 @@
 mod alltoall;
 mod bcast;
 mod gather;
+mod neighbor;
 pub(crate) mod reduce;
 
 use crate::comm::CommId;
