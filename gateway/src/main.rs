@@ -30,6 +30,7 @@ mod private_dir;
 mod realtime;
 mod report;
 mod run;
+mod setup_progress;
 mod simulate;
 mod stall;
 mod stream;
