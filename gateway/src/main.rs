@@ -18,6 +18,7 @@ mod clock;
 mod compare;
 mod conn;
 mod fd_limit;
+mod fidelity;
 mod lateness;
 mod launcher;
 mod listen;
