@@ -43,6 +43,10 @@ pub struct CollThresholds {
     /// Allgather: recursive doubling below this total for powers of two,
     /// ring above (ALLGATHER_LONG_MSG_SIZE = 524288).
     pub allgather_long: u64,
+    /// Intercommunicator gather and scatter: through the receiving
+    /// group's rank 0 below this total, linear above
+    /// (GATHER_INTER_SHORT_MSG_SIZE, SCATTER_INTER_SHORT_MSG_SIZE = 2048).
+    pub inter_short: u64,
 }
 
 impl Default for CollThresholds {
@@ -56,6 +60,7 @@ impl Default for CollThresholds {
             alltoall_medium: 32768,
             allgather_short: 81920,
             allgather_long: 524288,
+            inter_short: 2048,
         }
     }
 }
@@ -129,6 +134,8 @@ pub struct Engine<T: Transport> {
     pub(crate) bsend_attached: Option<usize>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    /// Started collectives that have not finished, in start order.
+    pub(crate) tasks: Vec<(RequestId, crate::collectives::task::Task)>,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -166,6 +173,7 @@ impl<T: Transport> Engine<T> {
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            tasks: Vec::new(),
         }
     }
 
@@ -266,6 +274,9 @@ impl<T: Transport> Engine<T> {
             self.handle(m);
             any = true;
         }
+        if any {
+            self.advance_tasks();
+        }
         any
     }
 
@@ -277,7 +288,8 @@ impl<T: Transport> Engine<T> {
             return;
         };
         match env.kind {
-            Kind::Eager | Kind::Rts => {
+            Kind::Control if env.src != self.t.rank() => self.counters.bad_messages += 1,
+            Kind::Eager | Kind::Rts | Kind::Control => {
                 let arrived = Arrived {
                     context: env.context,
                     src: env.src,
@@ -302,12 +314,11 @@ impl<T: Transport> Engine<T> {
                     self.finish(req, Completion::inactive());
                 }
             }
-            Kind::Control => self.counters.bad_messages += 1,
         }
     }
 
     /// Marks `req` done, dropping it if it is hidden or freed.
-    fn finish(&mut self, req: RequestId, c: Completion) {
+    pub(crate) fn finish(&mut self, req: RequestId, c: Completion) {
         let Ok(r) = self.reqs.get_mut(req) else {
             return;
         };
@@ -467,6 +478,7 @@ impl<T: Transport> Engine<T> {
             Completion {
                 status,
                 data: Some(data),
+                output: Default::default(),
                 freed: false,
             },
         );
@@ -554,6 +566,7 @@ impl<T: Transport> Engine<T> {
                 Completion {
                     status,
                     data: Some(Vec::new()),
+                    output: Default::default(),
                     freed: false,
                 },
             );

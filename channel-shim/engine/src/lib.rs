@@ -9,7 +9,9 @@
 
 pub mod collectives;
 pub mod comm;
+pub mod comm_create;
 pub mod comm_ops;
+pub mod context;
 pub mod datatype;
 pub mod engine;
 pub mod envelope;

@@ -187,6 +187,7 @@ impl<T: Transport> Engine<T> {
                 let c = Completion {
                     status: Status::proc_null(),
                     data: Some(Vec::new()),
+                    output: Default::default(),
                     freed: false,
                 };
                 return Ok(match req {

@@ -57,6 +57,8 @@ pub(crate) enum Pending {
         capacity: u64,
         phase: RecvPhase,
     },
+    /// A collective whose task has not finished.
+    Coll,
 }
 
 /// Lifecycle of a request.
