@@ -252,6 +252,20 @@ impl Comms {
         CommId(self.list.len() as u32 - 1)
     }
 
+    /// A handle for a communicator that a nonblocking call will create
+    /// ([`Comms::fill`]); until then it names no communicator.
+    pub fn reserve(&mut self) -> CommId {
+        self.list.push(None);
+        CommId(self.list.len() as u32 - 1)
+    }
+
+    /// Stores the communicator a reserved handle names.
+    pub fn fill(&mut self, id: CommId, comm: Comm) {
+        if let Some(slot) = self.list.get_mut(id.0 as usize) {
+            *slot = Some(comm);
+        }
+    }
+
     /// `MPI_Comm_free` (world and self cannot be freed).
     pub fn free(&mut self, c: CommId) -> MpiResult<()> {
         if c == CommId::WORLD || c == CommId::SELF {

@@ -213,16 +213,35 @@ impl<T: Transport> Engine<T> {
         Ok((lc, ic))
     }
 
-    /// `MPI_Comm_dup` (collective over `comm`).
-    pub fn comm_dup(&mut self, comm: CommId) -> MpiResult<CommId> {
-        let t = self.dup_task(comm, CallCode::Comm_dup)?;
-        new_comm(self.run_task(t)?)?.ok_or(MpiError::Other)
+    /// Waits for a communicator-creation task: the new communicator, or
+    /// `None` (`MPI_COMM_NULL`).
+    pub fn wait_comm(&mut self, r: RequestId) -> MpiResult<Option<CommId>> {
+        let c = self.wait_internal(r)?;
+        match c.status.error {
+            Some(e) => Err(e),
+            None => new_comm(c.output),
+        }
     }
 
-    /// `MPI_Comm_idup`: the request's output is `CollOutput::Comm(Some(id))`.
-    pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<RequestId> {
-        let t = self.dup_task(comm, CallCode::Comm_idup)?;
+    /// `MPI_Comm_dup` (collective over `comm`).
+    pub fn comm_dup(&mut self, comm: CommId) -> MpiResult<CommId> {
+        let r = self.start_comm_dup(comm)?;
+        self.wait_comm(r)?.ok_or(MpiError::Other)
+    }
+
+    /// The task of [`comm_dup`](Self::comm_dup), started: the request's
+    /// output is `CollOutput::Comm(Some(id))`.
+    pub fn start_comm_dup(&mut self, comm: CommId) -> MpiResult<RequestId> {
+        let t = self.dup_task(comm, CallCode::Comm_dup)?;
         Ok(self.start_task(t))
+    }
+
+    /// `MPI_Comm_idup`: the new communicator's handle now (usable once the
+    /// request completes) and the request.
+    pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<(CommId, RequestId)> {
+        let t = self.dup_task(comm, CallCode::Comm_idup)?;
+        let id = self.comms.reserve();
+        Ok((id, self.start_task(t.into_comm(id))))
     }
 
     fn dup_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {
@@ -254,6 +273,12 @@ impl<T: Transport> Engine<T> {
     /// joins it to the part the other group named (`None` when either part
     /// is empty).
     pub fn comm_create(&mut self, comm: CommId, group: GroupId) -> MpiResult<Option<CommId>> {
+        let r = self.start_comm_create(comm, group)?;
+        self.wait_comm(r)
+    }
+
+    /// The task of [`comm_create`](Self::comm_create), started.
+    pub fn start_comm_create(&mut self, comm: CommId, group: GroupId) -> MpiResult<RequestId> {
         let g = self.groups.get(group)?.clone();
         let parent = self.comm(comm)?;
         if g.ranks
@@ -291,7 +316,7 @@ impl<T: Transport> Engine<T> {
                 })
             })
         };
-        new_comm(self.run_task(t)?)
+        Ok(self.start_task(t))
     }
 
     /// `MPI_Comm_split` (collective over `comm`): `color` `None` is
@@ -306,8 +331,19 @@ impl<T: Transport> Engine<T> {
         color: Option<i32>,
         key: i32,
     ) -> MpiResult<Option<CommId>> {
+        let r = self.start_comm_split(comm, color, key)?;
+        self.wait_comm(r)
+    }
+
+    /// The task of [`comm_split`](Self::comm_split), started.
+    pub fn start_comm_split(
+        &mut self,
+        comm: CommId,
+        color: Option<i32>,
+        key: i32,
+    ) -> MpiResult<RequestId> {
         let t = self.split_task(comm, color, key, CallCode::Comm_split)?;
-        new_comm(self.run_task(t)?)
+        Ok(self.start_task(t))
     }
 
     /// `MPI_Comm_split_type`: `Shared` groups the ranks by the simulated
@@ -318,12 +354,23 @@ impl<T: Transport> Engine<T> {
         kind: SplitType,
         key: i32,
     ) -> MpiResult<Option<CommId>> {
+        let r = self.start_comm_split_type(comm, kind, key)?;
+        self.wait_comm(r)
+    }
+
+    /// The task of [`comm_split_type`](Self::comm_split_type), started.
+    pub fn start_comm_split_type(
+        &mut self,
+        comm: CommId,
+        kind: SplitType,
+        key: i32,
+    ) -> MpiResult<RequestId> {
         let color = match kind {
             SplitType::Shared => Some(self.t.node() as i32),
             SplitType::Undefined => None,
         };
         let t = self.split_task(comm, color, key, CallCode::Comm_split_type)?;
-        new_comm(self.run_task(t)?)
+        Ok(self.start_task(t))
     }
 
     fn split_task(
@@ -386,6 +433,17 @@ impl<T: Transport> Engine<T> {
         group: GroupId,
         tag: i32,
     ) -> MpiResult<CommId> {
+        let r = self.start_comm_create_group(comm, group, tag)?;
+        self.wait_comm(r)?.ok_or(MpiError::Other)
+    }
+
+    /// The task of [`comm_create_group`](Self::comm_create_group), started.
+    pub fn start_comm_create_group(
+        &mut self,
+        comm: CommId,
+        group: GroupId,
+        tag: i32,
+    ) -> MpiResult<RequestId> {
         self.note_call();
         let g = self.groups.get(group)?.clone();
         let parent = self.comm(comm)?;
@@ -416,7 +474,7 @@ impl<T: Transport> Engine<T> {
                 local: None,
             })
         });
-        new_comm(self.run_task(t)?)?.ok_or(MpiError::Other)
+        Ok(self.start_task(t))
     }
 
     /// `MPI_Intercomm_create`: the members of `local_comm` and those of
@@ -431,6 +489,20 @@ impl<T: Transport> Engine<T> {
         remote_leader: u32,
         tag: i32,
     ) -> MpiResult<CommId> {
+        let r =
+            self.start_intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag)?;
+        self.wait_comm(r)?.ok_or(MpiError::Other)
+    }
+
+    /// The task of [`intercomm_create`](Self::intercomm_create), started.
+    pub fn start_intercomm_create(
+        &mut self,
+        local_comm: CommId,
+        local_leader: u32,
+        peer_comm: CommId,
+        remote_leader: u32,
+        tag: i32,
+    ) -> MpiResult<RequestId> {
         let lcomm = self.comm(local_comm)?;
         if lcomm.is_inter() {
             return Err(MpiError::Comm);
@@ -501,13 +573,19 @@ impl<T: Transport> Engine<T> {
             let send = word(&send, 0)?;
             Ok(new_inter(recv, send, local, remote, me, is_low))
         });
-        new_comm(self.run_task(t)?)?.ok_or(MpiError::Other)
+        Ok(self.start_task(t))
     }
 
     /// `MPI_Intercomm_merge`: an intracommunicator of both groups, the one
     /// whose members pass `high` after the other (MPICH's order when both
     /// pass the same: the low group first).
     pub fn intercomm_merge(&mut self, comm: CommId, high: bool) -> MpiResult<CommId> {
+        let r = self.start_intercomm_merge(comm, high)?;
+        self.wait_comm(r)?.ok_or(MpiError::Other)
+    }
+
+    /// The task of [`intercomm_merge`](Self::intercomm_merge), started.
+    pub fn start_intercomm_merge(&mut self, comm: CommId, high: bool) -> MpiResult<RequestId> {
         let s = self.inter_shape(comm)?.ok_or(MpiError::Comm)?;
         let th = self.cfg.coll;
         let me = self.t.rank();
@@ -535,7 +613,7 @@ impl<T: Transport> Engine<T> {
                 local: None,
             })
         });
-        new_comm(self.run_task(t)?)?.ok_or(MpiError::Other)
+        Ok(self.start_task(t))
     }
 }
 

@@ -217,6 +217,16 @@ impl<T: Transport> Engine<T> {
         &mut self.ops
     }
 
+    /// `MPI_Op_free`: the op is dropped once no started collective may
+    /// still reduce with it.
+    pub fn op_free(&mut self, op: crate::op::OpId) -> MpiResult<()> {
+        self.ops.free(op)?;
+        if self.tasks.is_empty() {
+            self.ops.purge_freed();
+        }
+        Ok(())
+    }
+
     /// The counters so far.
     pub fn counters(&self) -> Counters {
         let m = self.queues.counters();

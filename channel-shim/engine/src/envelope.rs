@@ -229,31 +229,46 @@ call_codes! {
     Iexscan = 96,
 }
 
+/// Each nonblocking collective's call code and its blocking call's.
+const NONBLOCKING: [(CallCode, CallCode); 17] = {
+    use CallCode::*;
+    [
+        (Ibarrier, Barrier),
+        (Ibcast, Bcast),
+        (Ireduce, Reduce),
+        (Iallreduce, Allreduce),
+        (Igather, Gather),
+        (Igatherv, Gatherv),
+        (Iscatter, Scatter),
+        (Iscatterv, Scatterv),
+        (Iallgather, Allgather),
+        (Iallgatherv, Allgatherv),
+        (Ialltoall, Alltoall),
+        (Ialltoallv, Alltoallv),
+        (Ialltoallw, Alltoallw),
+        (Ireduce_scatter, Reduce_scatter),
+        (Ireduce_scatter_block, Reduce_scatter_block),
+        (Iscan, Scan),
+        (Iexscan, Exscan),
+    ]
+};
+
 impl CallCode {
     /// The blocking call of a nonblocking collective (itself otherwise):
     /// both run the same algorithm and the network model times them alike.
     pub fn blocking(self) -> CallCode {
-        use CallCode::*;
-        match self {
-            Ibarrier => Barrier,
-            Ibcast => Bcast,
-            Ireduce => Reduce,
-            Iallreduce => Allreduce,
-            Igather => Gather,
-            Igatherv => Gatherv,
-            Iscatter => Scatter,
-            Iscatterv => Scatterv,
-            Iallgather => Allgather,
-            Iallgatherv => Allgatherv,
-            Ialltoall => Alltoall,
-            Ialltoallv => Alltoallv,
-            Ialltoallw => Alltoallw,
-            Ireduce_scatter => Reduce_scatter,
-            Ireduce_scatter_block => Reduce_scatter_block,
-            Iscan => Scan,
-            Iexscan => Exscan,
-            other => other,
-        }
+        NONBLOCKING
+            .iter()
+            .find(|(i, _)| *i == self)
+            .map_or(self, |(_, b)| *b)
+    }
+
+    /// The nonblocking call of a blocking collective (itself otherwise).
+    pub fn nonblocking(self) -> CallCode {
+        NONBLOCKING
+            .iter()
+            .find(|(_, b)| *b == self)
+            .map_or(self, |(i, _)| *i)
     }
 }
 

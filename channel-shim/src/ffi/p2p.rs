@@ -7,7 +7,7 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::handles::*;
 use crate::ffi::multiple::{block_until, thread_multiple};
-use crate::ffi::write_out;
+use crate::ffi::{nbc, write_out};
 use crate::runtime::GatewayTransport;
 use shim_engine::p2p::TestAny;
 use shim_engine::{Completion, DatatypeId, Engine, MpiError, RequestId, SendMode};
@@ -127,6 +127,8 @@ unsafe fn complete(
                 .unpack(i.dt, i.count, data, region_mut(i.buf as *mut c_void, span))?;
         }
     }
+    let failed = c.status.error.is_some();
+    nbc::complete(e, id, c.output, failed)?;
     if c.freed {
         forget(id);
         write_out(handle, MPI_REQUEST_NULL);
@@ -141,7 +143,7 @@ unsafe fn complete(
 fn comm_of(id: Option<RequestId>) -> c_int {
     id.and_then(info_of)
         .map(|i| i.comm)
-        .unwrap_or(MPI_COMM_WORLD)
+        .unwrap_or_else(|| nbc::error_comm(id))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -660,6 +662,7 @@ mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
         engine("MPI_Request_free", |e| e.request_free(id))?;
         forget(id);
+        nbc::forget(id);
         write_out(request, MPI_REQUEST_NULL);
         Ok(())
     })();

@@ -1,6 +1,7 @@
 //! All-to-all exchanges.
 
 use super::task::{CollOutput, Task, TaskOut};
+use super::Form;
 use super::{CollInput, Ctx};
 use crate::comm::CommId;
 use crate::datatype::{DatatypeId, Span};
@@ -49,9 +50,10 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Ialltoall`: as [`alltoall`](Self::alltoall), output `Bytes`.
-    pub fn ialltoall(
+    /// `MPI_Alltoall` or `MPI_Ialltoall`: as [`alltoall`](Self::alltoall), output `Bytes`.
+    pub fn start_alltoall(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         scount: usize,
         stype: DatatypeId,
@@ -66,7 +68,7 @@ impl<T: Transport> Engine<T> {
             rcount,
             rtype,
             comm,
-            CallCode::Ialltoall,
+            form.call(CallCode::Alltoall),
         )?;
         Ok(self.start_task(t))
     }
@@ -140,10 +142,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_blocks())
     }
 
-    /// `MPI_Ialltoallv`: as [`alltoallv`](Self::alltoallv), output `Blocks`.
+    /// `MPI_Alltoallv` or `MPI_Ialltoallv`: as [`alltoallv`](Self::alltoallv), output `Blocks`.
     #[allow(clippy::too_many_arguments)]
-    pub fn ialltoallv(
+    pub fn start_alltoallv(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         scounts: &[usize],
         sdispls: &[i64],
@@ -154,7 +157,7 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<RequestId> {
         let w = self.v_as_w(input, scounts, sdispls, stype, rcounts, rdispls, rtype)?;
-        let t = self.alltoallw_task(&w.args(), comm, CallCode::Ialltoallv)?;
+        let t = self.alltoallw_task(&w.args(), comm, form.call(CallCode::Alltoallv))?;
         Ok(self.start_task(t))
     }
 
@@ -166,9 +169,14 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_blocks())
     }
 
-    /// `MPI_Ialltoallw`: as [`alltoallw`](Self::alltoallw), output `Blocks`.
-    pub fn ialltoallw(&mut self, args: &AlltoallwArgs<'_>, comm: CommId) -> MpiResult<RequestId> {
-        let t = self.alltoallw_task(args, comm, CallCode::Ialltoallw)?;
+    /// `MPI_Alltoallw` or `MPI_Ialltoallw`: as [`alltoallw`](Self::alltoallw), output `Blocks`.
+    pub fn start_alltoallw(
+        &mut self,
+        form: Form,
+        args: &AlltoallwArgs<'_>,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        let t = self.alltoallw_task(args, comm, form.call(CallCode::Alltoallw))?;
         Ok(self.start_task(t))
     }
 

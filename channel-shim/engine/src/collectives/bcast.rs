@@ -1,6 +1,7 @@
 //! Barrier and broadcast.
 
 use super::task::{CollOutput, Task, TaskOut};
+use super::Form;
 use super::{pof2_floor, Ctx};
 use crate::comm::CommId;
 use crate::datatype::DatatypeId;
@@ -18,9 +19,9 @@ impl<T: Transport> Engine<T> {
         self.run_task(t).map(|_| ())
     }
 
-    /// `MPI_Ibarrier`.
-    pub fn ibarrier(&mut self, comm: CommId) -> MpiResult<RequestId> {
-        let t = self.barrier_task(comm, CallCode::Ibarrier)?;
+    /// `MPI_Barrier` or `MPI_Ibarrier`.
+    pub fn start_barrier(&mut self, form: Form, comm: CommId) -> MpiResult<RequestId> {
+        let t = self.barrier_task(comm, form.call(CallCode::Barrier))?;
         Ok(self.start_task(t))
     }
 
@@ -56,17 +57,18 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Ibcast`: as [`bcast`](Self::bcast); the request's output is
+    /// `MPI_Bcast` or `MPI_Ibcast`: as [`bcast`](Self::bcast); the request's output is
     /// the packed data (`CollOutput::Bytes`).
-    pub fn ibcast(
+    pub fn start_bcast(
         &mut self,
+        form: Form,
         buf: &[u8],
         count: usize,
         dt: DatatypeId,
         root: u32,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t = self.bcast_task(buf, count, dt, root, comm, CallCode::Ibcast)?;
+        let t = self.bcast_task(buf, count, dt, root, comm, form.call(CallCode::Bcast))?;
         Ok(self.start_task(t))
     }
 

@@ -1,6 +1,7 @@
 //! Gather, scatter and allgather, with their v variants.
 
 use super::task::{CollOutput, Task, TaskOut};
+use super::Form;
 use super::{CollInput, Ctx};
 use crate::comm::CommId;
 use crate::datatype::DatatypeId;
@@ -77,10 +78,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_opt_bytes())
     }
 
-    /// `MPI_Igather`: as [`gather`](Self::gather); output `Bytes` at the root.
+    /// `MPI_Gather` or `MPI_Igather`: as [`gather`](Self::gather); output `Bytes` at the root.
     #[allow(clippy::too_many_arguments)]
-    pub fn igather(
+    pub fn start_gather(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         scount: usize,
         stype: DatatypeId,
@@ -97,7 +99,7 @@ impl<T: Transport> Engine<T> {
             rtype,
             root,
             comm,
-            CallCode::Igather,
+            form.call(CallCode::Gather),
         )?;
         Ok(self.start_task(t))
     }
@@ -184,10 +186,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_opt_blocks())
     }
 
-    /// `MPI_Igatherv`: as [`gatherv`](Self::gatherv); output `Blocks` at the root.
+    /// `MPI_Gatherv` or `MPI_Igatherv`: as [`gatherv`](Self::gatherv); output `Blocks` at the root.
     #[allow(clippy::too_many_arguments)]
-    pub fn igatherv(
+    pub fn start_gatherv(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         scount: usize,
         stype: DatatypeId,
@@ -206,7 +209,7 @@ impl<T: Transport> Engine<T> {
             rtype,
             root,
             comm,
-            CallCode::Igatherv,
+            form.call(CallCode::Gatherv),
         )?;
         Ok(self.start_task(t))
     }
@@ -279,9 +282,10 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_opt_bytes())
     }
 
-    /// `MPI_Iscatter`: as [`scatter`](Self::scatter); output `Bytes`.
-    pub fn iscatter(
+    /// `MPI_Scatter` or `MPI_Iscatter`: as [`scatter`](Self::scatter); output `Bytes`.
+    pub fn start_scatter(
         &mut self,
+        form: Form,
         sendbuf: &[u8],
         scount: usize,
         stype: DatatypeId,
@@ -289,7 +293,15 @@ impl<T: Transport> Engine<T> {
         root: u32,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t = self.scatter_task(sendbuf, scount, stype, recv, root, comm, CallCode::Iscatter)?;
+        let t = self.scatter_task(
+            sendbuf,
+            scount,
+            stype,
+            recv,
+            root,
+            comm,
+            form.call(CallCode::Scatter),
+        )?;
         Ok(self.start_task(t))
     }
 
@@ -373,10 +385,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_opt_bytes())
     }
 
-    /// `MPI_Iscatterv`: as [`scatterv`](Self::scatterv); output `Bytes`.
+    /// `MPI_Scatterv` or `MPI_Iscatterv`: as [`scatterv`](Self::scatterv); output `Bytes`.
     #[allow(clippy::too_many_arguments)]
-    pub fn iscatterv(
+    pub fn start_scatterv(
         &mut self,
+        form: Form,
         sendbuf: &[u8],
         scounts: &[usize],
         sdispls: &[i64],
@@ -393,7 +406,7 @@ impl<T: Transport> Engine<T> {
             recv,
             root,
             comm,
-            CallCode::Iscatterv,
+            form.call(CallCode::Scatterv),
         )?;
         Ok(self.start_task(t))
     }
@@ -496,9 +509,10 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Iallgather`: as [`allgather`](Self::allgather); output `Bytes`.
-    pub fn iallgather(
+    /// `MPI_Allgather` or `MPI_Iallgather`: as [`allgather`](Self::allgather); output `Bytes`.
+    pub fn start_allgather(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         scount: usize,
         stype: DatatypeId,
@@ -513,7 +527,7 @@ impl<T: Transport> Engine<T> {
             rcount,
             rtype,
             comm,
-            CallCode::Iallgather,
+            form.call(CallCode::Allgather),
         )?;
         Ok(self.start_task(t))
     }
@@ -579,10 +593,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_blocks())
     }
 
-    /// `MPI_Iallgatherv`: as [`allgatherv`](Self::allgatherv); output `Blocks`.
+    /// `MPI_Allgatherv` or `MPI_Iallgatherv`: as [`allgatherv`](Self::allgatherv); output `Blocks`.
     #[allow(clippy::too_many_arguments)]
-    pub fn iallgatherv(
+    pub fn start_allgatherv(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         scount: usize,
         stype: DatatypeId,
@@ -599,7 +614,7 @@ impl<T: Transport> Engine<T> {
             displs,
             rtype,
             comm,
-            CallCode::Iallgatherv,
+            form.call(CallCode::Allgatherv),
         )?;
         Ok(self.start_task(t))
     }

@@ -37,6 +37,27 @@ pub use alltoall::AlltoallwArgs;
 pub use gather::ScatterRecv;
 pub use task::CollOutput;
 
+/// Which form of a collective the program called. Both run the same
+/// algorithm; they differ in the call code their messages carry and in
+/// what the network model is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `MPI_Bcast` and the like: the caller waits for the request.
+    Blocking,
+    /// `MPI_Ibcast` and the like: the program gets the request.
+    Nonblocking,
+}
+
+impl Form {
+    /// The call code of blocking call `call` in this form.
+    pub fn call(self, call: CallCode) -> CallCode {
+        match self {
+            Form::Blocking => call,
+            Form::Nonblocking => call.nonblocking(),
+        }
+    }
+}
+
 /// `MPI_ROOT` as the root of a rooted collective on an intercommunicator
 /// (this rank is the root).
 pub const ROOT_HERE: u32 = u32::MAX;

@@ -1,6 +1,7 @@
 //! Reductions: reduce, allreduce, reduce_scatter(_block), scan, exscan.
 
 use super::task::{CollOutput, Task, TaskOut};
+use super::Form;
 use super::{pof2_floor, CollInput, Ctx};
 use crate::comm::CommId;
 use crate::datatype::DatatypeId;
@@ -63,10 +64,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_opt_bytes())
     }
 
-    /// `MPI_Ireduce`: as [`reduce`](Self::reduce); output `Bytes` at the root.
+    /// `MPI_Reduce` or `MPI_Ireduce`: as [`reduce`](Self::reduce); output `Bytes` at the root.
     #[allow(clippy::too_many_arguments)]
-    pub fn ireduce(
+    pub fn start_reduce(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         count: usize,
         dt: DatatypeId,
@@ -74,7 +76,15 @@ impl<T: Transport> Engine<T> {
         root: u32,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t = self.reduce_task(input, count, dt, op, root, comm, CallCode::Ireduce)?;
+        let t = self.reduce_task(
+            input,
+            count,
+            dt,
+            op,
+            root,
+            comm,
+            form.call(CallCode::Reduce),
+        )?;
         Ok(self.start_task(t))
     }
 
@@ -123,16 +133,17 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Iallreduce`: as [`allreduce`](Self::allreduce); output `Bytes`.
-    pub fn iallreduce(
+    /// `MPI_Allreduce` or `MPI_Iallreduce`: as [`allreduce`](Self::allreduce); output `Bytes`.
+    pub fn start_allreduce(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         count: usize,
         dt: DatatypeId,
         op: OpId,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t = self.allreduce_task(input, count, dt, op, comm, CallCode::Iallreduce)?;
+        let t = self.allreduce_task(input, count, dt, op, comm, form.call(CallCode::Allreduce))?;
         Ok(self.start_task(t))
     }
 
@@ -183,10 +194,11 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Ireduce_scatter_block`: as
+    /// `MPI_Reduce_scatter_block` or `MPI_Ireduce_scatter_block`: as
     /// [`reduce_scatter_block`](Self::reduce_scatter_block); output `Bytes`.
-    pub fn ireduce_scatter_block(
+    pub fn start_reduce_scatter_block(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         rcount: usize,
         dt: DatatypeId,
@@ -200,7 +212,7 @@ impl<T: Transport> Engine<T> {
             dt,
             op,
             comm,
-            CallCode::Ireduce_scatter_block,
+            form.call(CallCode::Reduce_scatter_block),
         )?;
         Ok(self.start_task(t))
     }
@@ -219,18 +231,25 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Ireduce_scatter`: as [`reduce_scatter`](Self::reduce_scatter);
+    /// `MPI_Reduce_scatter` or `MPI_Ireduce_scatter`: as [`reduce_scatter`](Self::reduce_scatter);
     /// output `Bytes`.
-    pub fn ireduce_scatter(
+    pub fn start_reduce_scatter(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         rcounts: &[usize],
         dt: DatatypeId,
         op: OpId,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t =
-            self.reduce_scatter_task(input, rcounts, dt, op, comm, CallCode::Ireduce_scatter)?;
+        let t = self.reduce_scatter_task(
+            input,
+            rcounts,
+            dt,
+            op,
+            comm,
+            form.call(CallCode::Reduce_scatter),
+        )?;
         Ok(self.start_task(t))
     }
 
@@ -281,16 +300,17 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_bytes())
     }
 
-    /// `MPI_Iscan`: as [`scan`](Self::scan); output `Bytes`.
-    pub fn iscan(
+    /// `MPI_Scan` or `MPI_Iscan`: as [`scan`](Self::scan); output `Bytes`.
+    pub fn start_scan(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         count: usize,
         dt: DatatypeId,
         op: OpId,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t = self.scan_task(input, count, dt, op, comm, CallCode::Iscan)?;
+        let t = self.scan_task(input, count, dt, op, comm, form.call(CallCode::Scan))?;
         Ok(self.start_task(t))
     }
 
@@ -307,16 +327,17 @@ impl<T: Transport> Engine<T> {
         Ok(self.run_task(t)?.into_opt_bytes())
     }
 
-    /// `MPI_Iexscan`: as [`exscan`](Self::exscan); output `Bytes` except at rank 0.
-    pub fn iexscan(
+    /// `MPI_Exscan` or `MPI_Iexscan`: as [`exscan`](Self::exscan); output `Bytes` except at rank 0.
+    pub fn start_exscan(
         &mut self,
+        form: Form,
         input: CollInput<'_>,
         count: usize,
         dt: DatatypeId,
         op: OpId,
         comm: CommId,
     ) -> MpiResult<RequestId> {
-        let t = self.scan_task(input, count, dt, op, comm, CallCode::Iexscan)?;
+        let t = self.scan_task(input, count, dt, op, comm, form.call(CallCode::Exscan))?;
         Ok(self.start_task(t))
     }
 

@@ -218,6 +218,8 @@ pub(crate) struct Task {
     report: Option<CollectiveStart>,
     /// The request whose completion the algorithm awaits.
     parked: Option<RequestId>,
+    /// The reserved handle a new communicator gets (`MPI_Comm_idup`).
+    into: Option<CommId>,
 }
 
 impl Task {
@@ -231,7 +233,14 @@ impl Task {
             io,
             report: None,
             parked: None,
+            into: None,
         }
+    }
+
+    /// Stores the communicator the task creates under reserved handle `id`.
+    pub(crate) fn into_comm(mut self, id: CommId) -> Task {
+        self.into = Some(id);
+        self
     }
 
     /// Reports the call to the transport when it starts; a model that
@@ -267,6 +276,12 @@ impl<T: Transport> Engine<T> {
     /// Starts `task` and waits for it (the blocking form of a collective).
     pub(crate) fn run_task(&mut self, task: Task) -> MpiResult<CollOutput> {
         let req = self.start_task(task);
+        self.wait_collective(req)
+    }
+
+    /// Waits for a started collective and takes its output (the call's
+    /// error as `Err`).
+    pub fn wait_collective(&mut self, req: RequestId) -> MpiResult<CollOutput> {
         let c = self.wait_internal(req)?;
         match c.status.error {
             Some(e) => Err(e),
@@ -320,7 +335,7 @@ impl<T: Transport> Engine<T> {
             }
             match task.fut.as_mut().poll(&mut cx) {
                 Poll::Ready(out) => {
-                    self.finish_task(req, out);
+                    self.finish_task(req, out, task.into);
                     return None;
                 }
                 Poll::Pending => match task.io.take_cmd() {
@@ -331,7 +346,7 @@ impl<T: Transport> Engine<T> {
                     }
                     None => {
                         // Only commands suspend an algorithm.
-                        self.finish_task(req, Err(MpiError::Other));
+                        self.finish_task(req, Err(MpiError::Other), task.into);
                         return None;
                     }
                 },
@@ -381,7 +396,7 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    fn finish_task(&mut self, req: RequestId, out: MpiResult<TaskOut>) {
+    fn finish_task(&mut self, req: RequestId, out: MpiResult<TaskOut>, into: Option<CommId>) {
         let (error, output) = match out {
             Ok(TaskOut::Out(o)) => (None, o),
             Ok(TaskOut::NewComm { comm, local }) => {
@@ -390,10 +405,21 @@ impl<T: Transport> Engine<T> {
                     let id = self.comms.add(l);
                     comm.set_local_comm(id);
                 }
-                (None, CollOutput::Comm(Some(self.comms.add(comm))))
+                let id = match into {
+                    Some(id) => {
+                        self.comms.fill(id, comm);
+                        id
+                    }
+                    None => self.comms.add(comm),
+                };
+                (None, CollOutput::Comm(Some(id)))
             }
             Err(e) => (Some(e), CollOutput::None),
         };
+        if self.tasks.is_empty() {
+            // No collective under way can still use a freed op.
+            self.ops.purge_freed();
+        }
         let status = Status {
             error,
             ..Status::empty()
