@@ -6,7 +6,10 @@
 //! header's object-like macros and fails if one is neither declared in Rust
 //! nor explained below.
 
+mod common;
+
 use channel_shim::abi::{self, MpiStatus};
+use common::{on_path, skip_because};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,14 +48,7 @@ fn header_present() -> bool {
     if Path::new(MPICH_INCLUDE).join("mpi.h").is_file() {
         return true;
     }
-    println!("SKIPPED: mpi.h not found (apt-get install libmpich-dev)");
-    false
-}
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
+    !skip_because("mpi.h not found (apt-get install libmpich-dev)")
 }
 
 fn work_dir(name: &str) -> PathBuf {
@@ -274,8 +270,9 @@ fn datatype_sizes_and_status_encoding_match_mpich() {
     if !header_present() {
         return;
     }
-    if !Path::new("/usr/lib/x86_64-linux-gnu/libmpich.so.12").exists() {
-        println!("SKIPPED: libmpich.so.12 not installed (apt-get install libmpich-dev)");
+    if !Path::new("/usr/lib/x86_64-linux-gnu/libmpich.so.12").exists()
+        && skip_because("libmpich.so.12 not installed (apt-get install libmpich-dev)")
+    {
         return;
     }
     let mut src = String::from(

@@ -5,7 +5,7 @@
 //! load and run against the shim.
 
 mod common;
-use common::{on_path, shim_library};
+use common::{on_path, shim_library, skip_because};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,8 +22,7 @@ fn shim_dir() -> PathBuf {
 
 #[test]
 fn programs_using_header_symbols_load_against_the_shim() {
-    if !on_path("mpicc") {
-        println!("SKIPPED: mpicc not found (apt-get install mpich libmpich-dev)");
+    if !on_path("mpicc") && skip_because("mpicc not found (apt-get install mpich libmpich-dev)") {
         return;
     }
     let dir = shim_dir();

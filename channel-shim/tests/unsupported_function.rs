@@ -4,7 +4,7 @@
 //! one stderr line `mpinetsim: MPI_x is not supported` and a non-zero exit.
 
 mod common;
-use common::{on_path, shim_library};
+use common::{on_path, shim_library, skip_because};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -44,8 +44,9 @@ fn listed_functions() -> Vec<String> {
 
 #[test]
 fn every_listed_function_is_exported_under_both_names() {
-    if !on_path("nm") || !on_path("readelf") {
-        println!("SKIPPED: nm/readelf not found (apt-get install binutils)");
+    if !(on_path("nm") && on_path("readelf"))
+        && skip_because("nm/readelf not found (apt-get install binutils)")
+    {
         return;
     }
     let lib = shim_library();
@@ -84,8 +85,7 @@ fn every_listed_function_is_exported_under_both_names() {
 /// Builds `source` with mpicc, checks it needs libmpich.so.12, runs it on
 /// the shim and returns its output.
 fn run_on_shim(name: &str, source: &str) -> Option<Output> {
-    if !on_path("mpicc") {
-        println!("SKIPPED: mpicc not found (apt-get install mpich libmpich-dev)");
+    if !on_path("mpicc") && skip_because("mpicc not found (apt-get install mpich libmpich-dev)") {
         return None;
     }
     let dir = shim_dir(name);

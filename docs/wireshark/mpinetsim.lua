@@ -12,8 +12,9 @@
 local p = Proto("mpinetsim", "mpinetsim MPI envelope")
 
 local kinds = { [1] = "eager", [2] = "rendezvous request", [3] = "clear-to-send",
-                [4] = "rendezvous data", [5] = "sync ack", [6] = "control" }
-local short_kinds = { [1] = "eager", [2] = "RTS", [3] = "CTS", [4] = "data", [5] = "ack", [6] = "control" }
+                [4] = "rendezvous data", [5] = "sync ack", [6] = "control", [7] = "piece ack" }
+local short_kinds = { [1] = "eager", [2] = "RTS", [3] = "CTS", [4] = "data", [5] = "ack", [6] = "control",
+                      [7] = "piece-ack" }
 local calls = {
   [0] = "other", [1] = "MPI_Send", [2] = "MPI_Isend", [3] = "MPI_Ssend", [4] = "MPI_Issend",
   [5] = "MPI_Bsend", [6] = "MPI_Ibsend", [7] = "MPI_Rsend", [8] = "MPI_Irsend", [9] = "MPI_Send_init",
@@ -87,8 +88,13 @@ local function dissect_one(tvb, pinfo, tree)
   t:add_le(f.msg_len, tvb(40, 8))
   t:add_le(f.payload_len, tvb(48, 8))
   if plen > 0 then t:add(f.payload, tvb(HEADER, plen)) end
-  local info = string.format("MPI %s %d→%d tag=%d comm=%s %d B",
-    short_kinds[kind] or ("kind " .. kind), src, dst, tag, comm_name(ctx), mlen)
+  -- A message above 1 MiB goes as pieces: a data message carries one
+  -- (payload of msg_len), a piece ack says how much has arrived.
+  local size = string.format("%d B", mlen)
+  if kind == 4 and plen < mlen then size = string.format("%d of %d B", plen, mlen) end
+  if kind == 7 then size = string.format("%d B received", mlen) end
+  local info = string.format("MPI %s %d→%d tag=%d comm=%s %s",
+    short_kinds[kind] or ("kind " .. kind), src, dst, tag, comm_name(ctx), size)
   local call = calls[tvb(4, 1):uint()]
   if call and call ~= "other" then info = info .. " (" .. call .. ")" end
   pinfo.cols.protocol = "MPINETSIM"

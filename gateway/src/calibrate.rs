@@ -16,7 +16,6 @@ use crate::run::{run_job, write_json, JobSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use netsim::NetworkConfig;
 use serde::Serialize;
-use std::io::Write;
 use std::time::Instant;
 
 /// One run.
@@ -227,12 +226,8 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let origin = a.net.display().to_string();
     crate::network_model::NetworkModel::from_config(&cfg, &origin, a.ranks, false, false)?;
-    std::fs::create_dir_all(&a.out).map_err(|e| {
-        format!(
-            "cannot create {}: {e}; choose a writable --out folder",
-            a.out.display()
-        )
-    })?;
+    crate::trusted_folder::create_private_dir_all(&a.out)?;
+    crate::output_file::check_writable(&a.out.join("calibration.json"), "--out")?;
     let log = a.out.join("ranks.log");
     let _ = std::fs::remove_file(&log);
     let total = list.len() as u64 * a.repeat as u64;
@@ -403,12 +398,11 @@ fn print_table(rows: &[FactorRow]) {
 }
 
 fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let mut f = std::fs::File::create(path).map_err(fail)?;
-    writeln!(f, "factor,runs,wall_s,runtime_s,runtime_min_s,runtime_max_s,spread,behind_p50_us,behind_p99_us,behind_max_us,unexpected,unexpected_range,events,recommended").map_err(fail)?;
+    use std::fmt::Write as _;
+    let mut text = String::from("factor,runs,wall_s,runtime_s,runtime_min_s,runtime_max_s,spread,behind_p50_us,behind_p99_us,behind_max_us,unexpected,unexpected_range,events,recommended\n");
     for r in rows {
-        writeln!(
-            f,
+        let _ = writeln!(
+            text,
             "{},{},{:.6},{:.9},{:.9},{:.9},{:.6},{:.3},{:.3},{:.3},{},{},{},{}",
             r.factor,
             r.runs,
@@ -424,10 +418,9 @@ fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
             r.unexpected_range,
             r.events,
             r.recommended
-        )
-        .map_err(fail)?;
+        );
     }
-    Ok(())
+    crate::output_file::write_whole(path, text.as_bytes(), "--out")
 }
 
 #[cfg(test)]

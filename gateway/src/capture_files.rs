@@ -5,7 +5,7 @@ use netsim::capture::whole_records_len;
 use netsim::config::CaptureFormat;
 use netsim::Simulator;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Name of the hosts file written beside the captures.
@@ -68,37 +68,33 @@ impl OpenCapture {
 }
 
 impl CaptureFiles {
-    /// Creates the folder (and parents) if needed, one file per capture file
-    /// of `sim` holding its header, and the `hosts` file.
+    /// Creates the folder (and parents, mode 0700) if needed, one private
+    /// file per capture file of `sim` holding its header, and the `hosts`
+    /// file. Every file lands directly inside `dir`: a name that would
+    /// leave it (a node named `../x`) is refused.
     pub fn create(dir: &Path, sim: &mut Simulator) -> Result<CaptureFiles, String> {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            format!(
-                "cannot create the capture folder {}: {e}; choose a writable --capture folder",
-                dir.display()
-            )
-        })?;
+        crate::trusted_folder::create_private_dir_all(dir)
+            .map_err(|e| format!("{e} (the --capture folder)"))?;
         let hosts = dir.join(HOSTS_FILE);
-        std::fs::write(&hosts, netsim::capture::hosts_file(&sim.host_names())).map_err(|e| {
-            format!(
-                "cannot write {}: {e}; choose a writable --capture folder",
-                hosts.display()
-            )
-        })?;
+        open_private(&hosts)
+            .and_then(|mut f| {
+                f.write_all(netsim::capture::hosts_file(&sim.host_names()).as_bytes())
+            })
+            .map_err(|e| {
+                format!(
+                    "cannot write {}: {e}; choose a writable --capture folder",
+                    hosts.display()
+                )
+            })?;
         let mut files = Vec::new();
         for cp in sim.captures_mut() {
-            let path = dir.join(&cp.file_name);
-            let f = File::options()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&path)
-                .map_err(|e| {
-                    format!(
-                        "cannot create capture file {}: {e}; choose a writable --capture folder",
-                        path.display()
-                    )
-                })?;
+            let path = path_inside(dir, &cp.file_name)?;
+            let f = open_private(&path).map_err(|e| {
+                format!(
+                    "cannot create capture file {}: {e}; choose a writable --capture folder",
+                    path.display()
+                )
+            })?;
             files.push(OpenCapture {
                 path,
                 file: f,
@@ -147,5 +143,54 @@ impl CaptureFiles {
         let mut v: Vec<PathBuf> = self.files.iter().map(|o| o.path.clone()).collect();
         v.sort();
         v
+    }
+}
+
+/// Opens `path` for reading and writing, emptied, private (0600).
+fn open_private(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let f = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(f)
+}
+
+/// `dir/name`, when `name` is one plain file name (no folder part, not
+/// `.` or `..`); else one sentence. Network names are checked when the
+/// file is loaded; this is the last guard before writing.
+pub fn path_inside(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let mut parts = Path::new(name).components();
+    match (parts.next(), parts.next()) {
+        (Some(std::path::Component::Normal(n)), None) if n == name => Ok(dir.join(n)),
+        _ => Err(format!(
+            "the capture file name {name:?} would be written outside the --capture folder {}; rename the node or link it comes from",
+            dir.display()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_paths_stay_inside_their_folder() {
+        let dir = Path::new("/caps");
+        assert_eq!(
+            path_inside(dir, "host0.pcap").unwrap(),
+            dir.join("host0.pcap")
+        );
+        for bad in ["../x.pcap", "/etc/x.pcap", "a/b.pcap", "..", ".", "", "x/"] {
+            let e = path_inside(dir, bad).unwrap_err();
+            assert!(
+                e.contains("outside the --capture folder /caps"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

@@ -103,11 +103,11 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     for (name, cfg) in &nets {
         crate::network_model::NetworkModel::from_config(cfg, name, a.ranks, false, false)?;
     }
+    if let Some(path) = &a.json {
+        crate::output_file::check_writable(path, "--json")?;
+    }
     let output = match &a.rank_output {
-        Some(p) => {
-            let _ = std::fs::remove_file(p);
-            RankOutput::File(p.clone())
-        }
+        Some(p) => RankOutput::File(p.clone()),
         None => RankOutput::Inherit,
     };
     let mut rows: Vec<CompareRow> = Vec::new();

@@ -51,31 +51,67 @@ pub fn locate_shim() -> Result<PathBuf, String> {
     ))
 }
 
-/// Creates `dir` holding the shim under the names MPICH programs load,
-/// and the Fortran bindings ([`FORTRAN_LIB`]) under [`FORTRAN_NAMES`] when
-/// they exist next to the shim (without them C programs still run).
-pub fn install_shim(shim: &Path, dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    link_as(shim, dir, &SHIM_NAMES)?;
+/// Puts the shim into `dir` under the names MPICH programs load, and the
+/// Fortran bindings ([`FORTRAN_LIB`]) under [`FORTRAN_NAMES`] when they
+/// exist next to the shim (without them C programs still run). `dir` is
+/// created (0700) when missing and must be a folder only this user can
+/// write ([`crate::trusted_folder`]); `role` names it in that sentence.
+/// Returns the folder's canonical path.
+pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, String> {
+    crate::trusted_folder::create_private_dir_all(dir)?;
+    let dir = crate::trusted_folder::check_trusted(dir, role)?;
+    let mut links: Vec<(&Path, &str)> = SHIM_NAMES.iter().map(|n| (shim, *n)).collect();
     let fortran = shim.parent().unwrap_or(Path::new(".")).join(FORTRAN_LIB);
     if fortran.is_file() {
-        link_as(&fortran, dir, &FORTRAN_NAMES)?;
+        links.extend(FORTRAN_NAMES.iter().map(|n| (fortran.as_path(), *n)));
     }
-    Ok(())
+    // Every name is checked before any link is made.
+    for (_, name) in &links {
+        let link = dir.join(name);
+        match std::fs::symlink_metadata(&link) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Ok(m) if m.file_type().is_symlink() && is_shim_link(&link) => {}
+            Ok(_) => {
+                return Err(format!(
+                    "{} already holds {name}, which mpinetsim did not put there; it never replaces your files: give an empty --lib-dir folder",
+                    dir.display()
+                ))
+            }
+            Err(e) => return Err(format!("cannot check {}: {e}", link.display())),
+        }
+    }
+    for (lib, name) in links {
+        link_as(lib, &dir, name)?;
+    }
+    Ok(dir)
 }
 
-/// Symlinks `dir/<name>` to `lib` for each name.
-fn link_as(lib: &Path, dir: &Path, names: &[&str]) -> Result<(), String> {
+/// Symlinks `dir/name` to `lib`, replacing mpinetsim's own link in one
+/// step: a rank starting meanwhile finds the old link or the new one,
+/// never none.
+fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
     let target = lib
         .canonicalize()
         .map_err(|e| format!("cannot resolve {}: {e}", lib.display()))?;
-    for name in names {
-        let link = dir.join(name);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&target, &link)
-            .map_err(|e| format!("cannot create {}: {e}", link.display()))?;
-    }
-    Ok(())
+    let link = dir.join(name);
+    let fresh = dir.join(format!(".{name}.{}.mpinetsim-tmp", std::process::id()));
+    let _ = std::fs::remove_file(&fresh);
+    std::os::unix::fs::symlink(&target, &fresh)
+        .and_then(|()| std::fs::rename(&fresh, &link))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&fresh);
+            format!("cannot create {}: {e}", link.display())
+        })
+}
+
+/// True for a symbolic link to a file named like the shim's libraries
+/// (`libchannel_shim.so`, `libchannel_shim_fortran.so`): one mpinetsim made.
+fn is_shim_link(link: &Path) -> bool {
+    std::fs::read_link(link).is_ok_and(|t| {
+        t.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("libchannel_shim") && n.ends_with(".so"))
+    })
 }
 
 /// Resolves the program as a shell would: a path if it has a slash, else a
@@ -312,7 +348,7 @@ mod tests {
         std::fs::write(&shim, b"c").unwrap();
 
         let job = tempfile::tempdir().unwrap();
-        install_shim(&shim, job.path()).unwrap();
+        install_shim(&shim, job.path(), "x").unwrap();
         for name in SHIM_NAMES {
             assert_eq!(std::fs::read(job.path().join(name)).unwrap(), b"c");
         }
@@ -321,9 +357,38 @@ mod tests {
         }
 
         std::fs::write(libs.path().join(FORTRAN_LIB), b"fortran").unwrap();
-        install_shim(&shim, job.path()).unwrap();
+        install_shim(&shim, job.path(), "x").unwrap();
         for name in FORTRAN_NAMES {
             assert_eq!(std::fs::read(job.path().join(name)).unwrap(), b"fortran");
+        }
+    }
+
+    #[test]
+    fn the_users_own_libraries_are_never_replaced() {
+        let libs = tempfile::tempdir().unwrap();
+        let shim = libs.path().join("libchannel_shim.so");
+        std::fs::write(&shim, b"c").unwrap();
+        for name in SHIM_NAMES.iter().chain(&FORTRAN_NAMES) {
+            let dir = tempfile::tempdir().unwrap();
+            let mine = dir.path().join(name);
+            std::fs::write(&mine, b"the user's own MPICH").unwrap();
+            std::fs::write(libs.path().join(FORTRAN_LIB), b"fortran").unwrap();
+            let e = install_shim(&shim, dir.path(), "the --lib-dir folder").unwrap_err();
+            assert!(
+                e.contains(&format!(
+                    "already holds {name}, which mpinetsim did not put there"
+                )),
+                "{e}"
+            );
+            assert_eq!(std::fs::read(&mine).unwrap(), b"the user's own MPICH");
+            // A symbolic link of the user's own is refused too.
+            std::fs::remove_file(&mine).unwrap();
+            std::os::unix::fs::symlink("/usr/lib/libmpich.so.12.1", &mine).unwrap();
+            assert!(install_shim(&shim, dir.path(), "x").is_err());
+            assert_eq!(
+                std::fs::read_link(&mine).unwrap(),
+                Path::new("/usr/lib/libmpich.so.12.1")
+            );
         }
     }
 }

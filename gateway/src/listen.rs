@@ -1,12 +1,14 @@
-//! The gateway's listening sockets: `unix:PATH` (owner-only, mode 0600) and
-//! `tcp:ADDR:PORT` (port 0 picks a free one), each accepting connections as
-//! a [`RankStream`].
+//! The gateway's listening sockets: `unix:PATH` (owner-only, mode 0600, in
+//! a folder only this user can write) and `tcp:ADDR:PORT` (port 0 picks a
+//! free one), each accepting connections as a [`RankStream`].
 
 use crate::stream::{tune_tcp, RankStream};
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
 use mpinetsim_protocol::GatewayAddress;
 use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
 /// One listening socket.
 pub struct Listener {
@@ -16,23 +18,53 @@ pub struct Listener {
 }
 
 enum Kind {
-    Unix(mio::net::UnixListener, std::path::PathBuf),
+    Unix(mio::net::UnixListener, BoundSocket),
     Tcp(mio::net::TcpListener),
 }
 
+/// The socket file this gateway created: removed at the end only while it
+/// is still that file (same device and inode).
+struct BoundSocket {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+}
+
 impl Listener {
-    /// Binds `addr`. A Unix socket replaces a stale file at the path and is
-    /// made readable and writable by its owner only.
+    /// Binds `addr`. A Unix socket's folder is created (0700) when missing
+    /// and must be one only this user can write (see
+    /// [`crate::trusted_folder`]); a socket an earlier gateway left there is
+    /// replaced, any other file is refused; the socket is made readable and
+    /// writable by its owner only.
     pub fn bind(addr: &GatewayAddress) -> Result<Listener, String> {
         match addr {
             GatewayAddress::Unix(path) => {
-                let path = std::path::PathBuf::from(path);
-                let _ = std::fs::remove_file(&path);
+                let given = Path::new(path);
+                let name = given.file_name().ok_or_else(|| {
+                    format!("--listen {addr}: the path names no socket file; give unix:FOLDER/NAME.sock")
+                })?;
+                let folder = match given.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                crate::trusted_folder::create_private_dir_all(folder)?;
+                let folder = crate::trusted_folder::check_trusted(folder, "the socket folder")?;
+                let path = folder.join(name);
+                remove_stale_socket(&path, addr)?;
                 let l = mio::net::UnixListener::bind(&path)
                     .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
                 crate::private_dir::set_mode(&path, 0o600)?;
+                let m = std::fs::symlink_metadata(&path)
+                    .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
                 Ok(Listener {
-                    kind: Kind::Unix(l, path),
+                    kind: Kind::Unix(
+                        l,
+                        BoundSocket {
+                            path,
+                            dev: m.dev(),
+                            ino: m.ino(),
+                        },
+                    ),
                     address: addr.clone(),
                 })
             }
@@ -105,10 +137,57 @@ impl Listener {
     }
 }
 
+/// Makes room for a new socket at `path`: nothing there is fine; a socket
+/// nobody listens on any more (an earlier gateway that was killed) is
+/// removed; a live socket or any other kind of file is refused.
+fn remove_stale_socket(path: &Path, addr: &GatewayAddress) -> Result<(), String> {
+    let m = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot listen on {addr}: {e}")),
+    };
+    if !m.file_type().is_socket() {
+        let kind = if m.is_dir() {
+            "a folder"
+        } else if m.file_type().is_symlink() {
+            "a symbolic link"
+        } else if m.is_file() {
+            "a regular file"
+        } else {
+            "a special file"
+        };
+        return Err(format!(
+            "--listen {addr}: {} is {kind}, not a socket an earlier gateway left behind; mpinetsim removes only those, so choose another socket path",
+            path.display()
+        ));
+    }
+    match std::os::unix::net::UnixStream::connect(path) {
+        Ok(_) => Err(format!(
+            "--listen {addr}: a gateway is already listening on {}; stop it or choose another socket path",
+            path.display()
+        )),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => std::fs::remove_file(path)
+            .map_err(|e| {
+                format!(
+                    "--listen {addr}: cannot remove the stale socket {}: {e}",
+                    path.display()
+                )
+            }),
+        Err(e) => Err(format!(
+            "--listen {addr}: cannot tell whether a gateway still listens on {} ({e}); remove it yourself or choose another socket path",
+            path.display()
+        )),
+    }
+}
+
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Kind::Unix(_, path) = &self.kind {
-            let _ = std::fs::remove_file(path);
+        if let Kind::Unix(_, s) = &self.kind {
+            let still_ours = std::fs::symlink_metadata(&s.path)
+                .is_ok_and(|m| m.dev() == s.dev && m.ino() == s.ino);
+            if still_ours {
+                let _ = std::fs::remove_file(&s.path);
+            }
         }
     }
 }
@@ -148,6 +227,11 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         drop(l);
         assert!(!path.exists());
+        // A socket left behind by a killed gateway is replaced.
+        let stale = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        drop(stale);
+        let l = Listener::bind(&GatewayAddress::Unix(path.display().to_string())).unwrap();
+        drop(l);
         let t = Listener::bind(&GatewayAddress::parse("tcp:127.0.0.1:0").unwrap()).unwrap();
         match &t.address {
             GatewayAddress::Tcp { host, port } => {
@@ -157,5 +241,30 @@ mod tests {
             }
             a => panic!("{a}"),
         }
+    }
+
+    #[test]
+    fn a_file_or_a_live_socket_at_the_path_is_never_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("gw.sock");
+        let addr = GatewayAddress::Unix(path.display().to_string());
+        std::fs::write(&path, b"precious").unwrap();
+        let e = Listener::bind(&addr).err().unwrap();
+        assert!(
+            e.contains("is a regular file, not a socket an earlier gateway left behind"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"precious");
+        std::fs::remove_file(&path).unwrap();
+        let live = Listener::bind(&addr).unwrap();
+        let e = Listener::bind(&addr).err().unwrap();
+        assert!(e.contains("a gateway is already listening on"), "{e}");
+        // The refused second gateway did not remove the first one's socket.
+        assert!(path.exists());
+        // A file put in place of the socket is not removed at the end.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"someone else's").unwrap();
+        drop(live);
+        assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
     }
 }

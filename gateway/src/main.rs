@@ -22,6 +22,7 @@ mod launcher;
 mod listen;
 mod memory;
 mod network_model;
+mod output_file;
 mod overrides;
 mod plot;
 mod private_dir;
@@ -32,6 +33,7 @@ mod simulate;
 mod stream;
 mod timeline;
 mod topo;
+mod trusted_folder;
 mod vector_files;
 
 use clap::Parser;

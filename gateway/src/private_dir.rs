@@ -21,9 +21,13 @@ impl PrivateDir {
             .mode(0o700)
             .create(&path)
             .map_err(|e| format!("cannot create the private folder {}: {e}", path.display()))?;
+        let dir = PrivateDir { path };
         // The umask may have removed bits but never adds any; make it exact.
-        set_mode(&path, 0o700)?;
-        Ok(PrivateDir { path })
+        set_mode(&dir.path, 0o700)?;
+        // Nobody else may be able to rename it away ($TMPDIR sticky or private).
+        crate::trusted_folder::check_trusted(&dir.path, "the private folder")
+            .map_err(|e| format!("{e} (set TMPDIR to such a folder)"))?;
+        Ok(dir)
     }
 
     /// The folder.

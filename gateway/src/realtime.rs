@@ -73,6 +73,8 @@ pub enum JobOutcome {
         /// What was wrong.
         message: String,
     },
+    /// The gateway itself cannot go on (its event loop failed); one sentence.
+    GatewayFailed(String),
     /// Ctrl-C or SIGTERM.
     Interrupted,
     /// The simulated network cannot carry the job on (a partition outlasted
@@ -236,13 +238,11 @@ impl Gateway {
         let Some(sim) = self.sim.packet_mut() else {
             return Ok(()); // the analytic model has neither
         };
-        if let Some(v) = self.vectors.as_mut() {
-            v.flush(sim)?;
-        }
-        match self.captures.as_mut() {
-            Some(c) => c.flush(sim),
-            None => Ok(()),
-        }
+        // Both are flushed even when one fails; each reports its first
+        // failure once.
+        let vectors = self.vectors.as_mut().map_or(Ok(()), |v| v.flush(sim));
+        let captures = self.captures.as_mut().map_or(Ok(()), |c| c.flush(sim));
+        captures.and(vectors)
     }
 
     /// Runs the job until it ends. `supervise` is called at least every
@@ -283,11 +283,9 @@ impl Gateway {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    return JobOutcome::ProtocolError {
-                        rank: None,
-                        pid: None,
-                        message: format!("epoll failed: {e}"),
-                    };
+                    return JobOutcome::GatewayFailed(format!(
+                        "the gateway cannot wait for its sockets (epoll_wait: {e})"
+                    ));
                 }
             }
             for ev in events.iter() {
@@ -394,7 +392,7 @@ impl Gateway {
                     self.refuse(
                         idx,
                         format!("its first frame announces {len} bytes, more than any Hello"),
-                        "sent a malformed frame (not a Hello)".into(),
+                        "it sent a malformed frame (not a Hello)".into(),
                     )?;
                     break;
                 }
@@ -405,7 +403,7 @@ impl Gateway {
                         self.refuse(
                             idx,
                             format!("it sent bytes that are not a Hello ({e})"),
-                            format!("sent a malformed frame ({e})"),
+                            format!("it sent a malformed frame ({e})"),
                         )?;
                         break;
                     }
@@ -413,7 +411,7 @@ impl Gateway {
                         return Err(JobOutcome::ProtocolError {
                             rank: c.rank,
                             pid: c.peer_pid(),
-                            message: format!("sent a malformed frame ({e})"),
+                            message: format!("it sent a malformed frame ({e})"),
                         })
                     }
                 };
@@ -471,7 +469,7 @@ impl Gateway {
                         "no Hello with the job's secret within {:.1} s",
                         limit as f64 / 1e9
                     ),
-                    "sent no Hello".into(),
+                    "it sent no Hello".into(),
                 )?;
             }
         }
@@ -485,6 +483,41 @@ impl Gateway {
             pid: c.and_then(|c| c.peer_pid()),
             message,
         }
+    }
+
+    /// Why a Hello carrying the job's secret cannot join this job, as a
+    /// clause about the connection ("its Hello ..."); None when it can.
+    fn unfit_hello(&self, version: u16, rank: u32, size: u32, job: u64) -> Option<String> {
+        let n = self.settings.ranks;
+        let mine = self.settings.job_id;
+        if version != VERSION {
+            return Some(format!(
+                "its Hello speaks protocol version {version} but this gateway speaks {VERSION}; start the ranks with the shim built with this mpinetsim"
+            ));
+        }
+        if job != mine {
+            return Some(format!(
+                "its Hello names job {job}, not this gateway's job {mine}; set MPINETSIM_JOB to the value the gateway printed"
+            ));
+        }
+        if size != n {
+            return Some(format!(
+                "its Hello (rank {rank}) says the job has {size} ranks but this gateway runs {n}; start {n} ranks, or the gateway with -n {size}"
+            ));
+        }
+        if rank >= n {
+            return Some(format!(
+                "its Hello names rank {rank}, but a job of {n} ranks has ranks 0 to {}",
+                n - 1
+            ));
+        }
+        if let Some(other) = self.rank_conn[rank as usize] {
+            let pid = self.conns[other].as_ref().map_or(0, |c| c.pid);
+            return Some(format!(
+                "its Hello names rank {rank}, which is already connected (pid {pid}); give every rank its own number"
+            ));
+        }
+        None
     }
 
     fn handle_frame(&mut self, idx: usize, frame: Frame) -> Result<(), JobOutcome> {
@@ -508,38 +541,18 @@ impl Gateway {
                     } else {
                         "wrong job secret".into()
                     };
-                    return self.refuse(idx, why, "sent a Hello without the job's secret".into());
-                }
-                if version != VERSION {
-                    return Err(self.protocol_error(idx, format!(
-                        "speaks protocol version {version} but this gateway speaks {VERSION}; use the shim built with this mpinetsim"
-                    )));
-                }
-                if job != self.settings.job_id {
-                    return Err(self.protocol_error(
+                    return self.refuse(
                         idx,
-                        format!(
-                            "belongs to job {job}, not to this job ({})",
-                            self.settings.job_id
-                        ),
-                    ));
+                        why,
+                        "it sent a Hello without the job's secret".into(),
+                    );
                 }
-                if size != n {
-                    return Err(self.protocol_error(
-                        idx,
-                        format!(
-                            "rank {rank} says the job has {size} ranks but the gateway runs {n}"
-                        ),
-                    ));
-                }
-                if rank >= n {
-                    return Err(self.protocol_error(
-                        idx,
-                        format!("rank {rank} does not exist in a job of {n} ranks"),
-                    ));
-                }
-                if self.rank_conn[rank as usize].is_some() {
-                    return Err(self.protocol_error(idx, format!("rank {rank} connected twice")));
+                // The secret is right but the Hello cannot join this job:
+                // refuse this connection alone (a rank of another job with
+                // the same secret file, a stray copy of a rank); the ranks
+                // that joined go on.
+                if let Some(why) = self.unfit_hello(version, rank, size, job) {
+                    return self.refuse(idx, why.clone(), why);
                 }
                 self.rank_conn[rank as usize] = Some(idx);
                 let srt = self.time.srt(monotonic_ns());
@@ -600,7 +613,10 @@ impl Gateway {
                 if dst >= n {
                     return Err(self.protocol_error(
                         idx,
-                        format!("rank {src} sent a message to rank {dst}, which does not exist"),
+                        format!(
+                            "it sent a message to rank {dst}, but the job has ranks 0 to {}",
+                            n - 1
+                        ),
                     ));
                 }
                 self.messages_in += 1;
@@ -617,7 +633,10 @@ impl Gateway {
                     self.lateness.record(late, netsim::EventClass::Inject, at.0);
                 }
                 if let Err(e) = self.sim.inject(src, dst, bytes.into(), at) {
-                    return Err(self.protocol_error(idx, format!("rank {src}: {e}")));
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("it sent a message the network cannot carry ({e})"),
+                    ));
                 }
                 Ok(())
             }
@@ -630,12 +649,15 @@ impl Gateway {
                 let Some(model) = self.sim.analytic_mut() else {
                     return Err(self.protocol_error(
                         idx,
-                        format!("rank {src} sent collective data outside the analytic model"),
+                        "it sent collective data, which only the analytic model takes".into(),
                     ));
                 };
                 self.messages_in += 1;
                 if let Err(e) = model.inject_untimed(src, dst, bytes.into(), at) {
-                    return Err(self.protocol_error(idx, format!("rank {src}: {e}")));
+                    return Err(self.protocol_error(
+                        idx,
+                        format!("it sent a message the network cannot carry ({e})"),
+                    ));
                 }
                 Ok(())
             }
@@ -657,7 +679,7 @@ impl Gateway {
                 let Some(op) = netsim::analytic::CollectiveOp::from_code(op) else {
                     return Err(self.protocol_error(
                         idx,
-                        format!("rank {rank} reported an unknown collective (code {op})"),
+                        format!("it reported an unknown collective (code {op})"),
                     ));
                 };
                 let entry = netsim::analytic::CollectiveEntry {
@@ -675,7 +697,7 @@ impl Gateway {
                 let Some(model) = self.sim.analytic_mut() else {
                     return Err(self.protocol_error(
                         idx,
-                        format!("rank {rank} reported a collective outside the analytic model"),
+                        "it reported a collective, which only the analytic model takes".into(),
                     ));
                 };
                 if let Err(e) = model.enter_collective(rank, entry, Nanos(srt_ns)) {
@@ -697,13 +719,13 @@ impl Gateway {
             (ConnState::AwaitHello, frame) => self.refuse(
                 idx,
                 format!("its first frame was {}, not Hello", frame.name()),
-                format!("sent a {} frame before Hello", frame.name()),
+                format!("it sent a {} frame before its Hello", frame.name()),
             ),
             (state, frame) => {
                 let what = frame.name();
                 Err(self.protocol_error(
                     idx,
-                    format!("sent a {what} frame out of order (connection state {state:?})"),
+                    format!("it sent a {what} frame out of order (connection state {state:?})"),
                 ))
             }
         }

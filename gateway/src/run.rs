@@ -20,6 +20,9 @@ use std::time::{Duration, Instant};
 /// one sentence.
 pub fn run(a: &RunArgs) -> Result<i32, String> {
     let (time_factor, adaptive) = parse_factor(&a.factor)?;
+    if let Some(path) = &a.report {
+        crate::output_file::check_writable(path, "--report")?;
+    }
     let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
     add_fault_specs(&mut cfg, &a.faults)?;
     apply_model(&mut cfg, a.model.as_deref())?;
@@ -42,21 +45,16 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         external: None,
     };
     let job = run_job(&spec)?;
-    eprint!("{}", job.report.summary());
-    if let Some(path) = &a.report {
-        write_json(path, &job.report, "--report")?;
-        eprintln!("mpinetsim: report written to {}", path.display());
-    }
-    if job.report.outcome != "completed" {
-        eprintln!("mpinetsim: {}", job.report.outcome);
-    }
-    job.finish_error.map_or(Ok(job.exit_code), Err)
+    Ok(conclude(job, a.report.as_deref()))
 }
 
 /// `mpinetsim gateway`: the job's gateway without a launcher; returns the
 /// exit code.
 pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
     let (time_factor, adaptive) = parse_factor(&a.factor)?;
+    if let Some(path) = &a.report {
+        crate::output_file::check_writable(path, "--report")?;
+    }
     let listen = a
         .listen
         .iter()
@@ -93,15 +91,33 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         }),
     };
     let job = run_job(&spec)?;
+    Ok(conclude(job, a.report.as_deref()))
+}
+
+/// Tells how a job ended, in this order: the report's summary, why the job
+/// stopped (a full disk under the captures, say), what could not be
+/// finished, then the report's fate. Returns the exit code: the job's, or
+/// 2 when the job completed but its files could not all be written.
+fn conclude(job: JobResult, report_path: Option<&std::path::Path>) -> i32 {
     eprint!("{}", job.report.summary());
-    if let Some(path) = &a.report {
-        write_json(path, &job.report, "--report")?;
-        eprintln!("mpinetsim: report written to {}", path.display());
-    }
     if job.report.outcome != "completed" {
         eprintln!("mpinetsim: {}", job.report.outcome);
     }
-    job.finish_error.map_or(Ok(job.exit_code), Err)
+    let mut code = job.exit_code;
+    if let Some(e) = &job.finish_error {
+        eprintln!("mpinetsim: {e}");
+        code = code.max(2);
+    }
+    if let Some(path) = report_path {
+        match write_json(path, &job.report, "--report") {
+            Ok(()) => eprintln!("mpinetsim: report written to {}", path.display()),
+            Err(e) => {
+                eprintln!("mpinetsim: {e}");
+                code = code.max(2);
+            }
+        }
+    }
+    code
 }
 
 /// The factor to start with, and the adaptive policy for `auto`.
@@ -132,32 +148,64 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
 
 /// Tells the user how to start ranks against a standalone gateway: the
 /// environment for the first address, the other addresses after it (a
-/// closed stdout is not an error: the gateway keeps serving).
+/// closed stdout is not an error: the gateway keeps serving). The secret
+/// is named by its file, never printed: a launcher's command line is
+/// readable by every local user.
 fn print_launch_environment(
     addresses: &[GatewayAddress],
     lib_dir: &std::path::Path,
     job: u64,
-    secret: JobSecret,
+    secret_file: &std::path::Path,
     ranks: u32,
 ) {
-    use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB, ENV_SECRET};
+    use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB, ENV_SECRET, ENV_SECRET_FILE};
     use std::io::Write;
     let lib = lib_dir.display();
     let first = &addresses[0];
-    let secret = secret.to_hex();
+    let secret = secret_file.display();
     let mut text = format!(
         "mpinetsim gateway: waiting for {ranks} ranks. Start them with this environment:\n  \
-         LD_LIBRARY_PATH={lib}\n  {ENV_GATEWAY}={first}\n  {ENV_JOB}={job}\n  {ENV_SECRET}={secret}\n"
+         LD_LIBRARY_PATH={lib}\n  {ENV_GATEWAY}={first}\n  {ENV_JOB}={job}\n  {ENV_SECRET_FILE}={secret}\n"
     );
     for other in &addresses[1..] {
         text.push_str(&format!("  (or {ENV_GATEWAY}={other})\n"));
     }
     text.push_str(&format!(
-        "e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} {first} -genv {ENV_JOB} {job} -genv {ENV_SECRET} {secret} ./program\n"
+        "e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} {first} -genv {ENV_JOB} {job} -genv {ENV_SECRET_FILE} {secret} ./program\n\
+         The secret file (mode 0600) is the job's password: ranks on other hosts need it at the same path, or {ENV_SECRET} set to its contents in the environment of the shell that starts the launcher (never on a command line, which every local user can read).\n"
     ));
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// The job secret in a private file (0600) for ranks started by another
+/// launcher; removed when the job ends.
+struct SecretFile {
+    path: PathBuf,
+}
+
+impl SecretFile {
+    /// Writes `dir/job-<job>.secret`, which must not exist yet.
+    fn create(dir: &std::path::Path, job: u64, secret: JobSecret) -> Result<SecretFile, String> {
+        use std::io::Write;
+        let path = dir.join(format!("job-{job}.secret"));
+        crate::output_file::create_new_private(&path)
+            .and_then(|mut f| f.write_all(format!("{}\n", secret.to_hex()).as_bytes()))
+            .map_err(|e| {
+                format!(
+                    "cannot write the job's secret file {}: {e}; check the library folder",
+                    path.display()
+                )
+            })?;
+        Ok(SecretFile { path })
+    }
+}
+
+impl Drop for SecretFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Applies `--model packet|analytic` over the file's `model` key.
@@ -177,6 +225,21 @@ pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), 
     Ok(())
 }
 
+/// `--eager-limit`: at most one piece of a streamed message
+/// ([`mpinetsim_protocol::MAX_MESSAGE_PIECE`]).
+pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
+    use mpinetsim_protocol::MAX_MESSAGE_PIECE;
+    let limit = netsim::units::parse_bytes(text).map_err(|e| format!("--eager-limit: {e}"))?;
+    if limit > MAX_MESSAGE_PIECE {
+        return Err(format!(
+            "--eager-limit {text} is above {} KiB, the largest message sent in one piece; give at most {}KiB (larger messages always use the rendezvous protocol, in pieces of that size)",
+            MAX_MESSAGE_PIECE >> 10,
+            MAX_MESSAGE_PIECE >> 10
+        ));
+    }
+    Ok(limit)
+}
+
 /// Checks a fixed time factor.
 pub fn check_factor(f: f64) -> Result<(), String> {
     if f >= 1.0 && f.is_finite() {
@@ -188,19 +251,15 @@ pub fn check_factor(f: f64) -> Result<(), String> {
     }
 }
 
-/// Writes `value` as pretty JSON, or says which option's path failed.
+/// Writes `value` as pretty JSON, whole or not at all (see
+/// [`crate::output_file::write_whole`]), or says which option's path failed.
 pub fn write_json(
     path: &std::path::Path,
     value: &impl serde::Serialize,
     option: &str,
 ) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).expect("reports serialise");
-    std::fs::write(path, text + "\n").map_err(|e| {
-        format!(
-            "cannot write {}: {e}; choose a writable {option} path",
-            path.display()
-        )
-    })
+    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option)
 }
 
 /// Sampling period of `--vectors`, in virtual ns.
@@ -266,8 +325,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     if a.ranks == 0 {
         return Err("-n 0: a job needs at least one rank".into());
     }
-    let eager_limit =
-        netsim::units::parse_bytes(a.eager_limit).map_err(|e| format!("--eager-limit: {e}"))?;
+    let eager_limit = parse_eager_limit(a.eager_limit)?;
     let (program, args) = match (a.command.split_first(), &a.external) {
         (Some((p, rest)), None) => (Some(p), rest),
         (_, Some(_)) => (None, &[][..]),
@@ -283,6 +341,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         a.vectors.is_some(),
     )?;
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
+    if let Some(path) = &a.timeline {
+        crate::output_file::check_writable(path, "--timeline")?;
+    }
     let shim = launcher::locate_shim()?;
     let captures = match (&a.capture, sim.packet_mut()) {
         (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
@@ -303,20 +364,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             } else {
                 e.listen.clone()
             };
-            let beside_socket = e.listen.iter().find_map(|l| match l {
-                GatewayAddress::Unix(p) => Some(
-                    std::path::Path::new(p)
-                        .parent()
-                        .unwrap_or(std::path::Path::new("."))
-                        .join("lib"),
-                ),
-                GatewayAddress::Tcp { .. } => None,
-            });
-            let lib = e
-                .lib_dir
-                .clone()
-                .or(beside_socket)
-                .unwrap_or_else(|| job_dir.join("lib"));
+            let lib = e.lib_dir.clone().unwrap_or_else(|| job_dir.join("lib"));
             (listen, lib, e.handshake_timeout_ns)
         }
         None => (
@@ -325,7 +373,17 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             crate::realtime::DEFAULT_HANDSHAKE_TIMEOUT_NS,
         ),
     };
-    launcher::install_shim(&shim, &lib_dir)?;
+    let lib_role = match a.external.as_ref().and_then(|e| e.lib_dir.as_ref()) {
+        Some(_) => "the --lib-dir folder",
+        None => "the library folder",
+    };
+    let lib_dir = launcher::install_shim(&shim, &lib_dir, lib_role)?;
+    // A standalone gateway's ranks read the secret from a private file,
+    // so it never appears on a launcher's command line.
+    let secret_file = match &a.external {
+        Some(_) => Some(SecretFile::create(&lib_dir, job_id, secret)?),
+        None => None,
+    };
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&interrupted))
@@ -353,8 +411,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let timeline_dir = job_dir.join("timeline");
     if a.timeline.is_some() {
-        std::fs::create_dir_all(&timeline_dir)
-            .map_err(|e| format!("cannot create {}: {e}", timeline_dir.display()))?;
+        crate::trusted_folder::create_private_dir_all(&timeline_dir)?;
     }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
     gw.vectors = vectors;
@@ -378,7 +435,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                 &gw.advertised_addresses(),
                 &lib_dir,
                 job_id,
-                secret,
+                secret_file.as_ref().map_or(&job_dir, |f| &f.path),
                 a.ranks,
             );
             Vec::new()
@@ -443,17 +500,17 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                 procs.iter().find(|p| p.child.id() == pid).map(|p| p.rank)
             });
             let text = match rank {
-                Some(r) => format!("rank {r} broke the gateway protocol: it {message}; the job was stopped"),
+                Some(r) => format!("rank {r} broke the gateway protocol: {message}; the job was stopped"),
                 None => format!(
-                    "a process that is not one of the ranks broke the gateway protocol: it {message}; the job was stopped"
+                    "a process that is not one of the ranks broke the gateway protocol: {message}; the job was stopped"
                 ),
             };
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
-        JobOutcome::NetworkFailed(message) | JobOutcome::CaptureFailed(message) => {
-            (format!("{message}; the ranks were stopped"), 1)
-        }
+        JobOutcome::NetworkFailed(message)
+        | JobOutcome::CaptureFailed(message)
+        | JobOutcome::GatewayFailed(message) => (format!("{message}; the ranks were stopped"), 1),
     };
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;
@@ -579,10 +636,24 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         }
     }
     drop(gw); // closes and removes the sockets
+    drop(secret_file);
     drop(private);
     Ok(JobResult {
         report,
         exit_code,
         finish_error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eager_limit_is_at_most_one_piece() {
+        assert_eq!(parse_eager_limit("64KiB"), Ok(65536));
+        assert_eq!(parse_eager_limit("1MiB"), Ok(1 << 20));
+        let e = parse_eager_limit("4MiB").unwrap_err();
+        assert!(e.starts_with("--eager-limit 4MiB is above 1024 KiB"), "{e}");
+    }
 }

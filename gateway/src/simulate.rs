@@ -23,6 +23,9 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let ranks = a.ranks.unwrap_or(net.hosts.len());
     let mut sim = Simulator::from_config(&cfg, &origin, ranks, a.capture.is_some())
         .map_err(|e| e.to_string())?;
+    if let Some(path) = &a.report {
+        crate::output_file::check_writable(path, "--report")?;
+    }
     let mut files = match &a.capture {
         Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
         None => None,
@@ -123,13 +126,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
             "events_per_s": eps,
             "stats": stats,
         });
-        let text = serde_json::to_string_pretty(&report).expect("report serialises");
-        std::fs::write(path, text + "\n").map_err(|e| {
-            format!(
-                "cannot write the report {}: {e}; choose a writable --report path",
-                path.display()
-            )
-        })?;
+        crate::run::write_json(path, &report, "--report")?;
         out!("report:           {}", path.display());
     }
     if a.verify && outcome.corrupted > 0 {

@@ -11,7 +11,6 @@
 //! instant events ("ph": "i") on a "network" track (pid 1).
 
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::Path;
 
 /// One delivered message.
@@ -103,15 +102,8 @@ pub fn write(
         }));
     }
     let doc = json!({"traceEvents": events, "displayTimeUnit": "ms"});
-    let fail = |e: std::io::Error| {
-        format!(
-            "cannot write the timeline {}: {e}; choose a writable --timeline path",
-            path.display()
-        )
-    };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
-    serde_json::to_writer(&mut out, &doc).map_err(|e| fail(e.into()))?;
-    out.flush().map_err(fail)
+    let text = serde_json::to_vec(&doc).expect("the timeline serialises");
+    crate::output_file::write_whole(path, &text, "--timeline")
 }
 
 #[cfg(test)]

@@ -29,12 +29,16 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
     let size = netsim::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))?;
     let origin = a.net.display().to_string();
     let started = Instant::now();
+    for (path, option) in [(&a.dot, "--dot"), (&a.json, "--json")] {
+        if let Some(p) = path {
+            crate::output_file::check_writable(p, option)?;
+        }
+    }
     let cfg = NetworkConfig::load(&a.net, a.ranks).map_err(|e| e.to_string())?;
     let net = Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let built = started.elapsed();
     if let Some(path) = &a.dot {
-        std::fs::write(path, analysis::dot(&net))
-            .map_err(|e| format!("cannot write {}: {e}; check the --dot path", path.display()))?;
+        crate::output_file::write_whole(path, analysis::dot(&net).as_bytes(), "--dot")?;
     }
     if pattern == Pattern::AllToAll && net.hosts.len() > 4096 {
         return Err(format!(
@@ -53,13 +57,7 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
         analysed.as_secs_f64()
     );
     if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&result).expect("analysis serialises");
-        std::fs::write(path, text).map_err(|e| {
-            format!(
-                "cannot write {}: {e}; check the --json path",
-                path.display()
-            )
-        })?;
+        crate::run::write_json(path, &result, "--json")?;
     }
     Ok(())
 }

@@ -65,7 +65,7 @@ fn intruders_are_refused_and_the_job_completes() {
     assert!(
         e.contains(&format!("the mpinetsim gateway at {unix}"))
             && e.contains(
-                "during the handshake (its output says why); check that MPINETSIM_JOB and MPINETSIM_SECRET"
+                "during the handshake (its output says why); check that MPINETSIM_JOB, MPINETSIM_SECRET_FILE (or MPINETSIM_SECRET)"
             ),
         "{e}"
     );

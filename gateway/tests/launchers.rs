@@ -22,8 +22,8 @@ fn mpiexec(gw: &StandaloneGateway, ranks: &str, prog: &Path, args: &[&str]) -> O
             "MPINETSIM_JOB",
             &gw.job,
             "-genv",
-            "MPINETSIM_SECRET",
-            &gw.secret,
+            "MPINETSIM_SECRET_FILE",
+            &gw.secret_file,
         ])
         .arg(prog)
         .args(args)
@@ -80,53 +80,26 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
         return;
     }
     let prog = build_c("hello", "mpicc");
-    // Two processes both claiming rank 0 of a 2-rank job.
+    // Two processes both claiming rank 0 of a 2-rank job: the second is
+    // refused alone, and the job completes when rank 1 comes.
     let gw = start_gateway("twice", "2");
-    let spawn = |rank: &str, size: &str| {
+    let rank = |rank: &str, size: &str| {
         Command::new(&prog)
             .env("LD_LIBRARY_PATH", &gw.lib_dir)
             .env("MPINETSIM_GATEWAY", &gw.gateway)
             .env("MPINETSIM_JOB", &gw.job)
-            .env("MPINETSIM_SECRET", &gw.secret)
+            .env("MPINETSIM_SECRET_FILE", &gw.secret_file)
             .env("PMI_RANK", rank)
             .env("PMI_SIZE", size)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .spawn()
+            .output()
             .unwrap()
     };
-    let a = spawn("0", "2");
-    std::thread::sleep(Duration::from_millis(300));
-    let b = spawn("0", "2");
-    let (code, err, _) = gw.finish();
-    let _ = (a.wait_with_output(), b.wait_with_output());
-    assert_ne!(code, 0);
-    assert!(err.contains("rank 0 connected twice"), "{err}");
-
-    // A size that disagrees with the gateway's.
-    let gw = start_gateway("size", "2");
-    let lib_dir = gw.lib_dir.clone();
-    let c = Command::new(&prog)
-        .env("LD_LIBRARY_PATH", &gw.lib_dir)
-        .env("MPINETSIM_GATEWAY", &gw.gateway)
-        .env("MPINETSIM_JOB", &gw.job)
-        .env("MPINETSIM_SECRET", &gw.secret)
-        .env("SLURM_PROCID", "0")
-        .env("SLURM_NTASKS", "3")
-        .output()
-        .unwrap();
-    let (code, err, _) = gw.finish();
-    assert!(!c.status.success());
-    assert_ne!(code, 0);
-    assert!(
-        err.contains("says the job has 3 ranks but the gateway runs 2"),
-        "{err}"
-    );
-
     // No gateway at the address: the rank fails at once with one sentence.
     let started = Instant::now();
-    let d = Command::new(&prog)
-        .env("LD_LIBRARY_PATH", &lib_dir)
+    let lost = Command::new(&prog)
+        .env("LD_LIBRARY_PATH", &gw.lib_dir)
         .env("MPINETSIM_GATEWAY", "unix:/nonexistent/gw.sock")
         .env("MPINETSIM_JOB", "1")
         .env("MPINETSIM_SECRET", "0123456789abcdef0123456789abcdef")
@@ -134,12 +107,38 @@ fn duplicate_ranks_wrong_sizes_and_missing_gateways_are_refused() {
         .env("PMI_SIZE", "1")
         .output()
         .unwrap();
-    assert!(!d.status.success());
+    assert!(!lost.status.success());
     assert!(started.elapsed() < Duration::from_secs(5));
-    let e = String::from_utf8_lossy(&d.stderr);
+    let e = String::from_utf8_lossy(&lost.stderr);
     assert!(
         e.contains("cannot reach the mpinetsim gateway at unix:/nonexistent/gw.sock"),
         "{e}"
     );
     assert!(!e.contains("panicked"));
+
+    let a = rank("0", "2");
+    let b = rank("0", "2");
+    // A size that disagrees with the gateway's: refused alone too.
+    let c = rank("1", "3");
+    let d = rank("1", "2");
+    let (code, err, report) = gw.finish();
+    assert!(a.status.success() && d.status.success(), "{err}");
+    for refused in [&b, &c] {
+        assert!(!refused.status.success());
+        let e = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            e.contains("during the handshake (its output says why)"),
+            "{e}"
+        );
+    }
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(report.unwrap()["refused_connections"], 2);
+    assert!(
+        err.contains("its Hello names rank 0, which is already connected (pid "),
+        "{err}"
+    );
+    assert!(
+        err.contains("its Hello (rank 1) says the job has 3 ranks but this gateway runs 2"),
+        "{err}"
+    );
 }

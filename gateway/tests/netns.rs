@@ -12,7 +12,7 @@
 mod common;
 
 use common::standalone::{start_gateway_with, StandaloneGateway};
-use common::{build_c, config, run, skip_without_mpicc};
+use common::{build_c, config, run, skip_because, skip_without_mpicc};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -120,7 +120,7 @@ fn hosts_or_skip(tag: &str) -> Option<Hosts> {
     match Hosts::create(tag) {
         Ok(h) => Some(h),
         Err(why) => {
-            eprintln!("SKIPPED: network namespaces are not available ({why}); run as root with `ip netns` permitted");
+            skip_because(&format!("network namespaces are not available ({why}); run as root with `ip netns` permitted"));
             None
         }
     }

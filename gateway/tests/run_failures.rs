@@ -275,3 +275,48 @@ fn nix_kill(pid: u32, sig: i32) {
         .unwrap();
     assert!(st.success());
 }
+
+#[test]
+fn a_bad_output_path_is_refused_before_the_ranks_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("the program ran");
+    let program = format!("touch '{}'", marker.display());
+    let folder = dir.path().display().to_string();
+    for (option, path, says) in [
+        (
+            "--report",
+            "/nonexistent/r.json",
+            "the folder /nonexistent does not exist; create it or choose another --report path",
+        ),
+        (
+            "--timeline",
+            "/nonexistent/t.json",
+            "the folder /nonexistent does not exist; create it or choose another --timeline path",
+        ),
+        ("--report", folder.as_str(), "is a folder; give a file name"),
+    ] {
+        ensure_shim();
+        let o = std::process::Command::new(bin())
+            .args([
+                "run",
+                "-n",
+                "1",
+                "--net",
+                &config("reference.toml"),
+                option,
+                path,
+            ])
+            .args(["--", "sh", "-c", &program])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("mpinetsim: "), "{err}");
+        assert!(err.contains(option) && err.contains(says), "{err}");
+        assert!(
+            !marker.exists(),
+            "{option} {path}: the job ran before the check"
+        );
+    }
+}

@@ -10,10 +10,6 @@ use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn report(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn value_after(out: &str, key: &str) -> f64 {
     let start = out
         .find(key)
@@ -34,28 +30,9 @@ fn run_at(
     net: &str,
     factor: f64,
 ) -> (String, serde_json::Value) {
-    let dir = tempfile::tempdir().unwrap();
-    let rep = dir.path().join("r.json");
-    let f = factor.to_string();
-    let o = run(
-        &[
-            "-n",
-            "2",
-            "--net",
-            &config(net),
-            "--time-factor",
-            &f,
-            "--report",
-            rep.to_str().unwrap(),
-        ],
-        prog,
-        args,
-    );
+    let (o, report) = run_with_report("2", net, &factor.to_string(), prog, args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        report(&rep),
-    )
+    (String::from_utf8_lossy(&o.stdout).into_owned(), report)
 }
 
 #[test]
@@ -187,5 +164,54 @@ fn an_adaptive_factor_switches_without_breaking_scaled_time() {
         (measured - one_way_us).abs() <= tolerance,
         "measured {measured} us, closed form {one_way_us} us, tolerance {tolerance} us, {} switches",
         changes.len()
+    );
+}
+
+#[test]
+fn a_message_of_many_pieces_takes_the_closed_form_time() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    // 24 MiB from rank 0 to rank 1 (24 pieces of 1 MiB, 8 unacknowledged
+    // at most) and a one-byte reply, the second of two transfers (the
+    // first opens the TCP window). The model: RTS, CTS and the reply are
+    // one frame each, two hops of (serialisation at 1 Gbps + 0.5 ms); the
+    // data is one TCP stream (every piece with its 56-byte envelope) cut
+    // into MSS-sized segments, pipelined store-and-forward over the two
+    // links; the piece acks travel the other way and never stall the
+    // stream (8 MiB in flight against a 250 kB bandwidth-delay product).
+    let prog = build_c("big_message", "mpicc");
+    let h = shim_engine::envelope::HEADER_LEN as u64;
+    let pieces = 24u64;
+    let stream = pieces * (1 << 20) + pieces * h;
+    let (rate, delay_ns, mss) = (1_000_000_000u64, 500_000u64, 1460u64);
+    let frame_ns = |payload: u64| serialization_time(data_frame_wire_len(payload), rate).0;
+    let one_frame_ns = |payload: u64| 2 * (frame_ns(payload) + delay_ns);
+    // Frame k leaves link 1 when link 1 is free; link 2 when it arrived
+    // and link 2 is free.
+    let (mut link1_free, mut link2_free, mut arrived) = (0u64, 0u64, 0u64);
+    let mut left = stream;
+    while left > 0 {
+        let t = frame_ns(left.min(mss));
+        left -= left.min(mss);
+        link1_free += t;
+        link2_free = (link1_free + delay_ns).max(link2_free) + t;
+        arrived = link2_free + delay_ns;
+    }
+    let model_ms = (one_frame_ns(h) + one_frame_ns(h) + arrived + one_frame_ns(h + 1)) as f64 / 1e6;
+    let (out, r) = run_at(
+        &prog,
+        &["24", "contig", "blocking", "2"],
+        "reference.toml",
+        8.0,
+    );
+    let measured_ms = value_after(&out, "transfer_ms=");
+    let max_behind_ms = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e6;
+    let error = (measured_ms - model_ms).abs();
+    eprintln!("24 MiB: measured {measured_ms} ms, closed form {model_ms} ms, maxBehind {max_behind_ms} ms");
+    assert!(
+        error <= max_behind_ms + 0.02 * model_ms && error <= 0.05 * model_ms,
+        "measured {measured_ms} ms, closed form {model_ms} ms, maxBehind {max_behind_ms} ms"
     );
 }

@@ -1,6 +1,8 @@
 //! `mpinetsim simulate` end to end: the command, its report, and its pcaps
 //! checked by tshark (Wireshark's decoder) as an independent reference.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,10 +30,9 @@ fn tshark_available() -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !ok {
-        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark); capture decoding not checked");
-    }
-    ok
+    ok || !common::skip_because(
+        "tshark is not installed (apt-get install tshark); capture decoding not checked",
+    )
 }
 
 fn tshark(file: &Path, extra: &[&str]) -> String {

@@ -15,10 +15,7 @@ fn tshark_available() -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !ok {
-        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark)");
-    }
-    ok
+    ok || !common::skip_because("tshark is not installed (apt-get install tshark)")
 }
 
 fn dissector() -> String {

@@ -514,6 +514,45 @@ pub struct RankPlacementConfig {
 impl NetworkConfig {
     /// Parses TOML text; `origin` (usually the file path) starts every error.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<NetworkConfig, ConfigError> {
+        let cfg = Self::parse_toml(text, origin)?;
+        cfg.check_names(origin)?;
+        Ok(cfg)
+    }
+
+    /// Refuses node and link names that could not serve as file names
+    /// (captures are named after them): ones holding `/`, `..`, NUL or
+    /// another control character. The error names the key.
+    pub fn check_names(&self, origin: &str) -> Result<(), ConfigError> {
+        let nodes = (self.hosts.iter().enumerate())
+            .map(|(i, h)| (format!("host[{i}].name"), &h.name))
+            .chain(
+                (self.switches.iter().enumerate())
+                    .map(|(i, s)| (format!("switch[{i}].name"), &s.name)),
+            )
+            .chain(
+                (self.routers.iter().enumerate())
+                    .map(|(i, r)| (format!("router[{i}].name"), &r.name)),
+            );
+        let links = self.links.iter().enumerate().flat_map(|(i, l)| {
+            [
+                (format!("link[{i}].a"), Some(&l.a)),
+                (format!("link[{i}].b"), Some(&l.b)),
+                (format!("link[{i}].name"), l.name.as_ref()),
+            ]
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+        });
+        for (key, name) in nodes.chain(links) {
+            if !usable_as_file_name(name) {
+                return Err(ConfigError(format!(
+                    "{origin}: `{key}` is {name:?}: node and link names may not contain '/', '..', NUL or control characters (capture files are named after them); rename it"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn parse_toml(text: &str, origin: &str) -> Result<NetworkConfig, ConfigError> {
         let de = toml::Deserializer::new(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -561,9 +600,41 @@ impl NetworkConfig {
     }
 }
 
+/// True when `name` can be part of a file name inside a folder: no `/`,
+/// no `..`, no NUL or other control character.
+fn usable_as_file_name(name: &str) -> bool {
+    !name.contains('/') && !name.contains("..") && !name.chars().any(char::is_control)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_would_leave_the_capture_folder_are_refused_with_their_key() {
+        for (toml, key) in [
+            ("[[host]]\nname='../x'\n", "`host[0].name` is \"../x\""),
+            (
+                "[[host]]\nname='h0'\n[[switch]]\nname='/abs/path'\n",
+                "`switch[0].name`",
+            ),
+            (
+                "[[router]]\nname=\"r\\u0000\"\n",
+                "`router[0].name` is \"r\\0\"",
+            ),
+            (
+                "[[host]]\nname='h0'\n[[link]]\na='h0'\nb=\"s\\n0\"\n",
+                "`link[0].b`",
+            ),
+            ("[[link]]\na='h0'\nb='s0'\nname='a/b'\n", "`link[0].name`"),
+        ] {
+            let e = NetworkConfig::from_toml_str(toml, "x.toml").unwrap_err();
+            assert!(e.0.starts_with("x.toml: "), "{e}");
+            assert!(e.0.contains(key), "{key}: {e}");
+            assert!(e.0.ends_with("rename it"), "{e}");
+        }
+        NetworkConfig::from_toml_str("[[host]]\nname='host-0.a_b'\n", "x").unwrap();
+    }
 
     #[test]
     fn unknown_key_is_rejected_with_its_path() {

@@ -34,9 +34,15 @@ pub const VERSION: u16 = 5;
 /// larger first frame before buffering it.
 pub const MAX_HELLO_BODY: usize = 64;
 
-/// Largest frame body accepted (256 MiB + headers): larger MPI messages are
-/// refused by the shim before they are sent.
-pub const MAX_FRAME_BODY: usize = (256 << 20) + 64;
+/// Largest piece of an MPI message one frame carries, bytes: the shim sends
+/// larger messages in pieces of this size (rendezvous, with a bounded
+/// window), so a message of any size MPI allows costs the shim and the
+/// gateway memory for a few pieces. Also the largest eager limit.
+pub const MAX_MESSAGE_PIECE: u64 = 1 << 20;
+
+/// Largest frame body accepted: one piece, its 56-byte MPI envelope and
+/// the frame's own fields, with room to spare.
+pub const MAX_FRAME_BODY: usize = MAX_MESSAGE_PIECE as usize + 4096;
 
 /// Length of the frame-length prefix.
 pub const LENGTH_PREFIX: usize = 4;
@@ -55,6 +61,10 @@ pub const ENV_SIZE: &str = "MPINETSIM_SIZE";
 pub const ENV_JOB: &str = "MPINETSIM_JOB";
 /// Environment variable: the job secret, 32 hex digits ([`JobSecret`]).
 pub const ENV_SECRET: &str = "MPINETSIM_SECRET";
+/// Environment variable: a file (mode 0600) holding the job secret, read
+/// when [`ENV_SECRET`] is not set; it keeps the secret off launchers'
+/// command lines, which every local user can read.
+pub const ENV_SECRET_FILE: &str = "MPINETSIM_SECRET_FILE";
 /// Folder where each rank writes its timeline spans (`rank-<r>.spans`),
 /// set when the job records a timeline.
 pub const ENV_TIMELINE_DIR: &str = "MPINETSIM_TIMELINE_DIR";

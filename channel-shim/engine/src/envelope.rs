@@ -10,7 +10,7 @@
 //! |-------:|-----:|---------------|---------|
 //! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
 //! | 1      | 1    | `version`     | always `1` |
-//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data, 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport) |
+//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack |
 //! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; bit 2 [`FLAG_INTERCOMM`]: sent on an intercommunicator; other bits zero |
 //! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
 //! | 5      | 3    | reserved      | zero |
@@ -18,16 +18,21 @@
 //! | 12     | 4    | `dst`         | destination world rank (u32) |
 //! | 16     | 4    | `tag`         | MPI tag (i32); a collective's messages carry the call's sequence number on its communicator (bits 8–30) and its call code (bits 0–7), see [`coll_tag`](crate::collectives::coll_tag) |
 //! | 20     | 4    | `context`     | communicator context id (u32); even = point-to-point, odd = collectives of the same communicator |
-//! | 24     | 4    | `seq`         | sequence number of the matchable message per (src, dst, context), from 0; CTS, data and ack repeat the number of the message they belong to |
-//! | 28     | 4    | `sender_op`   | sender's operation id: set on RTS, CTS, data and ack, and on eager messages with `FLAG_SYNC`; else 0 |
-//! | 32     | 4    | `receiver_op` | receiver's operation id: set on CTS and data; else 0 |
+//! | 24     | 4    | `seq`         | sequence number of the matchable message per (src, dst, context), from 0; CTS, data and acks repeat the number of the message they belong to |
+//! | 28     | 4    | `sender_op`   | sender's operation id: set on RTS, CTS, data and acks, and on eager messages with `FLAG_SYNC`; else 0 |
+//! | 32     | 4    | `receiver_op` | receiver's operation id: set on CTS, data and piece acks; else 0 |
 //! | 36     | 4    | reserved      | zero |
-//! | 40     | 8    | `msg_len`     | length of the whole MPI message in bytes (u64): the payload for eager and data, the announced length for RTS and CTS, 0 for ack |
-//! | 48     | 8    | `payload_len` | number of payload bytes after the header (u64) |
+//! | 40     | 8    | `msg_len`     | length of the whole MPI message in bytes (u64): the payload for eager, the announced length for RTS, CTS and data, the bytes received so far for a piece ack, 0 for an Ssend ack |
+//! | 48     | 8    | `payload_len` | number of payload bytes after the header (u64): `msg_len` for eager, the piece's length for data (at most `msg_len`), else 0 |
 //!
 //! A rendezvous transfer is RTS (sender → receiver, no payload) → CTS
-//! (receiver → sender once the receive matched, no payload) → data (sender →
-//! receiver, the payload). A synchronous eager send is answered by an ack.
+//! (receiver → sender once the receive matched, no payload) → data: the
+//! payload in order, in pieces of at most the engine's chunk size (1 MiB),
+//! each a message of its own. The sender keeps at most a window of pieces
+//! (8) unacknowledged: the receiver acknowledges piece *i* (a piece ack,
+//! no payload) only when the message has a piece *i* + window, which the
+//! sender sends on that ack. A synchronous eager send is answered by an
+//! Ssend ack.
 //!
 //! [`Envelope::decode`] never panics: garbage yields an [`EnvelopeError`].
 
@@ -69,6 +74,9 @@ pub enum Kind {
     /// (analytic model): delivered by the rank's own transport from the
     /// rank itself, on the call's context and tag; never on the wire.
     Control = 6,
+    /// The receiver stored a piece of rendezvous data: the sender may send
+    /// the piece one window further.
+    PieceAck = 7,
 }
 
 impl Kind {
@@ -81,6 +89,7 @@ impl Kind {
             4 => Kind::Data,
             5 => Kind::SyncAck,
             6 => Kind::Control,
+            7 => Kind::PieceAck,
             _ => return None,
         })
     }
@@ -360,6 +369,14 @@ impl Envelope {
     /// `self.payload_len`; it is overwritten with the real length).
     pub fn encode(&self, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        self.encode_header(payload.len() as u64, &mut out);
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// Appends the header announcing `payload_len` payload bytes (which
+    /// the caller appends next).
+    pub fn encode_header(&self, payload_len: u64, out: &mut Vec<u8>) {
         out.extend_from_slice(&[MAGIC, VERSION, self.kind as u8, self.flags, self.call as u8]);
         out.extend_from_slice(&[0, 0, 0]);
         out.extend_from_slice(&self.src.to_le_bytes());
@@ -371,9 +388,7 @@ impl Envelope {
         out.extend_from_slice(&self.receiver_op.to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&self.msg_len.to_le_bytes());
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(payload);
-        out
+        out.extend_from_slice(&payload_len.to_le_bytes());
     }
 
     /// Decodes a whole message into its header and its payload slice.
@@ -402,7 +417,12 @@ impl Envelope {
             });
         }
         let msg_len = u64_at(bytes, 40);
-        if matches!(kind, Kind::Eager | Kind::Data) && msg_len != payload_len {
+        let fits = match kind {
+            Kind::Eager => msg_len == payload_len,
+            Kind::Data => payload_len <= msg_len,
+            _ => true,
+        };
+        if !fits {
             return Err(EnvelopeError::Length {
                 declared: msg_len,
                 actual,
@@ -473,6 +493,19 @@ mod tests {
         let (d, p) = Envelope::decode(&b).unwrap();
         assert_eq!(d, e2);
         assert_eq!(p, &[1, 2, 3]);
+        // A piece of rendezvous data: its payload is part of the message.
+        let mut piece = sample();
+        piece.kind = Kind::Data;
+        piece.payload_len = 2;
+        let bytes = piece.encode(&[4, 5]);
+        let (d, p) = Envelope::decode(&bytes).unwrap();
+        assert_eq!((d, p), (piece.clone(), &[4u8, 5][..]));
+        piece.msg_len = 1;
+        assert!(Envelope::decode(&piece.encode(&[4, 5])).is_err());
+        let mut ack = sample();
+        ack.kind = Kind::PieceAck;
+        ack.msg_len = 2 << 20;
+        assert_eq!(Envelope::decode(&ack.encode(&[])).unwrap().0, ack);
     }
 
     #[test]

@@ -3,9 +3,14 @@
 //!
 //! Send buffers are user-memory regions as given by
 //! [`Datatypes::span`](crate::datatype::Datatypes::span) for the
-//! (datatype, count); receives return packed bytes in their
-//! [`Completion`] for the C layer to unpack with
-//! [`Datatypes::unpack`](crate::datatype::Datatypes::unpack).
+//! (datatype, count): a slice, packed during the call, or a
+//! [`UserBuffer`] the engine keeps while the operation is in progress, so a
+//! large message is streamed from and into program memory piece by piece
+//! (the `*_from`, `*_into` and `*_with` calls). Receives without a
+//! `UserBuffer` return packed bytes in their [`Completion`] for the C layer
+//! to unpack with
+//! [`Datatypes::unpack`](crate::datatype::Datatypes::unpack); receives with
+//! one have stored their data when they complete (`data` is `None`).
 //!
 //! Errors of a single request (truncation) are reported in its status;
 //! multi-request calls leave the choice of `MPI_ERR_IN_STATUS` to the caller.
@@ -16,6 +21,7 @@ use crate::engine::{Engine, BSEND_OVERHEAD};
 use crate::envelope::CallCode;
 use crate::error::{MpiError, MpiResult};
 use crate::matching::{Pattern, Source, Tag};
+use crate::message_data::{MessageData, ProgramData, UserBuffer};
 use crate::request::{Dest, Pending, Persist, RecvPhase, Request, RequestId, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::Transport;
@@ -44,7 +50,73 @@ fn send_call(mode: SendMode, blocking: bool) -> CallCode {
     }
 }
 
+/// A send's buffer: a slice valid during the call, or program memory the
+/// engine may keep.
+enum SendBuf<'a> {
+    Slice(&'a [u8]),
+    Program(Box<dyn UserBuffer>),
+}
+
 impl<T: Transport> Engine<T> {
+    /// Program memory holding `count` instances of `dt` (its region must
+    /// be exactly the span of the (datatype, count)).
+    fn program_data(
+        &self,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+    ) -> MpiResult<ProgramData> {
+        let ty = self.types.committed_shared(dt)?;
+        let span = self.types.span(dt, count)?;
+        ty.size.checked_mul(count as u64).ok_or(MpiError::Count)?;
+        if mem.bytes().len() != span.len {
+            return Err(MpiError::Buffer);
+        }
+        Ok(ProgramData {
+            mem,
+            ty,
+            count,
+            base: span.base,
+        })
+    }
+
+    /// The data of a send: packed now when it is a slice, goes eager or is
+    /// buffered (the program may reuse its buffer when the call returns),
+    /// else left in program memory to be streamed.
+    fn send_data(
+        &self,
+        mode: SendMode,
+        buf: SendBuf,
+        count: usize,
+        dt: DatatypeId,
+    ) -> MpiResult<MessageData> {
+        let mem = match buf {
+            SendBuf::Slice(b) => return self.pack_send(b, count, dt).map(MessageData::Packed),
+            SendBuf::Program(mem) => mem,
+        };
+        let p = self.program_data(mem, count, dt)?;
+        if mode == SendMode::Buffered || p.ty.size * count as u64 <= self.eager_threshold() {
+            return self
+                .pack_send(p.mem.bytes(), count, dt)
+                .map(MessageData::Packed);
+        }
+        Ok(MessageData::Program(p))
+    }
+
+    /// Where a receive's data goes: program memory, or (without a buffer)
+    /// packed bytes handed back in the completion.
+    fn recv_target(
+        &self,
+        mem: Option<Box<dyn UserBuffer>>,
+        count: usize,
+        dt: DatatypeId,
+    ) -> MpiResult<MessageData> {
+        Ok(match mem {
+            Some(mem) => MessageData::Program(self.program_data(mem, count, dt)?),
+            None => MessageData::default(),
+        })
+    }
+
     fn check_tag(&self, tag: i32) -> MpiResult<()> {
         if (0..=self.cfg.tag_ub).contains(&tag) {
             Ok(())
@@ -58,7 +130,7 @@ impl<T: Transport> Engine<T> {
     pub(crate) fn isend_packed(
         &mut self,
         mode: SendMode,
-        data: Vec<u8>,
+        data: MessageData,
         dest: Dest,
         tag: i32,
         comm: CommId,
@@ -79,7 +151,7 @@ impl<T: Transport> Engine<T> {
             Dest::Rank(r) => self.comm(comm)?.world_of(r)?,
         };
         if mode == SendMode::Buffered {
-            let need = data.len() + BSEND_OVERHEAD;
+            let need = (data.len() as usize).saturating_add(BSEND_OVERHEAD);
             let avail = self
                 .bsend_attached
                 .unwrap_or(0)
@@ -122,7 +194,7 @@ impl<T: Transport> Engine<T> {
         self.note_call();
         self.isend_call(
             mode,
-            buf,
+            SendBuf::Slice(buf),
             count,
             dt,
             dest,
@@ -132,11 +204,65 @@ impl<T: Transport> Engine<T> {
         )
     }
 
+    /// `MPI_Isend` and the other nonblocking sends from program memory the
+    /// engine keeps until the send completes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn isend_from(
+        &mut self,
+        mode: SendMode,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        self.note_call();
+        let call = send_call(mode, false);
+        self.isend_call(
+            mode,
+            SendBuf::Program(mem),
+            count,
+            dt,
+            dest,
+            tag,
+            comm,
+            call,
+        )
+    }
+
+    /// `MPI_Send` and the other blocking sends from program memory.
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_from(
+        &mut self,
+        mode: SendMode,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+        dest: Dest,
+        tag: i32,
+        comm: CommId,
+    ) -> MpiResult<()> {
+        self.note_call();
+        let call = send_call(mode, true);
+        let r = self.isend_call(
+            mode,
+            SendBuf::Program(mem),
+            count,
+            dt,
+            dest,
+            tag,
+            comm,
+            call,
+        )?;
+        self.wait_internal(r).map(|_| ())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn isend_call(
         &mut self,
         mode: SendMode,
-        buf: &[u8],
+        buf: SendBuf,
         count: usize,
         dt: DatatypeId,
         dest: Dest,
@@ -150,7 +276,7 @@ impl<T: Transport> Engine<T> {
         if let Dest::Rank(r) = dest {
             c.world_of(r)?;
         }
-        let data = self.pack_send(buf, count, dt)?;
+        let data = self.send_data(mode, buf, count, dt)?;
         self.isend_packed(mode, data, dest, tag, comm, context, call, None)
     }
 
@@ -167,7 +293,8 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<()> {
         self.note_call();
-        let r = self.isend_call(mode, buf, count, dt, dest, tag, comm, send_call(mode, true))?;
+        let call = send_call(mode, true);
+        let r = self.isend_call(mode, SendBuf::Slice(buf), count, dt, dest, tag, comm, call)?;
         self.wait_internal(r).map(|_| ())
     }
 
@@ -181,6 +308,7 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
         context: u32,
         req: Option<RequestId>,
+        target: MessageData,
     ) -> MpiResult<RequestId> {
         let src_world = match src {
             Source::ProcNull => {
@@ -205,6 +333,8 @@ impl<T: Transport> Engine<T> {
             comm,
             capacity,
             phase: RecvPhase::Posted,
+            target,
+            error: None,
         });
         let req = match req {
             Some(r) => {
@@ -251,7 +381,52 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<RequestId> {
         self.note_call();
         let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
-        self.irecv_raw(cap, src, tag, comm, ctx, None)
+        self.irecv_raw(cap, src, tag, comm, ctx, None, MessageData::default())
+    }
+
+    /// `MPI_Irecv` into program memory the engine keeps: the data is there
+    /// when the request completes.
+    pub fn irecv_into(
+        &mut self,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        self.note_call();
+        self.post_into(mem, count, dt, src, tag, comm)
+    }
+
+    /// `MPI_Recv` into program memory: the status (whose `error` is
+    /// `Some(Truncate)` when the message was longer than the buffer).
+    pub fn recv_into(
+        &mut self,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<Status> {
+        self.note_call();
+        let r = self.post_into(mem, count, dt, src, tag, comm)?;
+        Ok(self.wait_internal(r)?.status)
+    }
+
+    fn post_into(
+        &mut self,
+        mem: Box<dyn UserBuffer>,
+        count: usize,
+        dt: DatatypeId,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<RequestId> {
+        let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
+        let target = self.recv_target(Some(mem), count, dt)?;
+        self.irecv_raw(cap, src, tag, comm, ctx, None, target)
     }
 
     /// `MPI_Recv`: the packed bytes received and the status (whose `error`
@@ -266,7 +441,7 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<(Vec<u8>, Status)> {
         self.note_call();
         let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
-        let r = self.irecv_raw(cap, src, tag, comm, ctx, None)?;
+        let r = self.irecv_raw(cap, src, tag, comm, ctx, None, MessageData::default())?;
         let c = self.wait_internal(r)?;
         Ok((c.data.unwrap_or_default(), c.status))
     }
@@ -288,10 +463,10 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<(Vec<u8>, Status)> {
         self.note_call();
         let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
-        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None)?;
+        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None, MessageData::default())?;
         let s = self.isend_call(
             SendMode::Standard,
-            sbuf,
+            SendBuf::Slice(sbuf),
             scount,
             stype,
             dest,
@@ -302,6 +477,38 @@ impl<T: Transport> Engine<T> {
         self.wait_internal(s)?;
         let c = self.wait_internal(r)?;
         Ok((c.data.unwrap_or_default(), c.status))
+    }
+
+    /// `MPI_Sendrecv` between program memories: the receive's status.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sendrecv_with(
+        &mut self,
+        smem: Box<dyn UserBuffer>,
+        scount: usize,
+        stype: DatatypeId,
+        dest: Dest,
+        stag: i32,
+        rmem: Box<dyn UserBuffer>,
+        rcount: usize,
+        rtype: DatatypeId,
+        src: Source,
+        rtag: Tag,
+        comm: CommId,
+    ) -> MpiResult<Status> {
+        self.note_call();
+        let r = self.post_into(rmem, rcount, rtype, src, rtag, comm)?;
+        let s = self.isend_call(
+            SendMode::Standard,
+            SendBuf::Program(smem),
+            scount,
+            stype,
+            dest,
+            stag,
+            comm,
+            CallCode::Sendrecv,
+        )?;
+        self.wait_internal(s)?;
+        Ok(self.wait_internal(r)?.status)
     }
 
     /// `MPI_Send_init`, `MPI_Ssend_init`, `MPI_Bsend_init`, `MPI_Rsend_init`.
@@ -367,6 +574,28 @@ impl<T: Transport> Engine<T> {
     /// (ignored for receives).
     pub fn start(&mut self, req: RequestId, buf: Option<&[u8]>) -> MpiResult<()> {
         self.note_call();
+        self.start_buf(req, buf.map(SendBuf::Slice), None)
+    }
+
+    /// `MPI_Start` with the request's buffer as program memory the engine
+    /// keeps while the operation runs (a send's data is streamed from it, a
+    /// receive's stored into it).
+    pub fn start_with(&mut self, req: RequestId, mem: Box<dyn UserBuffer>) -> MpiResult<()> {
+        self.note_call();
+        let is_send = matches!(self.reqs.get(req)?.persistent, Some(Persist::Send { .. }));
+        if is_send {
+            self.start_buf(req, Some(SendBuf::Program(mem)), None)
+        } else {
+            self.start_buf(req, None, Some(mem))
+        }
+    }
+
+    fn start_buf(
+        &mut self,
+        req: RequestId,
+        send: Option<SendBuf>,
+        recv: Option<Box<dyn UserBuffer>>,
+    ) -> MpiResult<()> {
         let r = self.reqs.get(req)?;
         if !matches!(r.state, State::Inactive) {
             return Err(MpiError::Request);
@@ -381,7 +610,7 @@ impl<T: Transport> Engine<T> {
                 comm,
                 call,
             } => {
-                let data = self.pack_send(buf.ok_or(MpiError::Buffer)?, count, dt)?;
+                let data = self.send_data(mode, send.ok_or(MpiError::Buffer)?, count, dt)?;
                 let ctx = self.comm(comm)?.context;
                 self.isend_packed(mode, data, dest, tag, comm, ctx, call, Some(req))?;
             }
@@ -393,7 +622,8 @@ impl<T: Transport> Engine<T> {
                 comm,
             } => {
                 let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
-                self.irecv_raw(cap, src, tag, comm, ctx, Some(req))?;
+                let target = self.recv_target(recv, count, dt)?;
+                self.irecv_raw(cap, src, tag, comm, ctx, Some(req), target)?;
             }
         }
         Ok(())

@@ -7,6 +7,7 @@ use crate::datatype::DatatypeId;
 use crate::envelope::{CallCode, Envelope};
 use crate::error::{MpiError, MpiResult};
 use crate::matching::{Source, Tag};
+use crate::message_data::MessageData;
 use crate::status::Completion;
 
 /// A request handle.
@@ -40,29 +41,38 @@ pub enum Dest {
 pub(crate) enum RecvPhase {
     /// In the posted queue.
     Posted,
-    /// Matched an RTS; waiting for the data.
-    Data(Envelope),
+    /// Matched an RTS; the pieces of the data arrive.
+    Data {
+        /// The RTS.
+        rts: Envelope,
+        /// Bytes of the message received so far.
+        received: u64,
+    },
 }
 
 /// An operation in progress.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) enum Pending {
     /// A send waiting for its CTS (rendezvous) or ack (synchronous eager).
     Send {
-        /// Packed data kept until the CTS (empty when waiting for an ack).
-        data: Vec<u8>,
+        /// The data, kept until the CTS (empty when waiting for an ack).
+        data: MessageData,
     },
     Recv {
         comm: CommId,
         capacity: u64,
         phase: RecvPhase,
+        /// Where the data goes (at most `capacity` bytes of it).
+        target: MessageData,
+        /// The data could not be stored there.
+        error: Option<MpiError>,
     },
     /// A collective whose task has not finished.
     Coll,
 }
 
 /// Lifecycle of a request.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) enum State {
     /// A persistent request not started.
     Inactive,
@@ -92,7 +102,7 @@ pub(crate) enum Persist {
 }
 
 /// One request.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Request {
     pub state: State,
     pub persistent: Option<Persist>,

@@ -3,7 +3,7 @@
 use crate::abi::{MpiStatus, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL, MPI_SUCCESS};
 use crate::ffi::errors::error_class;
 use shim_engine::datatype::Span;
-use shim_engine::{Source, Status, Tag};
+use shim_engine::{Source, Status, Tag, UserBuffer};
 use std::os::raw::{c_int, c_void};
 
 /// `MPI_IN_PLACE` as a pointer value.
@@ -37,6 +37,51 @@ pub unsafe fn region_mut<'a>(buf: *mut c_void, span: Span) -> &'a mut [u8] {
     }
     let start = (buf as isize).wrapping_add(span.base as isize) as *mut u8;
     std::slice::from_raw_parts_mut(start, span.len)
+}
+
+/// The program's buffer as memory the engine keeps while an operation
+/// runs: it streams a large send from it and stores a receive's data into
+/// it piece by piece, so neither needs a copy of the whole message.
+struct ProgramMemory {
+    start: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the engine is used by one thread at a time (under its lock); the
+// memory is the program's, which MPI hands to the library until the
+// operation completes.
+unsafe impl Send for ProgramMemory {}
+
+impl UserBuffer for ProgramMemory {
+    fn bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: see `program_memory`.
+        unsafe { std::slice::from_raw_parts(self.start, self.len) }
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        if self.len == 0 {
+            return &mut [];
+        }
+        // SAFETY: see `program_memory`; the engine writes only receive buffers.
+        unsafe { std::slice::from_raw_parts_mut(self.start, self.len) }
+    }
+}
+
+/// The bytes of `span` around `buf` as memory the engine may read (a
+/// send) or write (a receive) until the operation completes.
+///
+/// # Safety
+/// The program must own `span.len` bytes at `buf + span.base`, readable —
+/// and writable when the operation is a receive — and leave them to MPI
+/// until the operation completes (as the MPI standard requires).
+pub unsafe fn program_memory(buf: *const c_void, span: Span) -> Box<dyn UserBuffer> {
+    let start = (buf as isize).wrapping_add(span.base as isize) as *mut u8;
+    Box::new(ProgramMemory {
+        start,
+        len: span.len,
+    })
 }
 
 /// True for MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE (and null).

@@ -2,7 +2,7 @@
 //! persistent requests and the wait/test family.
 
 use crate::abi::*;
-use crate::ffi::buffers::{region, region_mut, write_status};
+use crate::ffi::buffers::{program_memory, region, region_mut, write_status};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::handles::*;
@@ -168,13 +168,13 @@ unsafe fn send(
         if thread_multiple() {
             let id = engine(func, |e| {
                 let span = e.datatypes().span(dt, n)?;
-                e.isend(mode, region(buf, span), n, dt, d, t, c)
+                e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c)
             })?;
             return wait_then(func, id, |_, _| Ok(()));
         }
         engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.send(mode, region(buf, span), n, dt, d, t, c)
+            e.send_from(mode, program_memory(buf, span), n, dt, d, t, c)
         })
     })();
     finish(comm, func, r)
@@ -214,7 +214,7 @@ unsafe fn send_request(
     tag: c_int,
     comm: c_int,
     request: *mut c_int,
-    make: impl FnOnce(&mut Eng, &[u8], SendArgs) -> Result<RequestId, MpiError>,
+    make: impl FnOnce(&mut Eng, shim_engine::datatype::Span, SendArgs) -> Result<RequestId, MpiError>,
 ) -> c_int {
     let r = (|| {
         let args = (
@@ -227,7 +227,7 @@ unsafe fn send_request(
         let (dt, n) = (args.1, args.2);
         let id = engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
-            make(e, region(buf, span), args)
+            make(e, span, args)
         })?;
         hand_out(
             id,
@@ -266,7 +266,7 @@ unsafe fn isend(
         tag,
         comm,
         request,
-        |e, region, (c, dt, n, d, t)| e.isend(mode, region, n, dt, d, t, c),
+        |e, span, (c, dt, n, d, t)| e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c),
     )
 }
 
@@ -286,23 +286,23 @@ mpi_fn! { fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: c_int, dest:
 mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
-        let unpack = |e: &mut Eng, data: Vec<u8>, st: shim_engine::Status| {
-            let span = e.datatypes().span(dt, n)?;
-            e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
+        // The engine stores the data straight into `buf`.
+        let report = |st: shim_engine::Status| {
             write_status(status, &st);
             st.error.map_or(Ok(()), Err)
         };
         if thread_multiple() {
-            let id = engine("MPI_Recv", |e| e.irecv(n, dt, s, t, c))?;
-            return wait_then("MPI_Recv", id, |e, done| unpack(e, done.data.unwrap_or_default(), done.status));
+            let id = engine("MPI_Recv", |e| {
+                let span = e.datatypes().span(dt, n)?;
+                e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
+            })?;
+            return wait_then("MPI_Recv", id, |_, done| report(done.status));
         }
-        engine("MPI_Recv", |e| {
-            let (data, st) = e.recv(n, dt, s, t, c)?;
+        let st = engine("MPI_Recv", |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
-            write_status(status, &st);
-            st.error.map_or(Ok(()), Err)
-        })
+            e.recv_into(program_memory(buf, span), n, dt, s, t, c)
+        })?;
+        report(st)
     })();
     finish(comm, "MPI_Recv", r)
 } }
@@ -310,7 +310,10 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
 mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
-        let id = engine("MPI_Irecv", |e| e.irecv(n, dt, s, t, c))?;
+        let id = engine("MPI_Irecv", |e| {
+            let span = e.datatypes().span(dt, n)?;
+            e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
+        })?;
         hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
         Ok(())
     })();
@@ -324,27 +327,31 @@ mpi_fn! { fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_
         let c = comm_from(comm)?;
         let (st_, sn, d, stg) = (datatype_from(sendtype)?, count_from(sendcount)?, dest_from(dest)?, send_tag(sendtag)?);
         let (rt, rn, s, rtg) = (datatype_from(recvtype)?, count_from(recvcount)?, source_from(source)?, tag_from(recvtag)?);
-        if thread_multiple() {
-            let send = move |e: &mut Eng| -> Result<Vec<u8>, MpiError> {
-                let sspan = e.datatypes().span(st_, sn)?;
-                Ok(region(sendbuf, sspan).to_vec())
-            };
-            let (data, stat) = exchange_unlocked("MPI_Sendrecv", send, (sn, st_, d, stg), (rn, rt, s, rtg), c)?;
-            return engine("MPI_Sendrecv", |e| {
-                let rspan = e.datatypes().span(rt, rn)?;
-                e.datatypes().unpack(rt, rn, &data, region_mut(recvbuf, rspan))?;
-                write_status(status, &stat);
-                stat.error.map_or(Ok(()), Err)
-            });
-        }
-        engine("MPI_Sendrecv", |e| {
+        let memories = |e: &mut Eng| -> Result<_, MpiError> {
             let sspan = e.datatypes().span(st_, sn)?;
-            let (data, stat) = e.sendrecv(region(sendbuf, sspan), sn, st_, d, stg, rn, rt, s, rtg, c)?;
             let rspan = e.datatypes().span(rt, rn)?;
-            e.datatypes().unpack(rt, rn, &data, region_mut(recvbuf, rspan))?;
-            write_status(status, &stat);
-            stat.error.map_or(Ok(()), Err)
-        })
+            Ok((program_memory(sendbuf, sspan), program_memory(recvbuf, rspan)))
+        };
+        let stat = if thread_multiple() {
+            // Both requests are waited for without holding the lock.
+            let (rid, sid) = engine("MPI_Sendrecv", |e| {
+                let (smem, rmem) = memories(e)?;
+                let rid = e.irecv_into(rmem, rn, rt, s, rtg, c)?;
+                Ok((rid, e.isend_from(SendMode::Standard, smem, sn, st_, d, stg, c)?))
+            })?;
+            block_until("MPI_Sendrecv", |e| Ok(e.testall_done(&[Some(rid), Some(sid)])?.then_some(())))?;
+            engine("MPI_Sendrecv", |e| {
+                e.test(sid)?;
+                Ok(e.test(rid)?.ok_or(MpiError::Other)?.status)
+            })?
+        } else {
+            engine("MPI_Sendrecv", |e| {
+                let (smem, rmem) = memories(e)?;
+                e.sendrecv_with(smem, sn, st_, d, stg, rmem, rn, rt, s, rtg, c)
+            })?
+        };
+        write_status(status, &stat);
+        stat.error.map_or(Ok(()), Err)
     })();
     finish(comm, "MPI_Sendrecv", r)
 } }
@@ -690,7 +697,7 @@ unsafe fn send_init(
         tag,
         comm,
         request,
-        |e, _region, (c, dt, n, d, t)| e.send_init(mode, n, dt, d, t, c),
+        |e, _span, (c, dt, n, d, t)| e.send_init(mode, n, dt, d, t, c),
     )
 }
 
@@ -719,11 +726,13 @@ mpi_fn! { fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, sour
 
 unsafe fn start_one(e: &mut Eng, id: RequestId) -> Result<(), MpiError> {
     match info_of(id) {
-        Some(i) if !i.is_recv => {
+        Some(i) => {
+            // The engine keeps the buffer: a send streams from it, a
+            // receive stores its data into it.
             let span = e.datatypes().span(i.dt, i.count)?;
-            e.start(id, Some(region(i.buf as *const c_void, span)))
+            e.start_with(id, program_memory(i.buf as *const c_void, span))
         }
-        _ => e.start(id, None),
+        None => e.start(id, None),
     }
 }
 

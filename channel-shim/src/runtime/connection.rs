@@ -213,9 +213,10 @@ impl GatewayTransport {
     fn lost(&self, what: &str) -> ! {
         if self.handshaking {
             super::fatal(&format!(
-                "the mpinetsim gateway at {} {what} during the handshake (its output says why); check that {} and {} are the ones it printed",
+                "the mpinetsim gateway at {} {what} during the handshake (its output says why); check that {}, {} (or {}) and the rank numbers and count match what it printed",
                 self.addr,
                 mpinetsim_protocol::ENV_JOB,
+                mpinetsim_protocol::ENV_SECRET_FILE,
                 mpinetsim_protocol::ENV_SECRET
             ))
         }
@@ -403,10 +404,10 @@ impl Transport for GatewayTransport {
     }
     fn send(&mut self, dst: u32, bytes: Vec<u8>) {
         if bytes.len() + 16 > MAX_FRAME_BODY {
+            // The engine sends pieces of at most MAX_MESSAGE_PIECE bytes.
             super::fatal(&format!(
-                "a message of {} bytes exceeds the {} bytes one message may carry",
+                "internal error: an engine message of {} bytes exceeds the {MAX_FRAME_BODY}-byte frame limit",
                 bytes.len(),
-                MAX_FRAME_BODY - 64
             ));
         }
         let srt_ns = self.srt_ns();

@@ -4,8 +4,8 @@
 use super::connection::{GatewayTransport, Identity};
 use super::pacer::Pacer;
 use mpinetsim_protocol::{
-    GatewayAddress, JobSecret, RankCounters, ENV_GATEWAY, ENV_JOB, ENV_RANK, ENV_SECRET, ENV_SIZE,
-    ENV_SOCKET, ENV_TIMELINE_DIR,
+    GatewayAddress, JobSecret, RankCounters, ENV_GATEWAY, ENV_JOB, ENV_RANK, ENV_SECRET,
+    ENV_SECRET_FILE, ENV_SIZE, ENV_SOCKET, ENV_TIMELINE_DIR,
 };
 use shim_engine::{Engine, EngineConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,6 +75,34 @@ fn gateway_address() -> Result<GatewayAddress, String> {
     }
 }
 
+/// The job secret: `MPINETSIM_SECRET`, else the contents of the file
+/// `MPINETSIM_SECRET_FILE` names (what `mpinetsim gateway` prints).
+fn job_secret() -> Result<JobSecret, String> {
+    if let Ok(v) = std::env::var(ENV_SECRET) {
+        return JobSecret::from_hex(v.trim()).ok_or_else(|| {
+            format!("{ENV_SECRET} is not 32 hex digits; set it to the contents of the secret file `mpinetsim gateway` printed")
+        });
+    }
+    let Some(path) = std::env::var_os(ENV_SECRET_FILE) else {
+        return Err(format!(
+            "neither {ENV_SECRET_FILE} nor {ENV_SECRET} is set: pass the secret file `mpinetsim gateway` printed along with {ENV_GATEWAY} and {ENV_JOB}"
+        ));
+    };
+    let path = std::path::Path::new(&path);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "cannot read the job's secret file {} ({ENV_SECRET_FILE}): {e}; on another host, copy the file to the same path",
+            path.display()
+        )
+    })?;
+    JobSecret::from_hex(text.trim()).ok_or_else(|| {
+        format!(
+            "the secret file {} ({ENV_SECRET_FILE}) does not hold 32 hex digits; give the file `mpinetsim gateway` printed",
+            path.display()
+        )
+    })
+}
+
 /// Connects to the gateway named by the job's environment (MPI_Init).
 pub fn init() -> Result<JobInfo, String> {
     if INITIALIZED.load(Ordering::SeqCst) {
@@ -90,14 +118,7 @@ pub fn init() -> Result<JobInfo, String> {
         "job size",
     )? as u32;
     let job = env_u64(ENV_JOB)?;
-    let secret = match std::env::var(ENV_SECRET) {
-        Ok(v) => JobSecret::from_hex(&v).ok_or_else(|| {
-            format!("{ENV_SECRET} is not the 32 hex digits the gateway printed")
-        })?,
-        Err(_) => return Err(format!(
-            "{ENV_SECRET} is not set: pass the job secret `mpinetsim gateway` printed along with {ENV_GATEWAY} and {ENV_JOB}"
-        )),
-    };
+    let secret = job_secret()?;
     let me = Identity {
         rank,
         size,
@@ -116,8 +137,14 @@ pub fn init() -> Result<JobInfo, String> {
     }
     *lock(&PACER) = Some(pacer);
     SOCKET_FD.store(t.raw_fd(), Ordering::SeqCst);
+    // A piece of rendezvous data and its envelope fit in one frame.
+    const _: () = assert!(
+        mpinetsim_protocol::MAX_MESSAGE_PIECE as usize + shim_engine::envelope::HEADER_LEN + 64
+            <= mpinetsim_protocol::MAX_FRAME_BODY
+    );
     let cfg = EngineConfig {
         eager_limit: Some(t.eager_limit_bytes()),
+        rendezvous_chunk: mpinetsim_protocol::MAX_MESSAGE_PIECE,
         ..EngineConfig::default()
     };
     *lock(&ENGINE) = Some(Engine::new(t, cfg));

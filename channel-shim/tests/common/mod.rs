@@ -4,6 +4,10 @@
 
 use std::path::PathBuf;
 
+#[path = "../../../gateway/tests/common/prerequisites.rs"]
+mod prerequisites;
+pub use prerequisites::skip_because;
+
 /// True when `program` is found on PATH.
 pub fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")

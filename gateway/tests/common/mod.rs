@@ -4,7 +4,11 @@
 
 #![allow(dead_code)]
 
+pub mod other_user;
+pub mod prerequisites;
 pub mod standalone;
+
+pub use prerequisites::skip_because;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,17 +32,14 @@ pub fn config(name: &str) -> String {
 }
 
 /// True (after saying so) when `tool probe` does not run: the package to
-/// install is named.
+/// install is named. In CI the test fails instead ([`skip_because`]).
 pub fn skip_without(tool: &str, probe: &str, package: &str) -> bool {
     let ok = Command::new(tool)
         .arg(probe)
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !ok {
-        eprintln!("SKIPPED: {tool} not found (apt-get install {package})");
-    }
-    !ok
+    !ok && skip_because(&format!("{tool} not found (apt-get install {package})"))
 }
 
 /// True (after saying so) when Debian's mpicc is missing.
@@ -194,10 +195,7 @@ pub fn skip_without_tshark() -> bool {
             .map(|o| o.status.success())
             .unwrap_or(false)
     });
-    if !ok {
-        eprintln!("SKIPPED: tshark/capinfos not found (apt-get install tshark)");
-    }
-    !ok
+    !ok && skip_because("tshark/capinfos not found (apt-get install tshark)")
 }
 
 /// Checks that every capture file in `dir` (*.pcap, *.pcapng) is complete:
@@ -274,4 +272,24 @@ pub fn config_with_format(dir: &Path, name: &str, format: &str) -> String {
     )
     .unwrap();
     path.display().to_string()
+}
+
+/// Runs `mpinetsim run` on `ranks` ranks of configs/`net` at `factor`
+/// with a report; returns the process output and the report (the run must
+/// have written one).
+pub fn run_with_report(
+    ranks: &str,
+    net: &str,
+    factor: &str,
+    program: &Path,
+    prog_args: &[&str],
+) -> (Output, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let args = ["-n", ranks, "--net", &config(net), "--time-factor", factor];
+    let report = ["--report", rep.to_str().unwrap()];
+    let o = run(&[&args[..], &report[..]].concat(), program, prog_args);
+    let text = std::fs::read_to_string(&rep)
+        .unwrap_or_else(|e| panic!("no report ({e}): {}", String::from_utf8_lossy(&o.stderr)));
+    (o, serde_json::from_str(&text).unwrap())
 }

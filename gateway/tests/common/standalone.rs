@@ -20,8 +20,13 @@ pub struct StandaloneGateway {
     pub more_addresses: Vec<String>,
     /// MPINETSIM_JOB.
     pub job: String,
-    /// MPINETSIM_SECRET.
+    /// The job secret, read from the file it printed.
     pub secret: String,
+    /// MPINETSIM_SECRET_FILE it printed.
+    pub secret_file: String,
+    /// Everything it printed up to and including the suggested mpiexec
+    /// line.
+    pub printed: String,
     /// Where its JSON report goes.
     pub report: PathBuf,
     /// A folder of its own for the test.
@@ -60,11 +65,14 @@ pub fn start_gateway_with(
         .spawn()
         .expect("start mpinetsim gateway");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut lib_dir, mut gateway, mut job, mut secret) =
+    let (mut lib_dir, mut gateway, mut job, mut secret_file) =
         (String::new(), String::new(), String::new(), String::new());
     let mut more_addresses = Vec::new();
+    let mut printed = String::new();
     for line in lines.by_ref() {
         let line = line.unwrap();
+        printed.push_str(&line);
+        printed.push('\n');
         let value = |k: &str| line.trim().strip_prefix(k).map(str::to_string);
         if let Some(v) = value("LD_LIBRARY_PATH=") {
             lib_dir = v;
@@ -72,8 +80,8 @@ pub fn start_gateway_with(
             gateway = v;
         } else if let Some(v) = value("MPINETSIM_JOB=") {
             job = v;
-        } else if let Some(v) = value("MPINETSIM_SECRET=") {
-            secret = v;
+        } else if let Some(v) = value("MPINETSIM_SECRET_FILE=") {
+            secret_file = v;
         } else if let Some(v) = value("(or MPINETSIM_GATEWAY=") {
             more_addresses.push(v.trim_end_matches(')').to_string());
         } else if line.starts_with("e.g. mpiexec") {
@@ -84,6 +92,10 @@ pub fn start_gateway_with(
         !lib_dir.is_empty() && !gateway.is_empty() && !job.is_empty(),
         "the gateway printed no environment"
     );
+    let secret = std::fs::read_to_string(&secret_file)
+        .unwrap_or_else(|e| panic!("the secret file {secret_file}: {e}"))
+        .trim()
+        .to_string();
     assert_eq!(secret.len(), 32, "a 128-bit secret in hex");
     // Keep draining its stdout so the gateway never writes into a closed pipe.
     std::thread::spawn(move || for _ in lines {});
@@ -94,6 +106,8 @@ pub fn start_gateway_with(
         more_addresses,
         job,
         secret,
+        secret_file,
+        printed,
         report,
         dir,
     }

@@ -449,6 +449,8 @@ impl<T: Transport> Engine<T> {
             comm,
             capacity,
             phase: crate::request::RecvPhase::Posted,
+            target: crate::message_data::MessageData::default(),
+            error: None,
         })));
         self.post_recv(req, context, Some(src), Some(tag));
         Ok(req)

@@ -18,8 +18,10 @@ mod pack;
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
 pub use derived::MAX_TYPEMAP_RUNS;
 pub use pack::Span;
+pub(crate) use pack::{pack_range, unpack_range};
 
 use crate::error::{MpiError, MpiResult};
+use std::sync::Arc;
 
 /// A datatype: predefined or derived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,11 +131,13 @@ impl TypeInfo {
     }
 }
 
-/// The table of datatypes of one process.
+/// The table of datatypes of one process. Entries are shared so that an
+/// operation in progress keeps its type's description after the program
+/// frees the type (MPI lets pending operations finish with it).
 #[derive(Debug)]
 pub struct Datatypes {
-    builtins: Vec<TypeInfo>,
-    derived: Vec<Option<TypeInfo>>,
+    builtins: Vec<Arc<TypeInfo>>,
+    derived: Vec<Option<Arc<TypeInfo>>>,
 }
 
 impl Default for Datatypes {
@@ -148,7 +152,7 @@ impl Datatypes {
         Datatypes {
             builtins: BuiltinType::ALL
                 .iter()
-                .map(|&b| TypeInfo::of_builtin(b))
+                .map(|&b| Arc::new(TypeInfo::of_builtin(b)))
                 .collect(),
             derived: Vec::new(),
         }
@@ -156,6 +160,10 @@ impl Datatypes {
 
     /// Everything about `dt`, committed or not.
     pub fn info(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        self.shared(dt).map(|t| &**t)
+    }
+
+    fn shared(&self, dt: DatatypeId) -> MpiResult<&Arc<TypeInfo>> {
         match dt {
             DatatypeId::Builtin(b) => Ok(&self.builtins[b as usize]),
             DatatypeId::Derived(i) => self
@@ -164,6 +172,13 @@ impl Datatypes {
                 .and_then(|t| t.as_ref())
                 .ok_or(MpiError::Datatype),
         }
+    }
+
+    /// A committed type's description, kept alive for an operation that
+    /// reads or writes program memory after its call returned.
+    pub(crate) fn committed_shared(&self, dt: DatatypeId) -> MpiResult<Arc<TypeInfo>> {
+        self.committed(dt)?;
+        self.shared(dt).cloned()
     }
 
     /// Like [`info`](Self::info) but requires a committed type (for communication).
@@ -177,6 +192,7 @@ impl Datatypes {
     }
 
     fn add(&mut self, t: TypeInfo) -> DatatypeId {
+        let t = Arc::new(t);
         if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
             self.derived[i] = Some(t);
             DatatypeId::Derived(i as u32)
@@ -196,7 +212,7 @@ impl Datatypes {
                     .get_mut(i as usize)
                     .and_then(|t| t.as_mut())
                     .ok_or(MpiError::Datatype)?;
-                t.committed = true;
+                Arc::make_mut(t).committed = true;
                 Ok(())
             }
         }

@@ -79,6 +79,81 @@ fn for_segments(
     Ok(())
 }
 
+/// Calls `f(memory address, length)` for the data segments holding packed
+/// bytes `offset .. offset + len` of `count` instances, in packed order
+/// (the first and last segment cut to the range).
+fn for_packed_range(
+    t: &TypeInfo,
+    count: usize,
+    offset: u64,
+    len: usize,
+    mut f: impl FnMut(i64, u64) -> MpiResult<()>,
+) -> MpiResult<()> {
+    if len == 0 || t.size == 0 {
+        return Ok(());
+    }
+    let total = t.size.checked_mul(count as u64).ok_or(MpiError::Count)?;
+    match offset.checked_add(len as u64) {
+        Some(end) if end <= total => {}
+        _ => return Err(MpiError::Truncate),
+    }
+    // Start at the instance holding `offset`: a piece costs the segments
+    // it covers plus at most one instance's worth, wherever it lies.
+    let first = offset / t.size;
+    let mut skip = offset % t.size;
+    let mut left = len as u64;
+    for_segments(t, first as i64, count - first as usize, |addr, seg| {
+        if skip >= seg {
+            skip -= seg;
+            return Ok(true);
+        }
+        let n = (seg - skip).min(left);
+        f(addr + skip as i64, n)?;
+        skip = 0;
+        left -= n;
+        Ok(left > 0)
+    })
+}
+
+/// Appends packed bytes `offset .. offset + len` of `count` instances of
+/// `t` in `region` (whose first byte is at `base` from the buffer
+/// address) to `out`: one piece of a message streamed from program memory.
+pub(crate) fn pack_range(
+    t: &TypeInfo,
+    count: usize,
+    region: &[u8],
+    base: i64,
+    offset: u64,
+    len: usize,
+    out: &mut Vec<u8>,
+) -> MpiResult<()> {
+    out.reserve(len);
+    for_packed_range(t, count, offset, len, |addr, n| {
+        out.extend_from_slice(&region[at(region.len(), base, addr, n)?]);
+        Ok(())
+    })
+}
+
+/// Unpacks `piece`, packed bytes `offset .. offset + piece.len()` of
+/// `count` instances of `t`, into `region` (whose first byte is at `base`
+/// from the buffer address).
+pub(crate) fn unpack_range(
+    t: &TypeInfo,
+    count: usize,
+    region: &mut [u8],
+    base: i64,
+    offset: u64,
+    piece: &[u8],
+) -> MpiResult<()> {
+    let mut used = 0usize;
+    for_packed_range(t, count, offset, piece.len(), |addr, n| {
+        let r = at(region.len(), base, addr, n)?;
+        region[r].copy_from_slice(&piece[used..used + n as usize]);
+        used += n as usize;
+        Ok(())
+    })
+}
+
 impl Datatypes {
     /// The region `count` instances starting at the buffer address touch
     /// (empty when there is no data).
@@ -243,6 +318,59 @@ mod tests {
         let p = t.pack(x, 1, &mem).unwrap();
         assert_eq!(p, vec![0, 1, 2, 3, 12, 13, 14, 15]);
         assert!(t.pack(x, 1, &mem[..10]).is_err());
+    }
+
+    #[test]
+    fn packing_by_pieces_equals_packing_at_once() {
+        let mut t = Datatypes::new();
+        // Blocks of 3 ints every 5, resized so instances leave a gap: a
+        // piece may start and end inside a block, an instance or a gap.
+        let v = t.vector(4, 3, 5, d(B::Int)).unwrap();
+        let r = t.resized(v, 0, 96).unwrap();
+        for dt in [r, d(B::Int)] {
+            t.commit(dt).unwrap();
+            let count = 5;
+            let sp = t.span(dt, count).unwrap();
+            let mem: Vec<u8> = (0..sp.len).map(|i| (i * 7 + 1) as u8).collect();
+            let whole = t.pack(dt, count, &mem).unwrap();
+            let info = t.info(dt).unwrap().clone();
+            for piece in [1usize, 5, 12, 13, 48, whole.len()] {
+                let mut out = Vec::new();
+                let mut back = vec![0u8; sp.len];
+                let mut off = 0;
+                while off < whole.len() {
+                    let n = piece.min(whole.len() - off);
+                    let start = out.len();
+                    super::pack_range(&info, count, &mem, sp.base, off as u64, n, &mut out)
+                        .unwrap();
+                    super::unpack_range(
+                        &info,
+                        count,
+                        &mut back,
+                        sp.base,
+                        off as u64,
+                        &out[start..],
+                    )
+                    .unwrap();
+                    off += n;
+                }
+                assert_eq!(out, whole, "pieces of {piece}");
+                let mut want = vec![0u8; sp.len];
+                t.unpack(dt, count, &whole, &mut want).unwrap();
+                assert_eq!(back, want, "pieces of {piece}");
+            }
+            let mut out = Vec::new();
+            assert!(super::pack_range(
+                &info,
+                count,
+                &mem,
+                sp.base,
+                whole.len() as u64 - 1,
+                2,
+                &mut out
+            )
+            .is_err());
+        }
     }
 
     #[test]
