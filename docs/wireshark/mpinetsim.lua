@@ -25,7 +25,13 @@ local calls = {
   [40] = "MPI_Allgather", [41] = "MPI_Allgatherv", [42] = "MPI_Alltoall", [43] = "MPI_Alltoallv",
   [44] = "MPI_Alltoallw", [45] = "MPI_Reduce_scatter", [46] = "MPI_Reduce_scatter_block",
   [47] = "MPI_Scan", [48] = "MPI_Exscan", [64] = "MPI_Comm_dup", [65] = "MPI_Comm_split",
-  [66] = "MPI_Comm_create",
+  [66] = "MPI_Comm_create", [67] = "MPI_Comm_idup", [68] = "MPI_Comm_split_type",
+  [69] = "MPI_Comm_create_group", [70] = "MPI_Intercomm_create", [71] = "MPI_Intercomm_merge",
+  [80] = "MPI_Ibarrier", [81] = "MPI_Ibcast", [82] = "MPI_Ireduce", [83] = "MPI_Iallreduce",
+  [84] = "MPI_Igather", [85] = "MPI_Igatherv", [86] = "MPI_Iscatter", [87] = "MPI_Iscatterv",
+  [88] = "MPI_Iallgather", [89] = "MPI_Iallgatherv", [90] = "MPI_Ialltoall", [91] = "MPI_Ialltoallv",
+  [92] = "MPI_Ialltoallw", [93] = "MPI_Ireduce_scatter", [94] = "MPI_Ireduce_scatter_block",
+  [95] = "MPI_Iscan", [96] = "MPI_Iexscan",
 }
 
 local f = {
@@ -34,6 +40,8 @@ local f = {
   kind = ProtoField.uint8("mpinetsim.kind", "Kind", base.DEC, kinds),
   sync = ProtoField.bool("mpinetsim.sync", "Synchronous send"),
   coll_error = ProtoField.bool("mpinetsim.coll_error", "Sent after the sender's collective failed"),
+  inter = ProtoField.bool("mpinetsim.inter", "Intercommunicator"),
+  coll_seq = ProtoField.uint32("mpinetsim.coll_seq", "Collective call on its communicator"),
   call = ProtoField.uint8("mpinetsim.call", "MPI call", base.DEC, calls),
   src = ProtoField.uint32("mpinetsim.src", "Source rank"),
   dst = ProtoField.uint32("mpinetsim.dst", "Destination rank"),
@@ -76,10 +84,17 @@ local function dissect_one(tvb, pinfo, tree)
   t:add(f.kind, tvb(2, 1))
   t:add(f.sync, tvb(3, 1):uint() % 2 == 1)
   t:add(f.coll_error, math.floor(tvb(3, 1):uint() / 2) % 2 == 1)
+  local inter = math.floor(tvb(3, 1):uint() / 4) % 2 == 1
+  t:add(f.inter, inter)
   t:add(f.call, tvb(4, 1))
   t:add_le(f.src, tvb(8, 4))
   t:add_le(f.dst, tvb(12, 4))
   t:add_le(f.tag, tvb(16, 4))
+  -- A collective's tag: its call's sequence number on the communicator
+  -- (bits 8-30) above the call code; negative for the calls of a subgroup
+  -- (MPI_Comm_create_group, MPI_Intercomm_create: -1 - the program's tag).
+  local collective = ctx % 2 == 1 and tag >= 0
+  if collective then t:add(f.coll_seq, math.floor(tag / 256)) end
   t:add_le(f.context, tvb(20, 4))
   t:add(f.comm, comm_name(ctx))
   t:add_le(f.seq, tvb(24, 4))

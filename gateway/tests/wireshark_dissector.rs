@@ -237,7 +237,8 @@ fn a_known_program_is_decoded_message_for_message_across_segments() {
     let caps = run_wire_messages(dir.path(), "pcap");
     // What tests/mpi/wire_messages.c sends, per (source, destination) in
     // order: kind (1 eager, 2 RTS, 3 CTS, 4 data, 5 ack), ranks, tag,
-    // context (0 WORLD; the dup gets 4, the split 6), sequence per
+    // context (0 WORLD; the dup gets 4, the split 8: each communicator a
+    // block of four context ids), sequence per
     // (src, dst, context) with CTS/data/ack repeating their message's,
     // call (1 MPI_Send, 2 MPI_Isend, 3 MPI_Ssend), message and payload length.
     let mut expected: BTreeMap<(u32, u32), Vec<Msg>> = BTreeMap::new();
@@ -261,7 +262,7 @@ fn a_known_program_is_decoded_message_for_message_across_segments() {
         (2, 0),
         vec![
             msg(1, 2, 0, 3, 4, 0, 2, 40_000, 40_000),
-            msg(1, 2, 0, 4, 6, 0, 1, 2_000, 2_000),
+            msg(1, 2, 0, 4, 8, 0, 1, 2_000, 2_000),
         ],
     );
     expected.insert((3, 2), vec![msg(1, 3, 2, 5, 0, 0, 1, 0, 0)]);
@@ -275,11 +276,12 @@ fn a_known_program_is_decoded_message_for_message_across_segments() {
         for (m, r) in decoded(&caps.join(format!("host{host}.pcap")), &filter, &[]) {
             assert_eq!(m.src, host, "{m:?} in host{host}'s outgoing frames");
             if m.context % 2 == 1 {
-                // Context agreement of MPI_Comm_dup / MPI_Comm_split: WORLD's
-                // collective context, the call code as tag.
+                // Context agreement of MPI_Comm_dup / MPI_Comm_split (and
+                // the split's colours): WORLD's collective context; the tag
+                // is the call's number on WORLD (0, 1) above its call code.
                 assert_eq!((m.context, m.comm.as_str()), (1, "WORLD (collective)"));
                 assert!(m.call == 64 || m.call == 65, "{m:?}");
-                assert_eq!(m.tag, m.call as i32);
+                assert_eq!(m.tag, ((m.call as i32 - 64) << 8) | m.call as i32, "{m:?}");
                 collective += 1;
                 continue;
             }

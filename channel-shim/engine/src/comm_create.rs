@@ -93,7 +93,7 @@ async fn offer(io: &Io, key: (u32, i32)) -> MpiResult<Vec<u8>> {
 }
 
 async fn settle(io: &Io, key: (u32, i32), all: &MpiResult<Vec<u8>>) -> MpiResult<Settled> {
-    let agreed = all.as_ref().map(|v| v.clone()).map_err(|_| ());
+    let agreed = all.clone().map_err(|_| ());
     match io.exec(Cmd::SettleMask(key, agreed)).await {
         Reply::Settled(s) => Ok(s),
         _ => Err(MpiError::Other),
@@ -189,8 +189,8 @@ struct InterShape {
 
 fn new_inter(recv: u32, send: u32, local: Group, remote: Group, me: u32, is_low: bool) -> TaskOut {
     TaskOut::NewComm {
-        local: Some(Comm::new(recv + 2, local.clone(), me)),
-        comm: Comm::new_inter(recv, send, local, remote, me, is_low),
+        local: Some(Box::new(Comm::new(recv + 2, local.clone(), me))),
+        comm: Box::new(Comm::new_inter(recv, send, local, remote, me, is_low)),
     }
 }
 
@@ -261,7 +261,7 @@ impl<T: Transport> Engine<T> {
         Ok(Task::new(c.io().clone(), async move {
             let ctx = agree_intra(&c, th).await?;
             Ok(TaskOut::NewComm {
-                comm: Comm::new(ctx, group, me),
+                comm: Box::new(Comm::new(ctx, group, me)),
                 local: None,
             })
         }))
@@ -311,7 +311,7 @@ impl<T: Transport> Engine<T> {
                     return Ok(TaskOut::Out(CollOutput::Comm(None)));
                 }
                 Ok(TaskOut::NewComm {
-                    comm: Comm::new(ctx, g, me),
+                    comm: Box::new(Comm::new(ctx, g, me)),
                     local: None,
                 })
             })
@@ -418,7 +418,7 @@ impl<T: Transport> Engine<T> {
             };
             let members = members_of(&split_entries(&all)?, &ranks, col);
             Ok(TaskOut::NewComm {
-                comm: Comm::new(ctx, Group { ranks: members }, me),
+                comm: Box::new(Comm::new(ctx, Group { ranks: members }, me)),
                 local: None,
             })
         }))
@@ -470,7 +470,7 @@ impl<T: Transport> Engine<T> {
         let t = Task::new(c.io().clone(), async move {
             let ctx = agree_intra(&c, th).await?;
             Ok(TaskOut::NewComm {
-                comm: Comm::new(ctx, g, me),
+                comm: Box::new(Comm::new(ctx, g, me)),
                 local: None,
             })
         });
@@ -609,7 +609,7 @@ impl<T: Transport> Engine<T> {
             let mut ranks = first.ranks;
             ranks.extend(second.ranks);
             Ok(TaskOut::NewComm {
-                comm: Comm::new(ctx, Group { ranks }, me),
+                comm: Box::new(Comm::new(ctx, Group { ranks }, me)),
                 local: None,
             })
         });

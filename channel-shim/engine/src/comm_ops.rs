@@ -345,4 +345,63 @@ mod tests {
             assert!(e.group_size(g).is_err());
         });
     }
+
+    #[test]
+    fn split_type_groups_ranks_by_node() {
+        use crate::comm_create::SplitType;
+        use crate::mem_transport::run_world_on_nodes;
+        let nodes = [0, 1, 0, 2, 1, 0];
+        run_world_on_nodes(&nodes, 64, |e| {
+            let me = e.rank();
+            let c = e
+                .comm_split_type(W, SplitType::Shared, -(me as i32))
+                .unwrap()
+                .unwrap();
+            let mates: Vec<u32> = (0..6u32)
+                .rev()
+                .filter(|&r| nodes[r as usize] == nodes[me as usize])
+                .collect();
+            assert_eq!(e.comm_size(c).unwrap() as usize, mates.len());
+            assert_eq!(e.world_rank(c, 0).unwrap(), mates[0]);
+            assert!(e
+                .comm_split_type(W, SplitType::Undefined, 0)
+                .unwrap()
+                .is_none());
+        });
+    }
+
+    #[test]
+    fn create_group_involves_only_the_group() {
+        run_world(6, 64, |e| {
+            let me = e.rank();
+            let wg = e.comm_group(W).unwrap();
+            // Two disjoint groups create their communicators concurrently
+            // with the same tag; rank 5 takes part in neither.
+            let odd = e.group_incl(wg, &[1, 3]).unwrap();
+            let even = e.group_incl(wg, &[4, 2, 0]).unwrap();
+            let g = match me {
+                5 => None,
+                m if m % 2 == 1 => Some(odd),
+                _ => Some(even),
+            };
+            if let Some(g) = g {
+                let c = e.comm_create_group(W, g, 3).unwrap();
+                let members = e.group(g).unwrap().ranks.clone();
+                let pos = members.iter().position(|&r| r == me).unwrap();
+                assert_eq!(e.comm_rank(c).unwrap(), pos as u32);
+                let s = e
+                    .allreduce(
+                        CollInput::Buf(&int(me as i32)),
+                        1,
+                        INT,
+                        BuiltinOp::Sum.into(),
+                        c,
+                    )
+                    .unwrap();
+                assert_eq!(s, int(members.iter().sum::<u32>() as i32));
+            }
+            // World's own collectives are not disturbed.
+            e.barrier(W).unwrap();
+        });
+    }
 }

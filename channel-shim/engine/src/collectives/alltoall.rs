@@ -51,6 +51,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Alltoall` or `MPI_Ialltoall`: as [`alltoall`](Self::alltoall), output `Bytes`.
+    #[allow(clippy::too_many_arguments)]
     pub fn start_alltoall(
         &mut self,
         form: Form,

@@ -283,6 +283,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Scatter` or `MPI_Iscatter`: as [`scatter`](Self::scatter); output `Bytes`.
+    #[allow(clippy::too_many_arguments)]
     pub fn start_scatter(
         &mut self,
         form: Form,
@@ -510,6 +511,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Allgather` or `MPI_Iallgather`: as [`allgather`](Self::allgather); output `Bytes`.
+    #[allow(clippy::too_many_arguments)]
     pub fn start_allgather(
         &mut self,
         form: Form,

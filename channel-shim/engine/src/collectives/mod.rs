@@ -361,6 +361,10 @@ impl<T: Transport> Engine<T> {
 }
 
 #[cfg(test)]
+mod inter_tests;
+#[cfg(test)]
 mod mismatch_tests;
+#[cfg(test)]
+mod nonblocking_tests;
 #[cfg(test)]
 mod tests;

@@ -29,7 +29,7 @@ use crate::transport::{CollectiveStart, Transport};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 
 /// What a completed collective hands back: packed bytes for the C layer
 /// to unpack with the receive datatype, one packed block per member (the
@@ -84,7 +84,10 @@ impl CollOutput {
 /// the hidden intracommunicator of its local group).
 pub(crate) enum TaskOut {
     Out(CollOutput),
-    NewComm { comm: Comm, local: Option<Comm> },
+    NewComm {
+        comm: Box<Comm>,
+        local: Option<Box<Comm>>,
+    },
 }
 
 impl From<CollOutput> for TaskOut {
@@ -207,6 +210,14 @@ impl Future for Command<'_> {
     }
 }
 
+/// The waker of every task: the engine knows when a task can move (the
+/// request it awaits completed), so nothing needs waking.
+struct NoWake;
+
+impl Wake for NoWake {
+    fn wake(self: Arc<Self>) {}
+}
+
 type TaskFuture = Pin<Box<dyn Future<Output = MpiResult<TaskOut>> + Send>>;
 
 /// A collective ready to start: its algorithm and what the network model
@@ -318,7 +329,8 @@ impl<T: Transport> Engine<T> {
     /// Runs `task` until it parks on an incomplete request (returned back)
     /// or finishes (its request completes).
     fn drive(&mut self, req: RequestId, mut task: Task) -> Option<Task> {
-        let mut cx = Context::from_waker(Waker::noop());
+        let waker = Waker::from(Arc::new(NoWake));
+        let mut cx = Context::from_waker(&waker);
         loop {
             if let Some(r) = task.parked {
                 match self.is_complete(r) {
@@ -400,9 +412,9 @@ impl<T: Transport> Engine<T> {
         let (error, output) = match out {
             Ok(TaskOut::Out(o)) => (None, o),
             Ok(TaskOut::NewComm { comm, local }) => {
-                let mut comm = comm;
+                let mut comm = *comm;
                 if let Some(l) = local {
-                    let id = self.comms.add(l);
+                    let id = self.comms.add(*l);
                     comm.set_local_comm(id);
                 }
                 let id = match into {
