@@ -6,6 +6,7 @@ use crate::comm::CommId;
 use crate::datatype::DatatypeId;
 use crate::error::{MpiError, MpiResult};
 use crate::group::{Comparison, Group, GroupId};
+use crate::object::Object;
 use crate::op::OpId;
 use crate::transport::Transport;
 use crate::Engine;
@@ -189,10 +190,14 @@ impl<T: Transport> Engine<T> {
         Ok(self.groups.add(g))
     }
 
-    /// `MPI_Comm_free`.
+    /// `MPI_Comm_free` (after the C layer made the attributes' delete
+    /// callbacks): also forgets the communicator's name, error handler and
+    /// any attribute left.
     pub fn comm_free(&mut self, comm: CommId) -> MpiResult<()> {
         self.note_call();
-        self.comms.free(comm)
+        self.comms.free(comm)?;
+        self.forget_object(Object::Comm(comm));
+        Ok(())
     }
 }
 

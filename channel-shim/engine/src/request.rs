@@ -110,6 +110,24 @@ pub(crate) struct Request {
     pub free_when_done: bool,
     /// Bytes of the attached buffer it holds (buffered sends).
     pub bsend_bytes: usize,
+    /// The communicator of a program's request (for its error handler).
+    pub comm: Option<CommId>,
+    /// The address of a persistent request's buffer, which the C layer
+    /// hands back to the engine as program memory at each start.
+    pub buffer_addr: Option<usize>,
+    /// A collective's delivery of its output into program memory, run
+    /// when the program takes the completion (see
+    /// [`Engine::on_collective_done`](crate::Engine::on_collective_done)).
+    pub on_done: Option<OnDone>,
+}
+
+/// A collective's delivery of its output (see [`crate::collectives::CollFinish`]).
+pub(crate) struct OnDone(pub crate::collectives::CollFinish);
+
+impl std::fmt::Debug for OnDone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnDone")
+    }
 }
 
 impl Request {
@@ -119,6 +137,9 @@ impl Request {
             persistent: None,
             free_when_done: false,
             bsend_bytes: 0,
+            comm: None,
+            buffer_addr: None,
+            on_done: None,
         }
     }
 }

@@ -15,12 +15,12 @@ use crate::ffi::buffers::{is_in_place, region, region_mut};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
-use crate::ffi::nbc::{self, nothing, Finish};
+use crate::ffi::nbc;
 use crate::runtime::GatewayTransport;
 use shim_engine::collectives::{
-    AlltoallwArgs, CollInput, CollOutput, Form, ScatterRecv, ROOT_HERE, ROOT_NULL,
+    AlltoallwArgs, CollFinish, CollInput, CollOutput, Form, ScatterRecv, ROOT_HERE, ROOT_NULL,
 };
-use shim_engine::datatype::Span;
+use shim_engine::datatype::{Datatypes, Span};
 use shim_engine::{CommId, DatatypeId, Engine, MpiError, RequestId};
 use std::os::raw::{c_int, c_void};
 use std::ptr::null_mut;
@@ -29,7 +29,7 @@ use std::ptr::null_mut;
 pub type Eng = Engine<GatewayTransport>;
 
 type R = Result<(), MpiError>;
-type Started = Result<(RequestId, Finish), MpiError>;
+type Started = Result<(RequestId, Option<CollFinish>), MpiError>;
 
 /// The root argument of a rooted collective as the engine takes it (on an
 /// intercommunicator `MPI_ROOT` and `MPI_PROC_NULL` too, else a member
@@ -88,38 +88,55 @@ unsafe fn input<'a>(
 }
 
 /// Unpacks `count` instances of `dt` into `buf`.
-unsafe fn unpack_to(e: &Eng, dt: DatatypeId, count: usize, data: &[u8], buf: *mut c_void) -> R {
-    let s = span(e, dt, count)?;
-    e.datatypes().unpack(dt, count, data, region_mut(buf, s))?;
+unsafe fn unpack_to(
+    t: &Datatypes,
+    dt: DatatypeId,
+    count: usize,
+    data: &[u8],
+    buf: *mut c_void,
+) -> R {
+    let s = t.span(dt, count)?;
+    t.unpack(dt, count, data, region_mut(buf, s))?;
     Ok(())
+}
+
+/// No output reaches program memory.
+fn nothing() -> Option<CollFinish> {
+    None
 }
 
 /// A finisher unpacking a `Bytes` output as `count` instances of `dt`
 /// into the buffer at `buf`.
-fn unpack_bytes(dt: DatatypeId, count: usize, buf: *mut c_void) -> Finish {
+fn unpack_bytes(dt: DatatypeId, count: usize, buf: *mut c_void) -> Option<CollFinish> {
     let buf = buf as usize;
-    Box::new(move |e, out| match out {
-        // SAFETY: the program keeps the receive buffer until completion.
-        CollOutput::Bytes(d) => unsafe { unpack_to(e, dt, count, &d, buf as *mut c_void) },
-        _ => Ok(()),
+    Some(CollFinish {
+        types: vec![dt],
+        deliver: Box::new(move |t, out| match out {
+            // SAFETY: the program keeps the receive buffer until completion.
+            CollOutput::Bytes(d) => unsafe { unpack_to(t, dt, count, &d, buf as *mut c_void) },
+            _ => Ok(()),
+        }),
     })
 }
 
 /// A finisher unpacking a `Blocks` output, block i as `b[i]` (first
 /// instance, count) of `dt`, into the buffer at `buf`.
-fn unpack_blocks(dt: DatatypeId, b: Vec<(i64, usize)>, buf: *mut c_void) -> Finish {
+fn unpack_blocks(dt: DatatypeId, b: Vec<(i64, usize)>, buf: *mut c_void) -> Option<CollFinish> {
     let buf = buf as usize;
-    Box::new(move |e, out| {
-        let CollOutput::Blocks(data) = out else {
-            return Ok(());
-        };
-        let s = e.datatypes().span_blocks(dt, &b)?;
-        // SAFETY: the program keeps the receive buffer until completion.
-        let mem = unsafe { region_mut(buf as *mut c_void, s) };
-        for (&(first, count), d) in b.iter().zip(&data) {
-            e.datatypes().unpack_at(dt, first, count, d, mem, s.base)?;
-        }
-        Ok(())
+    Some(CollFinish {
+        types: vec![dt],
+        deliver: Box::new(move |t, out| {
+            let CollOutput::Blocks(data) = out else {
+                return Ok(());
+            };
+            let s = t.span_blocks(dt, &b)?;
+            // SAFETY: the program keeps the receive buffer until completion.
+            let mem = unsafe { region_mut(buf as *mut c_void, s) };
+            for (&(first, count), d) in b.iter().zip(&data) {
+                t.unpack_at(dt, first, count, d, mem, s.base)?;
+            }
+            Ok(())
+        }),
     })
 }
 
@@ -338,7 +355,7 @@ mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count
         engine("MPI_Reduce_local", |e| {
             let s = span(e, dt, n)?;
             let data = e.reduce_local(region(inbuf, s), region(inoutbuf, s), n, dt, o)?;
-            unpack_to(e, dt, n, &data, inoutbuf)
+            unpack_to(e.datatypes(), dt, n, &data, inoutbuf)
         })
     })();
     finish(MPI_COMM_WORLD, "MPI_Reduce_local", r)
@@ -718,12 +735,15 @@ unsafe fn alltoallw(
     nbc::run(func, comm, form, request, |e, c| -> Started {
         let n = peers(e, c)?;
         let recv = w_blocks(n, recvcounts, rdispls, recvtypes)?;
-        let rspan = e.span_w(&recv)?;
+        let rspan = e.datatypes().span_w(&recv)?;
         let (input, send) = if is_in_place(sendbuf) {
             (CollInput::InPlace(region(recvbuf, rspan)), Vec::new())
         } else {
             let send = w_blocks(n, sendcounts, sdispls, sendtypes)?;
-            (CollInput::Buf(region(sendbuf, e.span_w(&send)?)), send)
+            (
+                CollInput::Buf(region(sendbuf, e.datatypes().span_w(&send)?)),
+                send,
+            )
         };
         let send = if send.is_empty() { recv.clone() } else { send };
         let args = AlltoallwArgs {
@@ -733,19 +753,20 @@ unsafe fn alltoallw(
         };
         let id = e.start_alltoallw(form, &args, c)?;
         let buf = recvbuf as usize;
-        let fin: Finish = Box::new(move |e, out| {
+        let types = recv.iter().map(|b| b.2).collect();
+        let deliver = Box::new(move |t: &Datatypes, out| {
             let CollOutput::Blocks(data) = out else {
                 return Ok(());
             };
-            let s = e.span_w(&recv)?;
+            let s = t.span_w(&recv)?;
             // SAFETY: the program keeps the receive buffer until completion.
             let mem = unsafe { region_mut(buf as *mut c_void, s) };
             for (&b, d) in recv.iter().zip(&data) {
-                e.unpack_w(b, d, mem, s.base)?;
+                t.unpack_w(b, d, mem, s.base)?;
             }
             Ok(())
         });
-        Ok((id, fin))
+        Ok((id, Some(CollFinish { types, deliver })))
     })
 }
 coll_pair! { fn MPI_Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const c_int, comm: c_int); fn MPI_Ialltoallw = alltoallw; }

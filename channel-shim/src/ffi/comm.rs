@@ -1,34 +1,24 @@
 //! Communicators and groups: size and rank, dup/idup/split/split_type/
 //! create/create_group/free/compare, intercommunicators (create, merge,
-//! remote size and group), the group algebra, and communicator names
-//! (kept here, in the C layer).
+//! remote size and group), the group algebra, and communicator names.
 //!
-//! A new communicator inherits its parent's error handler; `MPI_Comm_dup`
-//! and `MPI_Comm_idup` also copy the parent's attributes (see
-//! [`crate::ffi::attr`]); `MPI_Comm_idup` hands out the new handle at once,
-//! usable when its request completes.
+//! A new communicator inherits its parent's error handler (the engine sees
+//! to it); `MPI_Comm_dup` and `MPI_Comm_idup` also copy the parent's
+//! attributes and `MPI_Comm_free` deletes them (see [`crate::ffi::attr`]).
+//! `MPI_Comm_idup` hands out the new handle at once, usable when its
+//! request completes.
 
 use crate::abi::*;
 use crate::ffi::collectives::Eng;
 use crate::ffi::engine_access::engine;
-use crate::ffi::errors::{finish, forget_errhandler, inherit_errhandler};
+use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
 use crate::ffi::multiple::{block_until, thread_multiple};
-use crate::ffi::{attr, nbc, write_c_string, write_out};
+use crate::ffi::{attr, write_c_string, write_out};
 use shim_engine::comm_create::SplitType;
-use shim_engine::{CommId, Comparison, GroupId, MpiError, RequestId};
-use std::collections::HashMap;
+use shim_engine::{CommId, Comparison, GroupId, MpiError, Object, RequestId};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
-use std::sync::Mutex;
-
-/// Names set with MPI_Comm_set_name, per communicator handle.
-static NAMES: Mutex<Option<HashMap<c_int, String>>> = Mutex::new(None);
-
-fn with_names<R>(f: impl FnOnce(&mut HashMap<c_int, String>) -> R) -> R {
-    let mut g = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(HashMap::new))
-}
 
 /// The MPI constant of a comparison result.
 fn comparison(c: Comparison) -> c_int {
@@ -52,17 +42,9 @@ unsafe fn query(
     finish(comm, func, r)
 }
 
-/// Hands a new communicator (or `MPI_COMM_NULL`) to the program; it
-/// inherits `parent`'s error handler.
-unsafe fn hand_out_comm(parent: c_int, id: Option<CommId>, newcomm: *mut c_int) {
-    let Some(id) = id else {
-        write_out(newcomm, MPI_COMM_NULL);
-        return;
-    };
-    let h = comm_to(id);
-    inherit_errhandler(parent, h);
-    with_names(|m| m.remove(&h));
-    write_out(newcomm, h);
+/// Hands a new communicator (or `MPI_COMM_NULL`) to the program.
+unsafe fn hand_out_comm(id: Option<CommId>, newcomm: *mut c_int) {
+    write_out(newcomm, id.map_or(MPI_COMM_NULL, comm_to));
 }
 
 mpi_fn! { fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) {
@@ -107,54 +89,66 @@ mpi_fn! { fn MPI_Comm_compare(comm1: c_int, comm2: c_int, result: *mut c_int) {
     })
 } }
 
-/// Runs a call that creates a communicator from `parent`: `start` starts
-/// the engine's task, which is waited for (without the engine lock under
-/// `MPI_THREAD_MULTIPLE`); the result goes to `newcomm`.
+/// Waits for the task of a call that creates a communicator (without the
+/// engine lock under `MPI_THREAD_MULTIPLE`): the new communicator, or
+/// `None` (`MPI_COMM_NULL`).
+fn wait_comm(func: &str, id: RequestId) -> Result<Option<CommId>, MpiError> {
+    if thread_multiple() {
+        block_until(func, |e| Ok(e.testall_done(&[Some(id)])?.then_some(())))?;
+    }
+    engine(func, |e| e.wait_comm(id))
+}
+
+/// Runs a call that creates a communicator: `start` starts the engine's
+/// task; the result goes to `newcomm`.
 unsafe fn create(
     func: &str,
-    parent: c_int,
     newcomm: *mut c_int,
     start: impl FnOnce(&mut Eng) -> Result<RequestId, MpiError>,
 ) -> Result<(), MpiError> {
     let id = engine(func, start)?;
-    if thread_multiple() {
-        block_until(func, |e| Ok(e.testall_done(&[Some(id)])?.then_some(())))?;
+    hand_out_comm(wait_comm(func, id)?, newcomm);
+    Ok(())
+}
+
+/// Copies `c`'s attributes to its duplicate `id` and hands `id` out; if a
+/// copy callback fails, the duplicate is freed and the program gets
+/// `MPI_COMM_NULL`.
+unsafe fn hand_out_dup(
+    func: &str,
+    c: CommId,
+    id: CommId,
+    newcomm: *mut c_int,
+) -> Result<(), MpiError> {
+    if let Err(err) = attr::copy_all(func, Object::Comm(c), Object::Comm(id)) {
+        engine(func, |e| e.comm_free(id))?;
+        write_out(newcomm, MPI_COMM_NULL);
+        return Err(err);
     }
-    let c = engine(func, |e| e.wait_comm(id))?;
-    hand_out_comm(parent, c, newcomm);
+    hand_out_comm(Some(id), newcomm);
     Ok(())
 }
 
 mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
+    let func = "MPI_Comm_dup";
     let r = (|| {
         let c = comm_from(comm)?;
-        create("MPI_Comm_dup", comm, newcomm, |e| e.start_comm_dup(c))
+        let req = engine(func, |e| e.start_comm_dup(c))?;
+        let id = wait_comm(func, req)?.ok_or(MpiError::Other)?;
+        hand_out_dup(func, c, id, newcomm)
     })();
-    if r.is_ok() {
-        let code = attr::copy_on_dup(comm, *newcomm);
-        if code != MPI_SUCCESS {
-            return code;
-        }
-    }
-    finish(comm, "MPI_Comm_dup", r)
+    finish(comm, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_idup(comm: c_int, newcomm: *mut c_int, request: *mut c_int) {
+    let func = "MPI_Comm_idup";
     let r = (|| {
         let c = comm_from(comm)?;
-        let (id, req) = engine("MPI_Comm_idup", |e| e.comm_idup(c))?;
-        hand_out_comm(comm, Some(id), newcomm);
-        nbc::register(req, comm, nbc::nothing());
+        let (id, req) = engine(func, |e| e.comm_idup(c))?;
         write_out(request, request_to(req));
-        Ok(())
+        hand_out_dup(func, c, id, newcomm)
     })();
-    if r.is_ok() {
-        let code = attr::copy_on_dup(comm, *newcomm);
-        if code != MPI_SUCCESS {
-            return code;
-        }
-    }
-    finish(comm, "MPI_Comm_idup", r)
+    finish(comm, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut c_int) {
@@ -162,7 +156,7 @@ mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut
         let c = comm_from(comm)?;
         // MPICH takes every colour but MPI_UNDEFINED, negative ones too.
         let color = (color != MPI_UNDEFINED).then_some(color);
-        create("MPI_Comm_split", comm, newcomm, |e| e.start_comm_split(c, color, key))
+        create("MPI_Comm_split", newcomm, |e| e.start_comm_split(c, color, key))
     })();
     finish(comm, "MPI_Comm_split", r)
 } }
@@ -179,7 +173,7 @@ mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _in
             | MPIX_COMM_TYPE_NEIGHBORHOOD => SplitType::Undefined,
             _ => return Err(MpiError::Arg),
         };
-        create("MPI_Comm_split_type", comm, newcomm, |e| e.start_comm_split_type(c, kind, key))
+        create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key))
     })();
     finish(comm, "MPI_Comm_split_type", r)
 } }
@@ -187,7 +181,7 @@ mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _in
 mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        create("MPI_Comm_create", comm, newcomm, |e| e.start_comm_create(c, g))
+        create("MPI_Comm_create", newcomm, |e| e.start_comm_create(c, g))
     })();
     finish(comm, "MPI_Comm_create", r)
 } }
@@ -195,56 +189,51 @@ mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
 mpi_fn! { fn MPI_Comm_create_group(comm: c_int, group: c_int, tag: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        create("MPI_Comm_create_group", comm, newcomm, |e| e.start_comm_create_group(c, g, tag))
+        create("MPI_Comm_create_group", newcomm, |e| e.start_comm_create_group(c, g, tag))
     })();
     finish(comm, "MPI_Comm_create_group", r)
 } }
 
 mpi_fn! { fn MPI_Intercomm_create(local_comm: c_int, local_leader: c_int, peer_comm: c_int, remote_leader: c_int, tag: c_int, newintercomm: *mut c_int) {
+    let func = "MPI_Intercomm_create";
     let r = (|| {
         let c = comm_from(local_comm)?;
         let ll = u32::try_from(local_leader).map_err(|_| MpiError::Rank)?;
         // The peer communicator and the remote leader matter at the local leader only.
-        let leads = engine("MPI_Intercomm_create", |e| Ok(e.comm_rank(c)? == ll))?;
+        let leads = engine(func, |e| Ok(e.comm_rank(c)? == ll))?;
         let (p, rl) = if leads {
             (comm_from(peer_comm)?, u32::try_from(remote_leader).map_err(|_| MpiError::Rank)?)
         } else {
             (c, 0)
         };
-        create("MPI_Intercomm_create", local_comm, newintercomm, |e| {
-            e.start_intercomm_create(c, ll, p, rl, tag)
-        })
+        create(func, newintercomm, |e| e.start_intercomm_create(c, ll, p, rl, tag))
     })();
-    finish(local_comm, "MPI_Intercomm_create", r)
+    finish(local_comm, func, r)
 } }
 
 mpi_fn! { fn MPI_Intercomm_merge(intercomm: c_int, high: c_int, newintracomm: *mut c_int) {
     let r = (|| {
         let c = comm_from(intercomm)?;
-        create("MPI_Intercomm_merge", intercomm, newintracomm, |e| e.start_intercomm_merge(c, high != 0))
+        create("MPI_Intercomm_merge", newintracomm, |e| e.start_intercomm_merge(c, high != 0))
     })();
     finish(intercomm, "MPI_Intercomm_merge", r)
 } }
 
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
+    let func = "MPI_Comm_free";
     let h = *comm;
     let r = (|| {
         let c = comm_from(h)?;
         if c == CommId::WORLD || c == CommId::SELF {
             return Err(MpiError::Comm);
         }
-        engine("MPI_Comm_free", |e| e.comm_size(c))?;
-        let code = attr::delete_all(h);
-        if code != MPI_SUCCESS {
-            return Err(MpiError::Other);
-        }
-        engine("MPI_Comm_free", |e| e.comm_free(c))?;
-        with_names(|m| m.remove(&h));
-        forget_errhandler(h);
+        // A delete callback that fails leaves the communicator alive.
+        attr::delete_all(func, Object::Comm(c))?;
+        engine(func, |e| e.comm_free(c))?;
         write_out(comm, MPI_COMM_NULL);
         Ok(())
     })();
-    finish(h, "MPI_Comm_free", r)
+    finish(h, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {
@@ -254,38 +243,44 @@ mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {
     })
 } }
 
+/// Names `object` (`MPI_Comm_set_name`, `MPI_Type_set_name`).
+///
+/// # Safety
+/// `name` must be null or a NUL-terminated string.
+pub unsafe fn set_name(func: &str, object: Object, name: *const c_char) -> Result<(), MpiError> {
+    if name.is_null() {
+        return Err(MpiError::Arg);
+    }
+    let name = CStr::from_ptr(name).to_string_lossy();
+    engine(func, |e| e.set_name(object, &name))
+}
+
+/// Writes the name of `object` (`MPI_Comm_get_name`, `MPI_Type_get_name`).
+///
+/// # Safety
+/// `name` must be valid for `MPI_MAX_OBJECT_NAME` bytes, `resultlen` for an `int`.
+pub unsafe fn get_name(
+    func: &str,
+    object: Object,
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> Result<(), MpiError> {
+    let text = engine(func, |e| e.name(object))?;
+    let n = write_c_string(name, MPI_MAX_OBJECT_NAME as usize, &text);
+    write_out(resultlen, n as c_int);
+    Ok(())
+}
+
 mpi_fn! { fn MPI_Comm_set_name(comm: c_int, comm_name: *const c_char) {
-    let r = (|| {
-        let c = comm_from(comm)?;
-        engine("MPI_Comm_set_name", |e| e.comm_size(c))?;
-        if comm_name.is_null() {
-            return Err(MpiError::Arg);
-        }
-        let mut name = CStr::from_ptr(comm_name).to_string_lossy().into_owned();
-        let max = MPI_MAX_OBJECT_NAME as usize - 1;
-        while name.len() > max {
-            name.pop();
-        }
-        with_names(|m| m.insert(comm, name));
-        Ok(())
-    })();
-    finish(comm, "MPI_Comm_set_name", r)
+    let func = "MPI_Comm_set_name";
+    let r = comm_from(comm).and_then(|c| set_name(func, Object::Comm(c), comm_name));
+    finish(comm, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_get_name(comm: c_int, comm_name: *mut c_char, resultlen: *mut c_int) {
-    let r = (|| {
-        let c = comm_from(comm)?;
-        engine("MPI_Comm_get_name", |e| e.comm_size(c))?;
-        let name = with_names(|m| m.get(&comm).cloned()).unwrap_or_else(|| match comm {
-            MPI_COMM_WORLD => "MPI_COMM_WORLD".into(),
-            MPI_COMM_SELF => "MPI_COMM_SELF".into(),
-            _ => String::new(),
-        });
-        let n = write_c_string(comm_name, MPI_MAX_OBJECT_NAME as usize, &name);
-        write_out(resultlen, n as c_int);
-        Ok(())
-    })();
-    finish(comm, "MPI_Comm_get_name", r)
+    let func = "MPI_Comm_get_name";
+    let r = comm_from(comm).and_then(|c| get_name(func, Object::Comm(c), comm_name, resultlen));
+    finish(comm, func, r)
 } }
 
 // ---- groups ----

@@ -56,6 +56,14 @@ mpi_fn! { fn MPI_Finalized(flag: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Finalize() {
+    // MPI 2.2: first the delete callbacks of MPI_COMM_SELF's attributes
+    // (last set first), as an "at exit" hook; MPICH then deletes
+    // MPI_COMM_WORLD's and the predefined datatypes'.
+    if let Some(calls) = runtime::with_engine(|e| e.finalize_deletions()) {
+        if let Err(e) = crate::ffi::attr::run_deletions("MPI_Finalize", calls) {
+            return crate::ffi::errors::fail(crate::abi::MPI_COMM_SELF, "MPI_Finalize", e);
+        }
+    }
     match runtime::finalize() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => runtime::fatal(&e),

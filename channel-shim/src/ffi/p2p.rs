@@ -7,56 +7,29 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::handles::*;
 use crate::ffi::multiple::{block_until, thread_multiple};
-use crate::ffi::{nbc, write_out};
-use crate::runtime::GatewayTransport;
+use crate::ffi::write_out;
+use crate::runtime::{self, GatewayTransport};
 use shim_engine::p2p::TestAny;
 use shim_engine::{Completion, DatatypeId, Engine, MpiError, RequestId, SendMode};
-use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
-use std::sync::Mutex;
 
-/// What the C layer must remember about a request: where a receive's data
-/// goes, or which buffer a persistent send sends again at each start.
-#[derive(Clone, Copy, Debug)]
-struct RequestInfo {
-    buf: usize,
-    count: usize,
-    dt: DatatypeId,
-    comm: c_int,
-    is_recv: bool,
-}
-
-static REQUESTS: Mutex<Option<HashMap<u32, RequestInfo>>> = Mutex::new(None);
-
-fn remember(r: RequestId, info: RequestInfo) {
-    REQUESTS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .insert(r.0, info);
-}
-
-/// Remembers a new request and writes its handle for the program.
+/// Writes the handle of a new request for the program; a persistent
+/// request also leaves its buffer's address with the engine, which hands
+/// it back at each start.
 ///
 /// # Safety
 /// `request` must be valid for writing an `int`.
-unsafe fn hand_out(r: RequestId, info: RequestInfo, request: *mut c_int) {
-    remember(r, info);
-    write_out(request, request_to(r));
-}
-
-fn info_of(r: RequestId) -> Option<RequestInfo> {
-    REQUESTS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .and_then(|m| m.get(&r.0).copied())
-}
-
-fn forget(r: RequestId) {
-    if let Some(m) = REQUESTS.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
-        m.remove(&r.0);
+unsafe fn hand_out(
+    e: &mut Eng,
+    id: RequestId,
+    buf: *const c_void,
+    request: *mut c_int,
+) -> Result<(), MpiError> {
+    if e.persistent_buffer(id).is_some() {
+        e.set_request_buffer_address(id, buf as usize)?;
     }
+    write_out(request, request_to(id));
+    Ok(())
 }
 
 type Eng = Engine<GatewayTransport>;
@@ -110,27 +83,15 @@ fn wait_then<R>(
     })
 }
 
-/// Copies a completed receive into user memory, writes the status and
-/// clears a freed handle. Returns the request's own error, if any.
+/// Writes the status of a completed request (a receive's data is already
+/// in the program's buffer) and clears a freed handle. Returns the
+/// request's own error, if any.
 unsafe fn complete(
-    e: &mut Eng,
-    id: RequestId,
     c: Completion,
     handle: *mut c_int,
     status: *mut MpiStatus,
 ) -> Result<(), MpiError> {
-    let info = info_of(id);
-    if let (Some(data), Some(i)) = (&c.data, info) {
-        if i.is_recv {
-            let span = e.datatypes().span(i.dt, i.count)?;
-            e.datatypes()
-                .unpack(i.dt, i.count, data, region_mut(i.buf as *mut c_void, span))?;
-        }
-    }
-    let failed = c.status.error.is_some();
-    nbc::complete(e, id, c.output, failed)?;
     if c.freed {
-        forget(id);
         write_out(handle, MPI_REQUEST_NULL);
     }
     write_status(status, &c.status);
@@ -140,10 +101,10 @@ unsafe fn complete(
     }
 }
 
+/// The communicator whose handler gets the errors of request `id`.
 fn comm_of(id: Option<RequestId>) -> c_int {
-    id.and_then(info_of)
-        .map(|i| i.comm)
-        .unwrap_or_else(|| nbc::error_comm(id))
+    id.and_then(|id| runtime::with_engine(|e| e.request_comm(id)).flatten())
+        .map_or(MPI_COMM_WORLD, comm_to)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -225,22 +186,11 @@ unsafe fn send_request(
             send_tag(tag)?,
         );
         let (dt, n) = (args.1, args.2);
-        let id = engine(func, |e| {
+        engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
-            make(e, span, args)
-        })?;
-        hand_out(
-            id,
-            RequestInfo {
-                buf: buf as usize,
-                count: n,
-                dt,
-                comm,
-                is_recv: false,
-            },
-            request,
-        );
-        Ok(())
+            let id = make(e, span, args)?;
+            hand_out(e, id, buf, request)
+        })
     })();
     finish(comm, func, r)
 }
@@ -310,12 +260,11 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
 mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
-        let id = engine("MPI_Irecv", |e| {
+        engine("MPI_Irecv", |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
-        })?;
-        hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
-        Ok(())
+            let id = e.irecv_into(program_memory(buf, span), n, dt, s, t, c)?;
+            hand_out(e, id, buf, request)
+        })
     })();
     finish(comm, "MPI_Irecv", r)
 } }
@@ -448,7 +397,7 @@ mpi_fn! { fn MPI_Wait(request: *mut c_int, status: *mut MpiStatus) {
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
-        wait_then("MPI_Wait", id, |e, c| complete(e, id, c, request, status))
+        wait_then("MPI_Wait", id, |_, c| complete(c, request, status))
     })();
     finish(comm, "MPI_Wait", r)
 } }
@@ -465,7 +414,7 @@ mpi_fn! { fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut MpiSta
         engine("MPI_Test", |e| match e.test(id)? {
             Some(c) => {
                 write_out(flag, 1);
-                complete(e, id, c, request, status)
+                complete(c, request, status)
             }
             None => {
                 write_out(flag, 0);
@@ -506,7 +455,7 @@ mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiS
             let mut any_error = false;
             for (i, c) in done.into_iter().enumerate() {
                 match ids[i] {
-                    Some(id) => any_error |= complete(e, id, c, requests.add(i), status_at(statuses, i)).is_err(),
+                    Some(_) => any_error |= complete(c, requests.add(i), status_at(statuses, i)).is_err(),
                     None => write_status(status_at(statuses, i), &c.status),
                 }
             }
@@ -525,7 +474,7 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
                 let mut any_error = false;
                 for (i, c) in done.into_iter().enumerate() {
                     match ids[i] {
-                        Some(id) => any_error |= complete(e, id, c, requests.add(i), status_at(statuses, i)).is_err(),
+                        Some(_) => any_error |= complete(c, requests.add(i), status_at(statuses, i)).is_err(),
                         None => write_status(status_at(statuses, i), &c.status),
                     }
                 }
@@ -549,7 +498,7 @@ mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, 
         engine("MPI_Waitany", |e| match e.waitany(&ids)? {
             Some((i, c)) => {
                 write_out(index, i as c_int);
-                complete(e, ids[i].expect("completed entry is a request"), c, requests.add(i), status)
+                complete(c, requests.add(i), status)
             }
             None => {
                 write_out(index, MPI_UNDEFINED);
@@ -568,7 +517,7 @@ mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, 
             TestAny::Done(i, c) => {
                 write_out(flag, 1);
                 write_out(index, i as c_int);
-                complete(e, ids[i].expect("completed entry is a request"), c, requests.add(i), status)
+                complete(c, requests.add(i), status)
             }
             TestAny::NoneActive => {
                 write_out(flag, 1);
@@ -616,9 +565,7 @@ unsafe fn some(
                     let mut any_error = false;
                     for (k, (i, c)) in done.into_iter().enumerate() {
                         write_out(indices.add(k), i as c_int);
-                        let id = ids[i].expect("completed entry is a request");
-                        any_error |=
-                            complete(e, id, c, requests.add(i), status_at(statuses, k)).is_err();
+                        any_error |= complete(c, requests.add(i), status_at(statuses, k)).is_err();
                     }
                     if any_error {
                         Err(MpiError::InStatus)
@@ -668,8 +615,6 @@ mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
     let r = (|| {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
         engine("MPI_Request_free", |e| e.request_free(id))?;
-        forget(id);
-        nbc::forget(id);
         write_out(request, MPI_REQUEST_NULL);
         Ok(())
     })();
@@ -717,22 +662,23 @@ mpi_fn! { fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: c_int, d
 mpi_fn! { fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
-        let id = engine("MPI_Recv_init", |e| e.recv_init(n, dt, s, t, c))?;
-        hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
-        Ok(())
+        engine("MPI_Recv_init", |e| {
+            let id = e.recv_init(n, dt, s, t, c)?;
+            hand_out(e, id, buf, request)
+        })
     })();
     finish(comm, "MPI_Recv_init", r)
 } }
 
 unsafe fn start_one(e: &mut Eng, id: RequestId) -> Result<(), MpiError> {
-    match info_of(id) {
-        Some(i) => {
+    match (e.request_buffer_address(id), e.persistent_buffer(id)) {
+        (Some(addr), Some((count, dt))) => {
             // The engine keeps the buffer: a send streams from it, a
             // receive stores its data into it.
-            let span = e.datatypes().span(i.dt, i.count)?;
-            e.start_with(id, program_memory(i.buf as *const c_void, span))
+            let span = e.datatypes().span(dt, count)?;
+            e.start_with(id, program_memory(addr as *const c_void, span))
         }
-        None => e.start(id, None),
+        _ => e.start(id, None),
     }
 }
 
@@ -761,24 +707,21 @@ mpi_fn! { fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) {
     let r = (|| {
         // A negative size is MPI_ERR_ARG in MPICH, not MPI_ERR_COUNT.
         let n = usize::try_from(size).map_err(|_| MpiError::Arg)?;
-        ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).replace((buffer as usize, n));
-        engine("MPI_Buffer_attach", |e| e.buffer_attach(n))
+        engine("MPI_Buffer_attach", |e| e.buffer_attach(buffer as usize, n))
     })();
     finish(MPI_COMM_WORLD, "MPI_Buffer_attach", r)
 } }
 
-/// The buffer the program attached for buffered sends (address, size); the
-/// engine copies messages itself, so only the size is used, but
-/// MPI_Buffer_detach must hand the address back.
-static ATTACHED: Mutex<Option<(usize, usize)>> = Mutex::new(None);
-
 mpi_fn! { fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) {
+    let func = "MPI_Buffer_detach";
     let r = (|| {
-        let n = engine("MPI_Buffer_detach", |e| e.buffer_detach())?;
-        let (addr, _) = ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or((0, 0));
+        if thread_multiple() {
+            block_until(func, |e| Ok(e.buffered_sends_done().then_some(())))?;
+        }
+        let (addr, n) = engine(func, |e| e.buffer_detach())?;
         write_out(buffer_addr as *mut usize, addr);
         write_out(size, n as c_int);
         Ok(())
     })();
-    finish(MPI_COMM_WORLD, "MPI_Buffer_detach", r)
+    finish(MPI_COMM_WORLD, func, r)
 } }

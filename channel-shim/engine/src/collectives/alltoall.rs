@@ -4,7 +4,7 @@ use super::task::{CollOutput, Task, TaskOut};
 use super::Form;
 use super::{CollInput, Ctx};
 use crate::comm::CommId;
-use crate::datatype::{DatatypeId, Span};
+use crate::datatype::{DatatypeId, Datatypes, Span};
 use crate::envelope::CallCode;
 use crate::error::{MpiError, MpiResult};
 use crate::request::RequestId;
@@ -227,7 +227,7 @@ impl<T: Transport> Engine<T> {
             CollInput::Buf(b) => (b, args.send),
             CollInput::InPlace(b) => (b, args.recv),
         };
-        let base = self.span_w(blocks)?.base;
+        let base = self.types.span_w(blocks)?.base;
         let packed = blocks
             .iter()
             .map(|&(d, k, dt)| {
@@ -241,43 +241,6 @@ impl<T: Transport> Engine<T> {
             .map(|&(_, k, dt)| Ok(self.types.committed(dt)?.size as usize * k))
             .collect::<MpiResult<Vec<_>>>()?;
         Ok((packed, lens))
-    }
-
-    /// The region of user memory blocks `(byte displacement, count,
-    /// datatype)` of one buffer touch (the `w` collectives' buffers).
-    pub fn span_w(&self, blocks: &[(i64, usize, DatatypeId)]) -> MpiResult<Span> {
-        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-        for &(d, k, dt) in blocks {
-            let s = self.types.span(dt, k)?;
-            if s.len == 0 {
-                continue;
-            }
-            let a = d.checked_add(s.base).ok_or(MpiError::Count)?;
-            let b = a.checked_add(s.len as i64).ok_or(MpiError::Count)?;
-            lo = lo.min(a);
-            hi = hi.max(b);
-        }
-        if lo == i64::MAX {
-            return Ok(Span::default());
-        }
-        Ok(Span {
-            base: lo,
-            len: (hi - lo) as usize,
-        })
-    }
-
-    /// Unpacks block `data` of a `w` collective into `region` (the buffer's
-    /// [`span_w`](Self::span_w)) at byte displacement `disp`.
-    pub fn unpack_w(
-        &self,
-        (disp, count, dt): (i64, usize, DatatypeId),
-        data: &[u8],
-        region: &mut [u8],
-        base: i64,
-    ) -> MpiResult<()> {
-        self.types
-            .unpack_at(dt, 0, count, data, region, base - disp)
-            .map(|_| ())
     }
 
     fn alltoallw_task(
@@ -311,6 +274,44 @@ impl<T: Transport> Engine<T> {
             c.outcome(TaskOut::Out(CollOutput::Blocks(out)))
         })
         .reported(report))
+    }
+}
+
+impl Datatypes {
+    /// The region of user memory blocks `(byte displacement, count,
+    /// datatype)` of one buffer touch (the `w` collectives' buffers).
+    pub fn span_w(&self, blocks: &[(i64, usize, DatatypeId)]) -> MpiResult<Span> {
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for &(d, k, dt) in blocks {
+            let s = self.span(dt, k)?;
+            if s.len == 0 {
+                continue;
+            }
+            let a = d.checked_add(s.base).ok_or(MpiError::Count)?;
+            let b = a.checked_add(s.len as i64).ok_or(MpiError::Count)?;
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+        if lo == i64::MAX {
+            return Ok(Span::default());
+        }
+        Ok(Span {
+            base: lo,
+            len: (hi - lo) as usize,
+        })
+    }
+
+    /// Unpacks block `data` of a `w` collective into `region` (the buffer's
+    /// [`span_w`](Self::span_w)) at byte displacement `disp`.
+    pub fn unpack_w(
+        &self,
+        (disp, count, dt): (i64, usize, DatatypeId),
+        data: &[u8],
+        region: &mut [u8],
+        base: i64,
+    ) -> MpiResult<()> {
+        self.unpack_at(dt, 0, count, data, region, base - disp)
+            .map(|_| ())
     }
 }
 

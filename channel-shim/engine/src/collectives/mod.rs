@@ -35,7 +35,7 @@ pub(crate) mod task;
 
 pub use alltoall::AlltoallwArgs;
 pub use gather::ScatterRecv;
-pub use task::CollOutput;
+pub use task::{CollFinish, CollOutput};
 
 /// Which form of a collective the program called. Both run the same
 /// algorithm; they differ in the call code their messages carry and in
@@ -317,6 +317,7 @@ impl<T: Transport> Engine<T> {
         io: &Io,
     ) -> MpiResult<Ctx> {
         let c = self.comms.get(comm)?;
+        io.name_comm(comm);
         Ok(Ctx {
             comm,
             context: c.coll_context(),

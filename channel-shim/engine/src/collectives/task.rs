@@ -18,12 +18,12 @@
 use super::Ctx;
 use crate::comm::{Comm, CommId};
 use crate::context::{AgreeKey, Settled};
-use crate::datatype::DatatypeId;
+use crate::datatype::{DatatypeId, Datatypes};
 use crate::engine::Engine;
 use crate::envelope::CallCode;
 use crate::error::{MpiError, MpiResult};
 use crate::op::OpId;
-use crate::request::{Pending, Request, RequestId, SendMode, State};
+use crate::request::{OnDone, Pending, Request, RequestId, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::{CollectiveStart, Transport};
 use std::future::Future;
@@ -78,6 +78,20 @@ impl CollOutput {
         self.into_opt_blocks().unwrap_or_default()
     }
 }
+
+/// Delivers a completed collective's output into program memory: the C
+/// layer unpacks with the datatypes the call named (`types`, which stay
+/// in the table while the call is under way even if the program frees
+/// them); the engine runs it when the program takes the completion.
+pub struct CollFinish {
+    /// The datatypes `deliver` unpacks with.
+    pub types: Vec<DatatypeId>,
+    /// Unpacks the output into program memory.
+    pub deliver: Deliver,
+}
+
+/// Unpacks a collective's output into program memory.
+pub type Deliver = Box<dyn FnMut(&Datatypes, CollOutput) -> MpiResult<()> + Send>;
 
 /// What a task's algorithm returns: an output, or communicators for the
 /// engine to add (a new intracommunicator, or an intercommunicator with
@@ -142,6 +156,9 @@ pub(crate) enum Reply {
 
 #[derive(Default)]
 struct Exchange {
+    /// The communicator the call was made on (the first its contexts
+    /// were made for), whose error handler gets the call's errors.
+    comm: Option<CommId>,
     cmd: Option<Cmd>,
     reply: Option<Reply>,
     /// The first error of the call (see [`Ctx`]).
@@ -176,6 +193,11 @@ impl Io {
 
     pub(crate) fn failure(&self) -> Option<MpiError> {
         self.lock().failed
+    }
+
+    /// Records the call's communicator (the first one named).
+    pub(crate) fn name_comm(&self, comm: CommId) {
+        self.lock().comm.get_or_insert(comm);
     }
 
     fn take_cmd(&self) -> Option<Cmd> {
@@ -266,7 +288,9 @@ impl<T: Transport> Engine<T> {
     /// Starts `task`: reports it, runs it as far as it goes without
     /// waiting, and returns its request (complete or pending).
     pub(crate) fn start_task(&mut self, mut task: Task) -> RequestId {
-        let req = self.reqs.add(Request::new(State::Pending(Pending::Coll)));
+        let mut r = Request::new(State::Pending(Pending::Coll));
+        r.comm = task.io.lock().comm;
+        let req = self.reqs.add(r);
         if let Some(report) = task.report.take() {
             if self.t.collective_begin(&report) {
                 let (io, body) = (task.io.clone(), task.fut);
@@ -288,6 +312,19 @@ impl<T: Transport> Engine<T> {
     pub(crate) fn run_task(&mut self, task: Task) -> MpiResult<CollOutput> {
         let req = self.start_task(task);
         self.wait_collective(req)
+    }
+
+    /// Has `f` deliver the output of collective `req` into program memory
+    /// when the program takes its completion (a test or wait, or
+    /// [`wait_collective`](Self::wait_collective)); the call then fails if
+    /// `f` does.
+    pub fn on_collective_done(&mut self, req: RequestId, f: CollFinish) -> MpiResult<()> {
+        self.reqs.get(req)?;
+        for &dt in &f.types {
+            self.types.add_use(dt);
+        }
+        self.reqs.get_mut(req)?.on_done = Some(OnDone(f));
+        Ok(())
     }
 
     /// Waits for a started collective and takes its output (the call's
@@ -424,6 +461,9 @@ impl<T: Transport> Engine<T> {
                     }
                     None => self.comms.add(comm),
                 };
+                if let Some(parent) = self.reqs.get(req).ok().and_then(|r| r.comm) {
+                    self.inherit_errhandler(parent, id);
+                }
                 (None, CollOutput::Comm(Some(id)))
             }
             Err(e) => (Some(e), CollOutput::None),

@@ -61,10 +61,10 @@ impl From<BuiltinOp> for OpId {
 /// `inout = in op inout` element-wise, like `MPI_User_function`.
 ///
 /// Both slices are user-layout regions of `count` instances of the
-/// datatype as given by [`Datatypes::span`]: the element buffer address
-/// the C function expects is the slice start minus `span.base` (the same
-/// as the slice start for types whose lower bound is 0).
-pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId) + Send>;
+/// datatype as given by [`Datatypes::span`], and the last argument is that
+/// span's `base`: the element buffer address the C function expects is the
+/// slice start minus `base` (0 for types whose true lower bound is 0).
+pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId, i64) + Send>;
 
 struct UserOp {
     f: UserFn,
@@ -201,7 +201,7 @@ impl Ops {
                     .and_then(|u| u.as_mut())
                     .ok_or(MpiError::Op)?;
                 if t.is_contiguous() {
-                    (u.f)(inp, inout, count, dt);
+                    (u.f)(inp, inout, count, dt, 0);
                     return Ok(());
                 }
                 let span = types.span(dt, count)?;
@@ -209,7 +209,7 @@ impl Ops {
                 let mut b = vec![0u8; span.len];
                 types.unpack(dt, count, inp, &mut a)?;
                 types.unpack(dt, count, inout, &mut b)?;
-                (u.f)(&a, &mut b, count, dt);
+                (u.f)(&a, &mut b, count, dt, span.base);
                 let packed = types.pack(dt, count, &b)?;
                 inout.copy_from_slice(&packed);
                 Ok(())
@@ -426,7 +426,8 @@ mod tests {
         t.commit(v).unwrap();
         let mut ops = Ops::new();
         let op = ops.create(
-            Box::new(|i: &[u8], io: &mut [u8], count, _| {
+            Box::new(|i: &[u8], io: &mut [u8], count, _, base| {
+                assert_eq!(base, 0);
                 // sees user layout: ints at 0 and 8 of each 12-byte instance
                 for k in 0..count {
                     for off in [0, 8] {
