@@ -233,7 +233,7 @@ impl<T: Transport> Engine<T> {
     /// output is `CollOutput::Comm(Some(id))`.
     pub fn start_comm_dup(&mut self, comm: CommId) -> MpiResult<RequestId> {
         let t = self.dup_task(comm, CallCode::Comm_dup)?;
-        Ok(self.start_task(t))
+        Ok(self.start_task(t.duplicate()))
     }
 
     /// `MPI_Comm_idup`: the new communicator's handle now (usable once the
@@ -241,7 +241,7 @@ impl<T: Transport> Engine<T> {
     pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<(CommId, RequestId)> {
         let t = self.dup_task(comm, CallCode::Comm_idup)?;
         let id = self.comms.reserve();
-        Ok((id, self.start_task(t.into_comm(id))))
+        Ok((id, self.start_task(t.into_comm(id).duplicate())))
     }
 
     fn dup_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {

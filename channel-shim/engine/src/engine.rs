@@ -14,6 +14,7 @@ use crate::errhandler::Errhandlers;
 use crate::error::{MpiError, MpiResult};
 use crate::error_codes::ErrorCodes;
 use crate::group::Groups;
+use crate::info::CommHints;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::message_data::MessageData;
 use crate::names::Names;
@@ -171,6 +172,8 @@ pub struct Engine<T: Transport> {
     pub(crate) errhandlers: Errhandlers,
     pub(crate) error_codes: ErrorCodes,
     pub(crate) names: Names,
+    /// Hints set on communicators (`MPI_Comm_set_info`); absent: none asserted.
+    pub(crate) comm_hints: HashMap<CommId, CommHints>,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -214,6 +217,7 @@ impl<T: Transport> Engine<T> {
             errhandlers: Errhandlers::new(),
             error_codes: ErrorCodes::new(),
             names: Names::new(),
+            comm_hints: HashMap::new(),
         }
     }
 

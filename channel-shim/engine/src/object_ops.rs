@@ -10,6 +10,7 @@ use crate::datatype::DatatypeId;
 use crate::errhandler::{ErrhandlerId, ErrorAction};
 use crate::error::{MpiError, MpiResult};
 use crate::error_codes::ErrorCodes;
+use crate::info::CommHints;
 use crate::object::{Object, ObjectKind};
 use crate::opaque::Opaque;
 use crate::transport::Transport;
@@ -196,12 +197,31 @@ impl<T: Transport> Engine<T> {
         &mut self.error_codes
     }
 
+    // ---- communicator hints ----
+
+    /// The hints of communicator `comm` (`MPI_Comm_get_info`).
+    pub fn comm_hints(&self, comm: CommId) -> MpiResult<CommHints> {
+        self.comm(comm)?;
+        Ok(self.comm_hints.get(&comm).copied().unwrap_or_default())
+    }
+
+    /// Replaces the hints of communicator `comm` (`MPI_Comm_set_info`, and
+    /// the copy `MPI_Comm_dup` makes).
+    pub fn set_comm_hints(&mut self, comm: CommId, hints: CommHints) -> MpiResult<()> {
+        self.comm(comm)?;
+        self.comm_hints.insert(comm, hints);
+        Ok(())
+    }
+
     // ---- lifetimes ----
 
     /// Forgets what the state tables hold for a freed object (its name,
     /// error handler and any attribute left; the C layer made the delete
     /// callbacks first).
     pub(crate) fn forget_object(&mut self, object: Object) {
+        if let Object::Comm(c) = object {
+            self.comm_hints.remove(&c);
+        }
         self.names.forget(object);
         self.errhandlers.forget(object);
         for c in self.attrs.deletions(object) {

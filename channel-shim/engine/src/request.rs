@@ -8,6 +8,7 @@ use crate::envelope::{CallCode, Envelope};
 use crate::error::{MpiError, MpiResult};
 use crate::matching::{Source, Tag};
 use crate::message_data::MessageData;
+use crate::opaque::Opaque;
 use crate::status::Completion;
 
 /// A request handle.
@@ -69,6 +70,8 @@ pub(crate) enum Pending {
     },
     /// A collective whose task has not finished.
     Coll,
+    /// A generalized request the program has not completed yet.
+    Generalized,
 }
 
 /// Lifecycle of a request.
@@ -119,6 +122,8 @@ pub(crate) struct Request {
     /// when the program takes the completion (see
     /// [`Engine::on_collective_done`](crate::Engine::on_collective_done)).
     pub on_done: Option<OnDone>,
+    /// A generalized request's callbacks (`MPI_Grequest_start`).
+    pub generalized: Option<Opaque>,
 }
 
 /// A collective's delivery of its output (see [`crate::collectives::CollFinish`]).
@@ -140,6 +145,7 @@ impl Request {
             comm: None,
             buffer_addr: None,
             on_done: None,
+            generalized: None,
         }
     }
 }

@@ -111,32 +111,39 @@ unsafe fn create(
     Ok(())
 }
 
-/// Copies `c`'s attributes to its duplicate `id` and hands `id` out; if a
-/// copy callback fails, the duplicate is freed and the program gets
-/// `MPI_COMM_NULL`.
+/// Copies `c`'s attributes to its duplicate `id` (the engine copied its
+/// hints) and hands `id` out; if a copy callback fails, the duplicate is
+/// freed again and the program gets `MPI_COMM_NULL`.
 unsafe fn hand_out_dup(
     func: &str,
     c: CommId,
     id: CommId,
     newcomm: *mut c_int,
-) -> Result<(), MpiError> {
+) -> Result<CommId, MpiError> {
     if let Err(err) = attr::copy_all(func, Object::Comm(c), Object::Comm(id)) {
         engine(func, |e| e.comm_free(id))?;
         write_out(newcomm, MPI_COMM_NULL);
         return Err(err);
     }
     hand_out_comm(Some(id), newcomm);
-    Ok(())
+    Ok(id)
+}
+
+/// `MPI_Comm_dup` of `c` and its attributes (their copy callbacks) and
+/// hints. If a copy callback fails, the new communicator is freed again
+/// and the program gets `MPI_COMM_NULL`.
+///
+/// # Safety
+/// The attribute callbacks the program registered must be valid C functions.
+pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<CommId, MpiError> {
+    let req = engine(func, |e| e.start_comm_dup(c))?;
+    let id = wait_comm(func, req)?.ok_or(MpiError::Other)?;
+    hand_out_dup(func, c, id, newcomm)
 }
 
 mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
     let func = "MPI_Comm_dup";
-    let r = (|| {
-        let c = comm_from(comm)?;
-        let req = engine(func, |e| e.start_comm_dup(c))?;
-        let id = wait_comm(func, req)?.ok_or(MpiError::Other)?;
-        hand_out_dup(func, c, id, newcomm)
-    })();
+    let r = comm_from(comm).and_then(|c| dup_comm(func, c, newcomm).map(|_| ()));
     finish(comm, func, r)
 } }
 
@@ -146,7 +153,7 @@ mpi_fn! { fn MPI_Comm_idup(comm: c_int, newcomm: *mut c_int, request: *mut c_int
         let c = comm_from(comm)?;
         let (id, req) = engine(func, |e| e.comm_idup(c))?;
         write_out(request, request_to(req));
-        hand_out_dup(func, c, id, newcomm)
+        hand_out_dup(func, c, id, newcomm).map(|_| ())
     })();
     finish(comm, func, r)
 } }

@@ -5,6 +5,7 @@ use crate::abi::*;
 use crate::ffi::buffers::{program_memory, region, region_mut, write_status};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
+use crate::ffi::grequest::{self, generalized_of, Completed};
 use crate::ffi::handles::*;
 use crate::ffi::multiple::{block_until, thread_multiple};
 use crate::ffi::write_out;
@@ -68,9 +69,10 @@ fn exchange_unlocked(
 fn wait_then<R>(
     func: &str,
     id: RequestId,
+    unlocked: bool,
     then: impl FnOnce(&mut Eng, Completion) -> Result<R, MpiError>,
 ) -> Result<R, MpiError> {
-    if !thread_multiple() {
+    if !(unlocked || thread_multiple()) {
         return engine(func, |e| {
             let c = e.wait(id)?;
             then(e, c)
@@ -81,6 +83,22 @@ fn wait_then<R>(
         Some(c) => (then.take().expect("runs once"))(e, c).map(Some),
         None => Ok(None),
     })
+}
+
+/// The error of a call that completed generalized requests `done` (their
+/// callbacks run now, without the engine's lock), after its own result `r`.
+unsafe fn with_generalized(
+    r: Result<(), MpiError>,
+    done: Vec<Completed>,
+    multi: bool,
+) -> Result<(), MpiError> {
+    let g = grequest::run(done, multi);
+    match (r, g) {
+        (Err(e), _) => Err(e),
+        (Ok(()), Some(_)) if multi => Err(MpiError::InStatus),
+        (Ok(()), Some(e)) => Err(e),
+        (Ok(()), None) => Ok(()),
+    }
 }
 
 /// Writes the status of a completed request (a receive's data is already
@@ -131,7 +149,7 @@ unsafe fn send(
                 let span = e.datatypes().span(dt, n)?;
                 e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c)
             })?;
-            return wait_then(func, id, |_, _| Ok(()));
+            return wait_then(func, id, false, |_, _| Ok(()));
         }
         engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
@@ -246,7 +264,7 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
                 let span = e.datatypes().span(dt, n)?;
                 e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
             })?;
-            return wait_then("MPI_Recv", id, |_, done| report(done.status));
+            return wait_then("MPI_Recv", id, false, |_, done| report(done.status));
         }
         let st = engine("MPI_Recv", |e| {
             let span = e.datatypes().span(dt, n)?;
@@ -397,7 +415,13 @@ mpi_fn! { fn MPI_Wait(request: *mut c_int, status: *mut MpiStatus) {
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
-        wait_then("MPI_Wait", id, |_, c| complete(c, request, status))
+        let g = generalized_of(&[Some(id)])[0];
+        let freed = wait_then("MPI_Wait", id, g.is_some(), |_, c| {
+            let freed = c.freed;
+            complete(c, request, status).map(|_| freed)
+        })?;
+        let done = g.map(|g| Completed::new(g, status, freed)).into_iter().collect();
+        with_generalized(Ok(()), done, false)
     })();
     finish(comm, "MPI_Wait", r)
 } }
@@ -411,16 +435,23 @@ mpi_fn! { fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut MpiSta
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
-        engine("MPI_Test", |e| match e.test(id)? {
+        let g = generalized_of(&[Some(id)])[0];
+        let done = engine("MPI_Test", |e| match e.test(id)? {
             Some(c) => {
                 write_out(flag, 1);
-                complete(c, request, status)
+                let freed = c.freed;
+                complete(c, request, status).map(|_| Some(freed))
             }
             None => {
                 write_out(flag, 0);
-                Ok(())
+                Ok(None)
             }
-        })
+        })?;
+        let done = match (g, done) {
+            (Some(g), Some(freed)) => vec![Completed::new(g, status, freed)],
+            _ => Vec::new(),
+        };
+        with_generalized(Ok(()), done, false)
     })();
     finish(comm, "MPI_Test", r)
 } }
@@ -442,25 +473,48 @@ unsafe fn status_at(statuses: *mut MpiStatus, i: usize) -> *mut MpiStatus {
     }
 }
 
+/// Completes entry `i` of a multi-request call: writes its status (into
+/// `status`), clears its handle, notes a generalized request for its
+/// callbacks. Returns the request's own error, if any.
+#[allow(clippy::too_many_arguments)]
+unsafe fn complete_entry(
+    ids: &[Option<RequestId>],
+    gens: &[Option<grequest::GrequestFns>],
+    i: usize,
+    c: Completion,
+    requests: *mut c_int,
+    status: *mut MpiStatus,
+    done: &mut Vec<Completed>,
+) -> Result<(), MpiError> {
+    if ids[i].is_none() {
+        write_status(status, &c.status);
+        return Ok(());
+    }
+    if let Some(g) = gens[i] {
+        done.push(Completed::new(g, status, c.freed));
+    }
+    complete(c, requests.add(i), status)
+}
+
 mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        if thread_multiple() {
+        let gens = generalized_of(&ids);
+        if thread_multiple() || gens.iter().any(Option::is_some) {
             // Wait until all are done (without holding the lock meanwhile),
             // then collect them as below.
             block_until("MPI_Waitall", |e| Ok(e.testall_done(&ids)?.then_some(())))?;
         }
-        engine("MPI_Waitall", |e| {
-            let done = e.waitall(&ids)?;
+        let mut done = Vec::new();
+        let r = engine("MPI_Waitall", |e| {
+            let all = e.waitall(&ids)?;
             let mut any_error = false;
-            for (i, c) in done.into_iter().enumerate() {
-                match ids[i] {
-                    Some(_) => any_error |= complete(c, requests.add(i), status_at(statuses, i)).is_err(),
-                    None => write_status(status_at(statuses, i), &c.status),
-                }
+            for (i, c) in all.into_iter().enumerate() {
+                any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done).is_err();
             }
             if any_error { Err(MpiError::InStatus) } else { Ok(()) }
-        })
+        });
+        with_generalized(r, done, true)
     })();
     finish(MPI_COMM_WORLD, "MPI_Waitall", r)
 } }
@@ -468,15 +522,14 @@ mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiS
 mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, statuses: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        engine("MPI_Testall", |e| match e.testall(&ids)? {
-            Some(done) => {
+        let gens = generalized_of(&ids);
+        let mut done = Vec::new();
+        let r = engine("MPI_Testall", |e| match e.testall(&ids)? {
+            Some(all) => {
                 write_out(flag, 1);
                 let mut any_error = false;
-                for (i, c) in done.into_iter().enumerate() {
-                    match ids[i] {
-                        Some(_) => any_error |= complete(c, requests.add(i), status_at(statuses, i)).is_err(),
-                        None => write_status(status_at(statuses, i), &c.status),
-                    }
+                for (i, c) in all.into_iter().enumerate() {
+                    any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done).is_err();
                 }
                 if any_error { Err(MpiError::InStatus) } else { Ok(()) }
             }
@@ -484,7 +537,8 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
                 write_out(flag, 0);
                 Ok(())
             }
-        })
+        });
+        with_generalized(r, done, true)
     })();
     finish(MPI_COMM_WORLD, "MPI_Testall", r)
 } }
@@ -492,20 +546,23 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
 mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, status: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        if thread_multiple() {
+        let gens = generalized_of(&ids);
+        if thread_multiple() || gens.iter().any(Option::is_some) {
             block_until("MPI_Waitany", |e| Ok(e.testany_done(&ids)?.then_some(())))?;
         }
-        engine("MPI_Waitany", |e| match e.waitany(&ids)? {
+        let mut done = Vec::new();
+        let r = engine("MPI_Waitany", |e| match e.waitany(&ids)? {
             Some((i, c)) => {
                 write_out(index, i as c_int);
-                complete(c, requests.add(i), status)
+                complete_entry(&ids, &gens, i, c, requests, status, &mut done)
             }
             None => {
                 write_out(index, MPI_UNDEFINED);
                 write_status(status, &shim_engine::Status::empty());
                 Ok(())
             }
-        })
+        });
+        with_generalized(r, done, false)
     })();
     finish(MPI_COMM_WORLD, "MPI_Waitany", r)
 } }
@@ -513,11 +570,13 @@ mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, 
 mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, flag: *mut c_int, status: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        engine("MPI_Testany", |e| match e.testany(&ids)? {
+        let gens = generalized_of(&ids);
+        let mut done = Vec::new();
+        let r = engine("MPI_Testany", |e| match e.testany(&ids)? {
             TestAny::Done(i, c) => {
                 write_out(flag, 1);
                 write_out(index, i as c_int);
-                complete(c, requests.add(i), status)
+                complete_entry(&ids, &gens, i, c, requests, status, &mut done)
             }
             TestAny::NoneActive => {
                 write_out(flag, 1);
@@ -530,7 +589,8 @@ mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, 
                 write_out(index, MPI_UNDEFINED);
                 Ok(())
             }
-        })
+        });
+        with_generalized(r, done, false)
     })();
     finish(MPI_COMM_WORLD, "MPI_Testany", r)
 } }
@@ -546,10 +606,12 @@ unsafe fn some(
 ) -> c_int {
     let r = (|| {
         let ids = request_list(incount, requests)?;
-        if wait && thread_multiple() {
+        let gens = generalized_of(&ids);
+        if wait && (thread_multiple() || gens.iter().any(Option::is_some)) {
             block_until(func, |e| Ok(e.testany_done(&ids)?.then_some(())))?;
         }
-        engine(func, |e| {
+        let mut done = Vec::new();
+        let r = engine(func, |e| {
             let got = if wait {
                 e.waitsome(&ids)?
             } else {
@@ -560,12 +622,21 @@ unsafe fn some(
                     write_out(outcount, MPI_UNDEFINED);
                     Ok(())
                 }
-                Some(done) => {
-                    write_out(outcount, done.len() as c_int);
+                Some(all) => {
+                    write_out(outcount, all.len() as c_int);
                     let mut any_error = false;
-                    for (k, (i, c)) in done.into_iter().enumerate() {
+                    for (k, (i, c)) in all.into_iter().enumerate() {
                         write_out(indices.add(k), i as c_int);
-                        any_error |= complete(c, requests.add(i), status_at(statuses, k)).is_err();
+                        any_error |= complete_entry(
+                            &ids,
+                            &gens,
+                            i,
+                            c,
+                            requests,
+                            status_at(statuses, k),
+                            &mut done,
+                        )
+                        .is_err();
                     }
                     if any_error {
                         Err(MpiError::InStatus)
@@ -574,7 +645,8 @@ unsafe fn some(
                     }
                 }
             }
-        })
+        });
+        with_generalized(r, done, true)
     })();
     finish(MPI_COMM_WORLD, func, r)
 }
@@ -593,10 +665,13 @@ mpi_fn! { fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *m
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
+        let g = generalized_of(&[Some(id)])[0];
         let st = engine("MPI_Request_get_status", |e| e.request_get_status(id))?;
         write_out(flag, st.is_some() as c_int);
-        if let Some(st) = st {
-            write_status(status, &st);
+        match (st, g) {
+            (Some(st), None) => write_status(status, &st),
+            (Some(_), Some(g)) => grequest::status_of(&g, status)?,
+            (None, _) => {}
         }
         Ok(())
     })();
@@ -606,7 +681,13 @@ mpi_fn! { fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *m
 mpi_fn! { fn MPI_Cancel(request: *mut c_int) {
     let r = (|| {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
-        engine("MPI_Cancel", |e| e.cancel(id))
+        match generalized_of(&[Some(id)])[0] {
+            Some(g) => {
+                let complete = engine("MPI_Cancel", |e| e.is_done(id))?;
+                grequest::cancel(&g, complete)
+            }
+            None => engine("MPI_Cancel", |e| e.cancel(id)),
+        }
     })();
     finish(MPI_COMM_WORLD, "MPI_Cancel", r)
 } }
@@ -614,9 +695,10 @@ mpi_fn! { fn MPI_Cancel(request: *mut c_int) {
 mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
     let r = (|| {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
+        let g = generalized_of(&[Some(id)])[0];
         engine("MPI_Request_free", |e| e.request_free(id))?;
         write_out(request, MPI_REQUEST_NULL);
-        Ok(())
+        g.map_or(Ok(()), |g| grequest::freed(&g))
     })();
     finish(MPI_COMM_WORLD, "MPI_Request_free", r)
 } }

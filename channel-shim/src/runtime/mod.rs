@@ -16,8 +16,8 @@ pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
 pub use pacer::Pacer;
 pub use state::{
-    abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, now_srt_ns, pacer,
-    try_with_engine, with_engine, JobInfo,
+    abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, job_size_from_env,
+    now_srt_ns, pacer, try_with_engine, with_engine, JobInfo,
 };
 
 /// Ends the job because of an error the program cannot recover from: tells

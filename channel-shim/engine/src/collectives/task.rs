@@ -253,6 +253,8 @@ pub(crate) struct Task {
     parked: Option<RequestId>,
     /// The reserved handle a new communicator gets (`MPI_Comm_idup`).
     into: Option<CommId>,
+    /// The new communicator is a duplicate: it gets the parent's hints.
+    dup: bool,
 }
 
 impl Task {
@@ -267,7 +269,15 @@ impl Task {
             report: None,
             parked: None,
             into: None,
+            dup: false,
         }
+    }
+
+    /// The communicator the task creates duplicates the call's: it gets
+    /// its hints too.
+    pub(crate) fn duplicate(mut self) -> Task {
+        self.dup = true;
+        self
     }
 
     /// Stores the communicator the task creates under reserved handle `id`.
@@ -384,7 +394,7 @@ impl<T: Transport> Engine<T> {
             }
             match task.fut.as_mut().poll(&mut cx) {
                 Poll::Ready(out) => {
-                    self.finish_task(req, out, task.into);
+                    self.finish_task(req, out, &task);
                     return None;
                 }
                 Poll::Pending => match task.io.take_cmd() {
@@ -395,7 +405,7 @@ impl<T: Transport> Engine<T> {
                     }
                     None => {
                         // Only commands suspend an algorithm.
-                        self.finish_task(req, Err(MpiError::Other), task.into);
+                        self.finish_task(req, Err(MpiError::Other), &task);
                         return None;
                     }
                 },
@@ -445,7 +455,7 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    fn finish_task(&mut self, req: RequestId, out: MpiResult<TaskOut>, into: Option<CommId>) {
+    fn finish_task(&mut self, req: RequestId, out: MpiResult<TaskOut>, task: &Task) {
         let (error, output) = match out {
             Ok(TaskOut::Out(o)) => (None, o),
             Ok(TaskOut::NewComm { comm, local }) => {
@@ -454,7 +464,7 @@ impl<T: Transport> Engine<T> {
                     let id = self.comms.add(*l);
                     comm.set_local_comm(id);
                 }
-                let id = match into {
+                let id = match task.into {
                     Some(id) => {
                         self.comms.fill(id, comm);
                         id
@@ -463,6 +473,11 @@ impl<T: Transport> Engine<T> {
                 };
                 if let Some(parent) = self.reqs.get(req).ok().and_then(|r| r.comm) {
                     self.inherit_errhandler(parent, id);
+                    if task.dup {
+                        if let Ok(h) = self.comm_hints(parent) {
+                            let _ = self.set_comm_hints(id, h);
+                        }
+                    }
                 }
                 (None, CollOutput::Comm(Some(id)))
             }

@@ -329,6 +329,35 @@ mod tests {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
     }
 
+    /// MPICH's extension: LAND, LOR and LXOR on floating types compute as
+    /// C does (non-zero, NaN included, is true; results are 1.0 or 0.0).
+    #[test]
+    fn logical_ops_on_floating_types() {
+        let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        let a = f64s(&[0.0, 2.5, -0.0, f64::NAN]);
+        for (op, want) in [
+            (BuiltinOp::Land, [0.0, 1.0, 0.0, 1.0]),
+            (BuiltinOp::Lor, [0.0, 1.0, 1.0, 1.0]),
+            (BuiltinOp::Lxor, [0.0, 0.0, 1.0, 0.0]),
+        ] {
+            let mut b = f64s(&[0.0, -1.0, 3.0, 1.0]);
+            red(op, B::Double, &a, &mut b).unwrap();
+            assert_eq!(b, f64s(&want), "{op:?}");
+        }
+        let mut x = 0.5f32.to_ne_bytes();
+        red(BuiltinOp::Lxor, B::Float, &0.0f32.to_ne_bytes(), &mut x).unwrap();
+        assert_eq!(f32::from_ne_bytes(x), 1.0);
+        let mut l = [0u8; 16];
+        float::f64_to_f80(7.0, &mut l);
+        red(BuiltinOp::Land, B::LongDouble, &l.clone(), &mut l).unwrap();
+        assert_eq!(float::f80_to_f64(&l), 1.0);
+        // Still no bitwise operations on them.
+        assert_eq!(
+            red(BuiltinOp::Band, B::Double, &a, &mut a.clone()),
+            Err(MpiError::Op)
+        );
+    }
+
     /// gfortran's LOGICAL is 4 bytes with `.TRUE.` = 1; results are 0 or 1
     /// whatever non-zero value an input holds.
     #[test]
