@@ -420,3 +420,24 @@ fn rank_names_resolve_from_pcapng_and_from_the_hosts_file() {
         ]
     );
 }
+
+/// The dissector names every call code the shim's envelope can carry, as
+/// the engine does (so new calls show up by name in Wireshark).
+#[test]
+fn the_dissector_names_every_call_code_as_the_engine_does() {
+    use shim_engine::envelope::CallCode;
+    let lua = std::fs::read_to_string(root().join("docs/wireshark/mpinetsim.lua")).unwrap();
+    let table = &lua[lua.find("local calls = {").unwrap()..];
+    let table = &table[..table.find("\n}\n").unwrap()];
+    let mut named = BTreeMap::new();
+    for entry in table.split('[').skip(1) {
+        let (code, rest) = entry.split_once("] = \"").unwrap();
+        let name = &rest[..rest.find('"').unwrap()];
+        named.insert(code.trim().parse::<u8>().unwrap(), name.to_string());
+    }
+    let engine: BTreeMap<u8, String> = (0..=255u8)
+        .filter_map(|b| CallCode::from_u8(b).map(|c| (b, c.name().to_string())))
+        .map(|(b, n)| (b, if b == 0 { "other".to_string() } else { n }))
+        .collect();
+    assert_eq!(named, engine);
+}

@@ -2,7 +2,7 @@
 //! free and compare, and the intercommunicator queries (creating
 //! communicators is in [`crate::comm_create`]).
 
-use crate::comm::CommId;
+use crate::comm::{Comm, CommId};
 use crate::datatype::DatatypeId;
 use crate::error::{MpiError, MpiResult};
 use crate::group::{Comparison, Group, GroupId};
@@ -196,8 +196,17 @@ impl<T: Transport> Engine<T> {
     pub fn comm_free(&mut self, comm: CommId) -> MpiResult<()> {
         self.note_call();
         self.comms.free(comm)?;
+        self.topos.remove(comm);
         self.forget_object(Object::Comm(comm));
         Ok(())
+    }
+
+    /// Stores a communicator made from `parent`: it inherits the parent's
+    /// error handler.
+    pub(crate) fn add_comm(&mut self, parent: CommId, comm: Comm) -> CommId {
+        let id = self.comms.add(comm);
+        self.inherit_errhandler(parent, id);
+        id
     }
 }
 

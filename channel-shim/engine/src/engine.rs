@@ -24,6 +24,7 @@ use crate::request::{
     OnDone, Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State,
 };
 use crate::status::{Completion, Status};
+use crate::topo::Topologies;
 use crate::transport::{Incoming, Transport};
 use std::collections::HashMap;
 
@@ -151,6 +152,7 @@ pub struct Engine<T: Transport> {
     pub(crate) groups: Groups,
     pub(crate) reqs: Requests,
     pub(crate) queues: MatchQueues<RequestId, Msg>,
+    pub(crate) topos: Topologies,
     seq: HashMap<(u32, u32), u32>,
     next_op: u32,
     /// Rendezvous sends waiting for their CTS, by sender op.
@@ -203,6 +205,7 @@ impl<T: Transport> Engine<T> {
             groups: Groups::new(),
             reqs: Requests::default(),
             queues: MatchQueues::new(),
+            topos: Topologies::default(),
             seq: HashMap::new(),
             next_op: 1,
             rdv_send: HashMap::new(),

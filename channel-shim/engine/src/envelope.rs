@@ -192,54 +192,82 @@ call_codes! {
     Comm_split = 65,
     /// MPI_Comm_create (context-id agreement).
     Comm_create = 66,
+    /// MPI_Cart_create (context-id agreement).
+    Cart_create = 67,
+    /// MPI_Graph_create (context-id agreement).
+    Graph_create = 68,
+    /// MPI_Dist_graph_create (context-id agreement, edges to their ends).
+    Dist_graph_create = 69,
+    /// MPI_Dist_graph_create_adjacent (context-id agreement).
+    Dist_graph_create_adjacent = 70,
     /// MPI_Comm_idup (context-id agreement).
-    Comm_idup = 67,
+    Comm_idup = 71,
     /// MPI_Comm_split_type (colours by node).
-    Comm_split_type = 68,
+    Comm_split_type = 72,
     /// MPI_Comm_create_group (context-id agreement over the group).
-    Comm_create_group = 69,
+    Comm_create_group = 73,
     /// MPI_Intercomm_create (context ids and groups between the leaders).
-    Intercomm_create = 70,
+    Intercomm_create = 74,
     /// MPI_Intercomm_merge (context-id agreement, order of the groups).
-    Intercomm_merge = 71,
+    Intercomm_merge = 75,
+    /// MPI_Neighbor_allgather.
+    Neighbor_allgather = 96,
+    /// MPI_Neighbor_allgatherv.
+    Neighbor_allgatherv = 97,
+    /// MPI_Neighbor_alltoall.
+    Neighbor_alltoall = 98,
+    /// MPI_Neighbor_alltoallv.
+    Neighbor_alltoallv = 99,
+    /// MPI_Neighbor_alltoallw.
+    Neighbor_alltoallw = 100,
+    /// MPI_Ineighbor_allgather.
+    Ineighbor_allgather = 101,
+    /// MPI_Ineighbor_allgatherv.
+    Ineighbor_allgatherv = 102,
+    /// MPI_Ineighbor_alltoall.
+    Ineighbor_alltoall = 103,
+    /// MPI_Ineighbor_alltoallv.
+    Ineighbor_alltoallv = 104,
+    /// MPI_Ineighbor_alltoallw.
+    Ineighbor_alltoallw = 105,
     /// MPI_Ibarrier.
-    Ibarrier = 80,
+    Ibarrier = 128,
     /// MPI_Ibcast.
-    Ibcast = 81,
+    Ibcast = 129,
     /// MPI_Ireduce.
-    Ireduce = 82,
+    Ireduce = 130,
     /// MPI_Iallreduce.
-    Iallreduce = 83,
+    Iallreduce = 131,
     /// MPI_Igather.
-    Igather = 84,
+    Igather = 132,
     /// MPI_Igatherv.
-    Igatherv = 85,
+    Igatherv = 133,
     /// MPI_Iscatter.
-    Iscatter = 86,
+    Iscatter = 134,
     /// MPI_Iscatterv.
-    Iscatterv = 87,
+    Iscatterv = 135,
     /// MPI_Iallgather.
-    Iallgather = 88,
+    Iallgather = 136,
     /// MPI_Iallgatherv.
-    Iallgatherv = 89,
+    Iallgatherv = 137,
     /// MPI_Ialltoall.
-    Ialltoall = 90,
+    Ialltoall = 138,
     /// MPI_Ialltoallv.
-    Ialltoallv = 91,
+    Ialltoallv = 139,
     /// MPI_Ialltoallw.
-    Ialltoallw = 92,
+    Ialltoallw = 140,
     /// MPI_Ireduce_scatter.
-    Ireduce_scatter = 93,
+    Ireduce_scatter = 141,
     /// MPI_Ireduce_scatter_block.
-    Ireduce_scatter_block = 94,
+    Ireduce_scatter_block = 142,
     /// MPI_Iscan.
-    Iscan = 95,
+    Iscan = 143,
     /// MPI_Iexscan.
-    Iexscan = 96,
+    Iexscan = 144,
 }
 
 /// Each nonblocking collective's call code and its blocking call's.
-const NONBLOCKING: [(CallCode, CallCode); 17] = {
+const NONBLOCKING: [(CallCode, CallCode); 22] = {
     use CallCode::*;
     [
         (Ibarrier, Barrier),
@@ -259,6 +287,11 @@ const NONBLOCKING: [(CallCode, CallCode); 17] = {
         (Ireduce_scatter_block, Reduce_scatter_block),
         (Iscan, Scan),
         (Iexscan, Exscan),
+        (Ineighbor_allgather, Neighbor_allgather),
+        (Ineighbor_allgatherv, Neighbor_allgatherv),
+        (Ineighbor_alltoall, Neighbor_alltoall),
+        (Ineighbor_alltoallv, Neighbor_alltoallv),
+        (Ineighbor_alltoallw, Neighbor_alltoallw),
     ]
 };
 
@@ -278,6 +311,14 @@ impl CallCode {
             .iter()
             .find(|(_, b)| *b == self)
             .map_or(self, |(i, _)| *i)
+    }
+
+    /// Whether the code is a neighbourhood collective's (blocking or
+    /// not): its messages are the collective (one per edge of the
+    /// topology), so the analytic network model times them as
+    /// point-to-point messages.
+    pub fn is_neighborhood(self) -> bool {
+        (96..=127).contains(&(self as u8))
     }
 }
 

@@ -34,6 +34,7 @@ pub mod p2p;
 mod rendezvous;
 pub mod request;
 pub mod status;
+pub mod topo;
 pub mod transport;
 
 pub use attr::{AttrCall, Keyval, PredefinedAttr};

@@ -96,3 +96,11 @@ fortran_wrappers! {
     fn mpi_op_free_ = MPI_Op_free(op: IntRef);
     fn mpi_op_commutative_ = MPI_Op_commutative(op: In, commute: IntRef);
 }
+
+fortran_wrappers! {
+    fn mpi_neighbor_allgather_ = MPI_Neighbor_allgather(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In);
+    fn mpi_neighbor_allgatherv_ = MPI_Neighbor_allgatherv(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In);
+    fn mpi_neighbor_alltoall_ = MPI_Neighbor_alltoall(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In);
+    fn mpi_neighbor_alltoallv_ = MPI_Neighbor_alltoallv(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In);
+    fn mpi_neighbor_alltoallw_ = MPI_Neighbor_alltoallw(sendbuf: Buf, sendcounts: IntRef, sdispls: AintRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: AintRef, recvtypes: IntRef, comm: In);
+}

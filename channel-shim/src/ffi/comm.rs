@@ -43,7 +43,7 @@ unsafe fn query(
 }
 
 /// Hands a new communicator (or `MPI_COMM_NULL`) to the program.
-unsafe fn hand_out_comm(id: Option<CommId>, newcomm: *mut c_int) {
+pub(crate) unsafe fn hand_out_comm(id: Option<CommId>, newcomm: *mut c_int) {
     write_out(newcomm, id.map_or(MPI_COMM_NULL, comm_to));
 }
 

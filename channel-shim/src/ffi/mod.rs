@@ -40,6 +40,7 @@ pub mod buffers;
 pub mod collectives;
 pub mod comm;
 pub mod datatype;
+pub mod datatype_ext;
 pub mod engine_access;
 pub mod errors;
 pub mod grequest;
@@ -48,9 +49,11 @@ pub mod info;
 pub mod init;
 pub mod multiple;
 pub mod nbc;
+pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod symbols;
+pub mod topo;
 
 /// Called at the entry of every MPI function: accounts compute time and
 /// sleeps to stretch it by the time factor; then, while nonblocking

@@ -55,12 +55,22 @@ pub struct GatewayTransport {
 
 /// Envelope offset of the context id (see `shim_engine::envelope`).
 const CONTEXT_OFFSET: usize = 20;
+/// Envelope offset of the call code.
+const CALL_OFFSET: usize = 4;
 
-/// True for a message on a collective context (odd context ids).
+/// True for a message the analytic model's collective timing covers: one
+/// on a collective context (odd context ids), except a neighbourhood
+/// collective's, whose messages are timed one by one like point-to-point
+/// ones (the model has no neighbourhood operation).
 fn is_collective_message(bytes: &[u8]) -> bool {
-    bytes
+    let odd = bytes
         .get(CONTEXT_OFFSET..CONTEXT_OFFSET + 4)
-        .is_some_and(|c| u32::from_le_bytes(c.try_into().unwrap()) & 1 == 1)
+        .is_some_and(|c| u32::from_le_bytes(c.try_into().unwrap()) & 1 == 1);
+    let neighborhood = bytes
+        .get(CALL_OFFSET)
+        .and_then(|&c| shim_engine::envelope::CallCode::from_u8(c))
+        .is_some_and(|c| c.is_neighborhood());
+    odd && !neighborhood
 }
 
 impl GatewayTransport {

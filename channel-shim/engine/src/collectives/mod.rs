@@ -30,6 +30,7 @@ mod alltoall;
 pub(crate) mod bcast;
 pub(crate) mod gather;
 mod inter;
+mod neighbor;
 pub(crate) mod reduce;
 pub(crate) mod task;
 
@@ -331,6 +332,63 @@ impl<T: Transport> Engine<T> {
             flags: c.envelope_flags(),
             io: io.clone(),
         })
+    }
+
+    /// Starts sending `data` to member `to` of `c` from code that runs to
+    /// its end in one call (not as a task), flagged when `c` already failed.
+    pub(crate) fn c_isend(&mut self, c: &Ctx, to: u32, data: Vec<u8>) -> RequestId {
+        let r = self.reqs.add(crate::request::Request::new(
+            crate::request::State::Inactive,
+        ));
+        let flags = c.flags
+            | if c.failure().is_some() {
+                FLAG_COLL_ERROR
+            } else {
+                0
+            };
+        let dst = c.ranks[to as usize];
+        self.start_send(
+            r,
+            crate::request::SendMode::Standard,
+            data,
+            dst,
+            c.send_context,
+            c.tag,
+            c.call,
+            flags,
+        );
+        r
+    }
+
+    /// Posts the receive of `len` bytes from member `from` of `c` (see
+    /// [`c_isend`](Self::c_isend)).
+    pub(crate) fn c_irecv(&mut self, c: &Ctx, from: u32, len: usize) -> MpiResult<RequestId> {
+        self.irecv_world(len as u64, c.ranks[from as usize], c.tag, c.comm, c.context)
+    }
+
+    /// Waits for a receive of `len` bytes (see [`c_isend`](Self::c_isend)):
+    /// records its error and returns exactly `len` bytes.
+    pub(crate) fn c_wait(&mut self, c: &Ctx, r: RequestId, len: usize) -> MpiResult<Vec<u8>> {
+        let done = self.wait_internal(r)?;
+        if let Some(e) = done.status.error {
+            c.fail(e);
+        }
+        Ok(c.fit(done.data.unwrap_or_default(), len))
+    }
+
+    /// Agrees over `parent` on the context block of a communicator made
+    /// from it (the topology constructors).
+    pub(crate) fn agree_context(&mut self, parent: CommId, call: CallCode) -> MpiResult<u32> {
+        let c = self.ctx(parent, call)?;
+        let th = self.cfg.coll;
+        let t = task::Task::new(c.io().clone(), async move {
+            let ctx = crate::comm_create::agree_intra(&c, th).await?;
+            Ok(CollOutput::Bytes(ctx.to_le_bytes().to_vec()).into())
+        });
+        let b = self.run_task(t)?.into_bytes();
+        Ok(u32::from_le_bytes(
+            b.try_into().map_err(|_| MpiError::Other)?,
+        ))
     }
 
     /// What the network model is told about call `c`: its members, root

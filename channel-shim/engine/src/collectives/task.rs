@@ -477,6 +477,9 @@ impl<T: Transport> Engine<T> {
                         if let Ok(h) = self.comm_hints(parent) {
                             let _ = self.set_comm_hints(id, h);
                         }
+                        if let Some(t) = self.topos.get(parent).cloned() {
+                            self.topos.set(id, t);
+                        }
                     }
                 }
                 (None, CollOutput::Comm(Some(id)))
@@ -504,7 +507,7 @@ impl<T: Transport> Engine<T> {
 
     /// Posts a receive from world rank `src` on `context` (a collective's
     /// own matching: its context and tag).
-    fn irecv_world(
+    pub(crate) fn irecv_world(
         &mut self,
         capacity: u64,
         src: u32,
