@@ -112,6 +112,14 @@ impl NetworkModel {
         }
     }
 
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        match self {
+            NetworkModel::Packet(s) => s.messages_in_flight(),
+            NetworkModel::Analytic(s) => s.messages_in_flight(),
+        }
+    }
+
     /// Time of the next event.
     pub fn next_event_time(&self) -> Option<Nanos> {
         match self {

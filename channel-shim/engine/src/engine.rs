@@ -161,7 +161,7 @@ pub struct Engine<T: Transport> {
     pub(crate) streams_out: HashMap<u32, OutStream>,
     /// Rendezvous receives waiting for data, by receiver op.
     pub(crate) rdv_recv: HashMap<u32, RequestId>,
-    sync_send: HashMap<u32, RequestId>,
+    pub(crate) sync_send: HashMap<u32, RequestId>,
     /// The attached buffer for buffered sends: (address, size). The engine
     /// copies messages itself, so only the size is used; the address is
     /// what `MPI_Buffer_detach` hands back.
@@ -337,7 +337,16 @@ impl<T: Transport> Engine<T> {
             any = true;
         }
         if !any && block {
-            let m = self.t.recv_blocking();
+            let m = match self.t.recv_within(crate::waiting::REPORT_WAITING_AFTER) {
+                Some(m) => m,
+                None => {
+                    // Nothing for a while: say what this rank waits for
+                    // (once per wait), then wait on.
+                    let w = self.waiting();
+                    self.t.report_waiting(&w);
+                    self.t.recv_blocking()
+                }
+            };
             self.handle(m);
             any = true;
         }
@@ -485,6 +494,7 @@ impl<T: Transport> Engine<T> {
                     self.tsend(dst, &env, &data);
                     State::Pending(Pending::Send {
                         data: MessageData::default(),
+                        dst,
                     })
                 } else {
                     self.tsend(dst, &env, &data);
@@ -497,7 +507,7 @@ impl<T: Transport> Engine<T> {
                 env.sender_op = self.new_op();
                 self.rdv_send.insert(env.sender_op, req);
                 self.tsend(dst, &env, &[]);
-                State::Pending(Pending::Send { data })
+                State::Pending(Pending::Send { data, dst })
             }
         };
         match state {

@@ -36,6 +36,7 @@ pub mod request;
 pub mod status;
 pub mod topo;
 pub mod transport;
+pub mod waiting;
 
 pub use attr::{AttrCall, Keyval, PredefinedAttr};
 pub use comm::CommId;

@@ -58,6 +58,8 @@ pub(crate) enum Pending {
     Send {
         /// The data, kept until the CTS (empty when waiting for an ack).
         data: MessageData,
+        /// Destination world rank.
+        dst: u32,
     },
     Recv {
         comm: CommId,

@@ -60,6 +60,18 @@ pub trait Transport {
     fn try_recv(&mut self) -> Option<Incoming>;
     /// Blocks until a message is delivered.
     fn recv_blocking(&mut self) -> Incoming;
+    /// Waits at most `timeout` for a delivered message (by default without
+    /// limit, for transports that cannot wait with a timeout).
+    fn recv_within(&mut self, timeout: std::time::Duration) -> Option<Incoming> {
+        let _ = timeout;
+        Some(self.recv_blocking())
+    }
+    /// The rank has waited [`REPORT_WAITING_AFTER`](crate::waiting::REPORT_WAITING_AFTER)
+    /// with nothing arriving: tells whoever watches the job what it waits
+    /// for (by default nobody).
+    fn report_waiting(&mut self, waiting: &crate::waiting::Waiting) {
+        let _ = waiting;
+    }
     /// Scaled real time now, ns (what MPI_Wtime reports × 1e9).
     fn now_srt_ns(&self) -> u64;
     /// Messages with more payload bytes than this use rendezvous.

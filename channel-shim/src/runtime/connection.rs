@@ -11,12 +11,16 @@ use mpinetsim_protocol::{
 };
 use shim_engine::envelope::{CallCode, Envelope, Kind};
 use shim_engine::transport::{CollectiveStart, Incoming, Transport};
+use shim_engine::waiting::Waiting;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::time::Duration;
 
 /// How long the gateway may take to answer the Hello and the clock probes.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a rank that aborts waits for the gateway to acknowledge it.
+const ABORT_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Who this rank is, for the Hello.
 pub struct Identity {
@@ -51,6 +55,8 @@ pub struct GatewayTransport {
     /// Collectives reported to the analytic model, by their name there:
     /// where to deliver their release (receive context and tag).
     reported: HashMap<(u32, u32, u32), (u32, i32)>,
+    /// Deliver and CollectiveDone frames read (see `Frame::Waiting`).
+    wakeups: u64,
 }
 
 /// Envelope offset of the context id (see `shim_engine::envelope`).
@@ -96,6 +102,7 @@ impl GatewayTransport {
             node: 0,
             coll_seq: HashMap::new(),
             reported: HashMap::new(),
+            wakeups: 0,
         };
         t.write_frame(&Frame::Hello {
             version: VERSION,
@@ -133,7 +140,11 @@ impl GatewayTransport {
         }
         t.initial_clock_sync();
         t.handshaking = false;
-        let _ = t.stream.set_read_timeout(None);
+        // Blocking reads give up after this long, so a rank that waits
+        // with nothing arriving can tell the gateway what it waits for.
+        let _ = t
+            .stream
+            .set_read_timeout(Some(shim_engine::waiting::REPORT_WAITING_AFTER));
         Ok(t)
     }
 
@@ -245,7 +256,8 @@ impl GatewayTransport {
     }
 
     /// Reads until one frame is complete; without `block`, returns None
-    /// when the socket has nothing more right now.
+    /// when the socket has nothing more right now, with `block` when
+    /// nothing arrived within the read timeout (after the handshake).
     fn read_frame(&mut self, block: bool) -> Option<Frame> {
         loop {
             match Frame::decode(&self.inbuf) {
@@ -268,12 +280,15 @@ impl GatewayTransport {
                         if matches!(
                             e.kind(),
                             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) && self.handshaking =>
+                        ) =>
                     {
-                        self.lost(&format!(
-                            "did not answer within {} s",
-                            HANDSHAKE_TIMEOUT.as_secs()
-                        ))
+                        if self.handshaking {
+                            self.lost(&format!(
+                                "did not answer within {} s",
+                                HANDSHAKE_TIMEOUT.as_secs()
+                            ))
+                        }
+                        return None;
                     }
                     Err(e) => self.lost(&format!("could not be read from ({e})")),
                 }
@@ -334,6 +349,7 @@ impl GatewayTransport {
                 vtime_ns,
                 bytes,
             }) => {
+                self.wakeups += 1;
                 self.ready.push_back(Incoming {
                     src,
                     vtime_ns,
@@ -362,6 +378,19 @@ impl GatewayTransport {
         }
     }
 
+    /// Tells the gateway what the MPI call in progress waits for.
+    pub fn send_waiting(&mut self, w: &Waiting) {
+        let call = super::pacer(|p| p.call_name()).unwrap_or_default();
+        let listed = w.peers.len().min(mpinetsim_protocol::MAX_WAITING_PEERS);
+        self.write_frame(&Frame::Waiting {
+            call: call.to_string(),
+            any_source: w.any_source,
+            peers: w.peers[..listed].to_vec(),
+            more_peers: listed < w.peers.len(),
+            wakeups: self.wakeups,
+        });
+    }
+
     /// The analytic model released collective (`context`, `leader`,
     /// `seq`) at virtual time `vtime_ns`: the call's release message (see
     /// [`Transport::collective_begin`]) is delivered like any message, at
@@ -387,6 +416,7 @@ impl GatewayTransport {
             msg_len: 0,
             payload_len: 0,
         };
+        self.wakeups += 1;
         self.ready.push_back(Incoming {
             src: self.rank,
             vtime_ns,
@@ -394,14 +424,42 @@ impl GatewayTransport {
         });
     }
 
-    /// Tells the gateway the job is aborted; false when it could not be
-    /// told (it is gone), so the caller prints the reason itself.
+    /// Tells the gateway the job is aborted and waits (at most
+    /// [`ABORT_ACK_TIMEOUT`]) until it has recorded that, so the reason
+    /// reaches the job's report before this process exits and the gateway
+    /// sees it end. False when the gateway could not be told (it is gone),
+    /// so the caller prints the reason itself.
     pub fn send_abort(&mut self, code: i32, text: &str) -> bool {
         let f = Frame::Abort {
             code,
             text: text.to_string(),
         };
-        self.stream.write_all(&f.to_bytes()).is_ok()
+        if self.stream.write_all(&f.to_bytes()).is_err() {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + ABORT_ACK_TIMEOUT;
+        let mut chunk = [0u8; 64 * 1024];
+        while std::time::Instant::now() < deadline {
+            // Frames before the ack (deliveries) no longer matter.
+            while let Ok(Some((f, used))) = Frame::decode(&self.inbuf) {
+                self.inbuf.drain(..used);
+                if f == Frame::AbortAck {
+                    return true;
+                }
+            }
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return true, // the gateway ended the job: it read the Abort
+                Ok(n) => self.inbuf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return true,
+            }
+        }
+        true
     }
 }
 
@@ -446,6 +504,18 @@ impl Transport for GatewayTransport {
         let due = self.ready.front().unwrap().vtime_ns;
         self.wait_until_srt(due);
         self.ready.pop_front().unwrap()
+    }
+    fn recv_within(&mut self, timeout: Duration) -> Option<Incoming> {
+        let deadline = std::time::Instant::now() + timeout;
+        while self.ready.is_empty() {
+            if !self.pump(true) && std::time::Instant::now() >= deadline {
+                return None;
+            }
+        }
+        Some(self.recv_blocking())
+    }
+    fn report_waiting(&mut self, w: &Waiting) {
+        self.send_waiting(w);
     }
     fn now_srt_ns(&self) -> u64 {
         self.srt_ns()

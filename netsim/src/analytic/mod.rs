@@ -415,6 +415,11 @@ impl AnalyticSim {
         self.gathering.len()
     }
 
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        self.injected - self.delivered
+    }
+
     /// The model's counters.
     pub fn analytic_stats(&self) -> &AnalyticStats {
         &self.stats
