@@ -123,6 +123,8 @@ pub struct Gateway {
     pub lateness: LatenessRecorder,
     /// Connections by token index − FIRST_CONN.
     pub conns: Vec<Option<RankConnection>>,
+    /// The node each rank runs on, told to it in its Welcome.
+    rank_nodes: Vec<u32>,
     settings: GatewaySettings,
     poll: Poll,
     listeners: Vec<Listener>,
@@ -207,6 +209,7 @@ impl Gateway {
                 .clone()
                 .map(|p| crate::adaptive::AdaptiveController::new(p, settings.factor, epoch_ns)),
             factor_changes: Vec::new(),
+            rank_nodes: sim.rank_nodes(),
             sim,
             lateness: LatenessRecorder::default(),
             conns: Vec::new(),
@@ -615,6 +618,7 @@ impl Gateway {
                     eager_limit: self.settings.eager_limit,
                     adaptive: self.settings.adaptive.is_some(),
                     analytic: self.sim.analytic().is_some(),
+                    node: self.rank_nodes.get(rank as usize).copied().unwrap_or(0),
                 });
                 // A rank that connects after factor switches learns them all.
                 for p in &self.time.clock.pieces()[1..] {
@@ -862,7 +866,12 @@ impl Gateway {
                 if let Some(c) =
                     self.rank_conn[r.rank as usize].and_then(|ci| self.conns[ci].as_mut())
                 {
-                    c.queue(&Frame::CollectiveDone { vtime_ns: r.at.0 });
+                    c.queue(&Frame::CollectiveDone {
+                        context: r.key.context,
+                        leader: r.key.leader,
+                        seq: r.key.seq,
+                        vtime_ns: r.at.0,
+                    });
                     c.wakeups += 1;
                     c.waiting = None;
                 }

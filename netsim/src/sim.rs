@@ -308,6 +308,28 @@ impl Simulator {
         capture::host_names(&self.net, &self.rank_hosts)
     }
 
+    /// The node each rank runs on, numbered from 0 in order of the ranks:
+    /// ranks on one host share a node, and so do the cores of one
+    /// processor of a hybrid network (hosts `cpuP.coreC`: every host whose
+    /// name has the same part before its first '.'), which share memory.
+    pub fn rank_nodes(&self) -> Vec<u32> {
+        let mut seen: Vec<&str> = Vec::new();
+        self.rank_hosts
+            .iter()
+            .map(|&h| {
+                let name = self.net.nodes[h as usize].name.as_str();
+                let machine = name.split('.').next().unwrap_or(name);
+                match seen.iter().position(|m| *m == machine) {
+                    Some(i) => i as u32,
+                    None => {
+                        seen.push(machine);
+                        seen.len() as u32 - 1
+                    }
+                }
+            })
+            .collect()
+    }
+
     /// The network graph being simulated.
     pub fn network(&self) -> &Network {
         &self.net

@@ -29,8 +29,9 @@ pub use secret::JobSecret;
 /// Protocol version; Hello and Welcome must carry the same. Version 3 added
 /// the job secret to Hello and the clock offset frames; version 4 the
 /// network model in Welcome and the collective frames; version 5 the
-/// Waiting and AbortAck frames.
-pub const VERSION: u16 = 5;
+/// Waiting and AbortAck frames; version 6 the rank's node in Welcome and
+/// the collective's name in CollectiveDone.
+pub const VERSION: u16 = 6;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -217,6 +218,9 @@ pub enum Frame {
         /// each collective as one [`Frame::Collective`] and sends the
         /// collective's data as [`Frame::CollectiveData`].
         analytic: bool,
+        /// The simulated node the rank runs on (ranks on one node share
+        /// memory: `MPI_COMM_TYPE_SHARED`).
+        node: u32,
     },
     /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
     /// CLOCK_MONOTONIC (see [`ClockSample`]).
@@ -311,9 +315,16 @@ pub enum Frame {
         /// Scaled real time the rank entered the call, ns.
         srt_ns: u64,
     },
-    /// Gateway → shim, analytic model only: the collective the rank waits
-    /// in ended at virtual time `vtime_ns`.
+    /// Gateway → shim, analytic model only: the collective
+    /// (`context`, `leader`, `seq` of its [`Frame::Collective`]) ended at
+    /// virtual time `vtime_ns`.
     CollectiveDone {
+        /// The communicator's collective context id.
+        context: u32,
+        /// World rank of the communicator's rank 0.
+        leader: u32,
+        /// The collective's sequence number.
+        seq: u32,
         /// Virtual end time, ns.
         vtime_ns: u64,
     },
@@ -433,6 +444,7 @@ impl Frame {
                 eager_limit,
                 adaptive,
                 analytic,
+                node,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -441,6 +453,7 @@ impl Frame {
                 out.extend_from_slice(&eager_limit.to_le_bytes());
                 out.push(*adaptive as u8);
                 out.push(*analytic as u8);
+                out.extend_from_slice(&node.to_le_bytes());
             }
             Frame::Factor { at_srt_ns, factor } => {
                 out.push(K_FACTOR);
@@ -502,8 +515,16 @@ impl Frame {
                 out.extend_from_slice(&received_bytes.to_le_bytes());
                 out.extend_from_slice(&srt_ns.to_le_bytes());
             }
-            Frame::CollectiveDone { vtime_ns } => {
+            Frame::CollectiveDone {
+                context,
+                leader,
+                seq,
+                vtime_ns,
+            } => {
                 out.push(K_COLLECTIVE_DONE);
+                out.extend_from_slice(&context.to_le_bytes());
+                out.extend_from_slice(&leader.to_le_bytes());
+                out.extend_from_slice(&seq.to_le_bytes());
                 out.extend_from_slice(&vtime_ns.to_le_bytes());
             }
             Frame::Waiting {
@@ -614,6 +635,7 @@ impl Frame {
                 eager_limit: r.u64()?,
                 adaptive: r.u8()? != 0,
                 analytic: r.u8()? != 0,
+                node: r.u32()?,
             },
             K_FACTOR => Frame::Factor {
                 at_srt_ns: r.u64()?,
@@ -658,7 +680,12 @@ impl Frame {
                 received_bytes: r.u64()?,
                 srt_ns: r.u64()?,
             },
-            K_COLLECTIVE_DONE => Frame::CollectiveDone { vtime_ns: r.u64()? },
+            K_COLLECTIVE_DONE => Frame::CollectiveDone {
+                context: r.u32()?,
+                leader: r.u32()?,
+                seq: r.u32()?,
+                vtime_ns: r.u64()?,
+            },
             K_WAITING => {
                 let wakeups = r.u64()?;
                 let len = r.u8()? as usize;
@@ -774,6 +801,7 @@ mod tests {
                 eager_limit: 65536,
                 adaptive: true,
                 analytic: true,
+                node: 3,
             },
             Frame::Factor {
                 at_srt_ns: 123,
@@ -816,7 +844,12 @@ mod tests {
                 received_bytes: 1600,
                 srt_ns: 12,
             },
-            Frame::CollectiveDone { vtime_ns: 13 },
+            Frame::CollectiveDone {
+                context: 5,
+                leader: 2,
+                seq: 9,
+                vtime_ns: 13,
+            },
             Frame::Waiting {
                 call: "MPI_Recv".into(),
                 any_source: true,

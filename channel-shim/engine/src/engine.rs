@@ -20,7 +20,9 @@ use crate::message_data::MessageData;
 use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
-use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
+use crate::request::{
+    OnDone, Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State,
+};
 use crate::status::{Completion, Status};
 use crate::topo::Topologies;
 use crate::transport::{Incoming, Transport};
@@ -51,6 +53,10 @@ pub struct CollThresholds {
     /// Allgather: recursive doubling below this total for powers of two,
     /// ring above (ALLGATHER_LONG_MSG_SIZE = 524288).
     pub allgather_long: u64,
+    /// Intercommunicator gather and scatter: through the receiving
+    /// group's rank 0 below this total, linear above
+    /// (GATHER_INTER_SHORT_MSG_SIZE, SCATTER_INTER_SHORT_MSG_SIZE = 2048).
+    pub inter_short: u64,
 }
 
 impl Default for CollThresholds {
@@ -64,6 +70,7 @@ impl Default for CollThresholds {
             alltoall_medium: 32768,
             allgather_short: 81920,
             allgather_long: 524288,
+            inter_short: 2048,
         }
     }
 }
@@ -161,6 +168,8 @@ pub struct Engine<T: Transport> {
     pub(crate) bsend_attached: Option<(usize, usize)>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    /// Started collectives that have not finished, in start order.
+    pub(crate) tasks: Vec<(RequestId, crate::collectives::task::Task)>,
     pub(crate) attrs: Attributes,
     pub(crate) errhandlers: Errhandlers,
     pub(crate) error_codes: ErrorCodes,
@@ -206,6 +215,7 @@ impl<T: Transport> Engine<T> {
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            tasks: Vec::new(),
             attrs: Attributes::new(),
             errhandlers: Errhandlers::new(),
             error_codes: ErrorCodes::new(),
@@ -252,6 +262,16 @@ impl<T: Transport> Engine<T> {
     /// The op table (create, free, commutative).
     pub fn ops_mut(&mut self) -> &mut Ops {
         &mut self.ops
+    }
+
+    /// `MPI_Op_free`: the op is dropped once no started collective may
+    /// still reduce with it.
+    pub fn op_free(&mut self, op: crate::op::OpId) -> MpiResult<()> {
+        self.ops.free(op)?;
+        if self.tasks.is_empty() {
+            self.ops.purge_freed();
+        }
+        Ok(())
     }
 
     /// The counters so far.
@@ -330,6 +350,9 @@ impl<T: Transport> Engine<T> {
             self.handle(m);
             any = true;
         }
+        if any {
+            self.advance_tasks();
+        }
         any
     }
 
@@ -341,7 +364,8 @@ impl<T: Transport> Engine<T> {
             return;
         };
         match env.kind {
-            Kind::Eager | Kind::Rts => {
+            Kind::Control if env.src != self.t.rank() => self.counters.bad_messages += 1,
+            Kind::Eager | Kind::Rts | Kind::Control => {
                 let arrived = Arrived {
                     context: env.context,
                     src: env.src,
@@ -364,7 +388,6 @@ impl<T: Transport> Engine<T> {
                     self.finish(req, Completion::inactive());
                 }
             }
-            Kind::Control => self.counters.bad_messages += 1,
         }
     }
 
@@ -622,6 +645,7 @@ impl<T: Transport> Engine<T> {
             Completion {
                 status,
                 data,
+                output: Default::default(),
                 freed: false,
             },
         );
@@ -640,18 +664,37 @@ impl<T: Transport> Engine<T> {
             State::Pending(_) => Ok(None),
             State::Inactive => Ok(Some(Completion::inactive())),
             State::Done(_) => {
-                if r.persistent.is_some() {
+                let mut on_done = r.on_done.take();
+                let mut c = if r.persistent.is_some() {
                     let State::Done(c) = std::mem::replace(&mut r.state, State::Inactive) else {
                         unreachable!()
                     };
-                    Ok(Some(c))
+                    c
                 } else {
                     let State::Done(mut c) = self.reqs.remove(req)?.state else {
                         unreachable!()
                     };
                     c.freed = true;
-                    Ok(Some(c))
+                    c
+                };
+                if let Some(OnDone(f)) = &mut on_done {
+                    if c.status.error.is_none() {
+                        let out = std::mem::take(&mut c.output);
+                        if let Err(e) = (f.deliver)(&self.types, out) {
+                            c.status.error = Some(e);
+                        }
+                    }
                 }
+                if !c.freed {
+                    if let Ok(r) = self.reqs.get_mut(req) {
+                        r.on_done = on_done;
+                    }
+                } else if let Some(OnDone(f)) = on_done {
+                    for dt in f.types {
+                        self.types.release_use(dt);
+                    }
+                }
+                Ok(Some(c))
             }
         }
     }
@@ -676,6 +719,7 @@ impl<T: Transport> Engine<T> {
                 Completion {
                     status,
                     data: Some(Vec::new()),
+                    output: Default::default(),
                     freed: false,
                 },
             );

@@ -10,7 +10,9 @@
 pub mod attr;
 pub mod collectives;
 pub mod comm;
+pub mod comm_create;
 pub mod comm_ops;
+pub mod context;
 pub mod datatype;
 pub mod engine;
 pub mod envelope;

@@ -47,6 +47,11 @@ impl<T: Transport> Engine<T> {
             }
         }
         w.peers.extend(self.streams_out.values().map(|s| s.dst()));
+        // A collective the analytic model times awaits its release from
+        // this rank itself (the transport delivers it): it waits for the
+        // model, that is for the other members, not for a peer of its own.
+        let me = self.t.rank();
+        w.peers.retain(|&p| p != me);
         w.peers.sort_unstable();
         w.peers.dedup();
         w

@@ -9,7 +9,8 @@ use super::gateway_stream::GatewayStream;
 use mpinetsim_protocol::{
     Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY, VERSION,
 };
-use shim_engine::transport::{Incoming, Transport};
+use shim_engine::envelope::{CallCode, Envelope, Kind};
+use shim_engine::transport::{CollectiveStart, Incoming, Transport};
 use shim_engine::waiting::Waiting;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
@@ -49,31 +50,13 @@ pub struct GatewayTransport {
     last_read_ns: u64,
     sync: ClockSync,
     analytic: bool,
+    node: u32,
     coll_seq: HashMap<(u32, u32), u32>,
-    collective_done: Option<u64>,
+    /// Collectives reported to the analytic model, by their name there:
+    /// where to deliver their release (receive context and tag).
+    reported: HashMap<(u32, u32, u32), (u32, i32)>,
     /// Deliver and CollectiveDone frames read (see `Frame::Waiting`).
     wakeups: u64,
-}
-
-/// One collective call as the analytic network model needs it.
-#[derive(Clone, Copy, Debug)]
-pub struct CollectiveReport {
-    /// The communicator's collective context id.
-    pub context: u32,
-    /// World rank of the communicator's rank 0.
-    pub leader: u32,
-    /// Operation code (netsim's `CollectiveOp`).
-    pub op: u8,
-    /// Members of the communicator.
-    pub members: u32,
-    /// This rank is the root.
-    pub is_root: bool,
-    /// Bytes of the call's send arguments.
-    pub sent_bytes: u64,
-    /// Bytes of the call's receive arguments.
-    pub received_bytes: u64,
-    /// Scaled time the rank entered the call, ns.
-    pub entered_srt_ns: u64,
 }
 
 /// Envelope offset of the context id (see `shim_engine::envelope`).
@@ -116,8 +99,9 @@ impl GatewayTransport {
             last_read_ns: 0,
             sync: ClockSync::default(),
             analytic: false,
+            node: 0,
             coll_seq: HashMap::new(),
-            collective_done: None,
+            reported: HashMap::new(),
             wakeups: 0,
         };
         t.write_frame(&Frame::Hello {
@@ -136,8 +120,10 @@ impl GatewayTransport {
                 eager_limit,
                 adaptive,
                 analytic,
+                node,
             }) if version == VERSION => {
                 t.analytic = analytic;
+                t.node = node;
                 clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
             }
@@ -340,10 +326,12 @@ impl GatewayTransport {
                     self.apply_new_estimate();
                 }
             }
-            Frame::CollectiveDone { vtime_ns } => {
-                self.wakeups += 1;
-                self.collective_done = Some(vtime_ns);
-            }
+            Frame::CollectiveDone {
+                context,
+                leader,
+                seq,
+                vtime_ns,
+            } => self.release(context, leader, seq, vtime_ns),
             other => super::fatal(&format!(
                 "the mpinetsim gateway at {} sent an unexpected {} frame",
                 self.addr,
@@ -403,40 +391,37 @@ impl GatewayTransport {
         });
     }
 
-    /// The job runs on the analytic network model: collectives are
-    /// reported with [`GatewayTransport::collective`].
-    pub fn is_analytic(&self) -> bool {
-        self.analytic
-    }
-
-    /// Analytic model: reports a finished collective's data exchange as one
-    /// operation, waits until the gateway releases it and then until scaled
-    /// time reaches the modelled end.
-    pub fn collective(&mut self, r: CollectiveReport) {
-        let seq = self.coll_seq.entry((r.context, r.leader)).or_insert(0);
-        let frame = Frame::Collective {
-            context: r.context,
-            leader: r.leader,
-            seq: *seq,
-            op: r.op,
-            members: r.members,
-            is_root: r.is_root,
-            sent_bytes: r.sent_bytes,
-            received_bytes: r.received_bytes,
-            srt_ns: r.entered_srt_ns,
+    /// The analytic model released collective (`context`, `leader`,
+    /// `seq`) at virtual time `vtime_ns`: the call's release message (see
+    /// [`Transport::collective_begin`]) is delivered like any message, at
+    /// that time.
+    fn release(&mut self, context: u32, leader: u32, seq: u32, vtime_ns: u64) {
+        let Some((recv_context, tag)) = self.reported.remove(&(context, leader, seq)) else {
+            super::fatal(&format!(
+                "the mpinetsim gateway at {} released a collective this rank never entered",
+                self.addr
+            ))
         };
-        *seq += 1;
-        self.write_frame(&frame);
-        let mut reported = false;
-        while self.collective_done.is_none() {
-            if !self.pump(true) && !reported {
-                // Waiting for the other members (the gateway knows which).
-                self.send_waiting(&Waiting::default());
-                reported = true;
-            }
-        }
-        let end = self.collective_done.take().unwrap();
-        self.wait_until_srt(end);
+        let env = Envelope {
+            kind: Kind::Control,
+            flags: 0,
+            call: CallCode::Other,
+            src: self.rank,
+            dst: self.rank,
+            tag,
+            context: recv_context,
+            seq: 0,
+            sender_op: 0,
+            receiver_op: 0,
+            msg_len: 0,
+            payload_len: 0,
+        };
+        self.wakeups += 1;
+        self.ready.push_back(Incoming {
+            src: self.rank,
+            vtime_ns,
+            bytes: env.encode(&[]),
+        });
     }
 
     /// Tells the gateway the job is aborted and waits (at most
@@ -537,5 +522,59 @@ impl Transport for GatewayTransport {
     }
     fn eager_limit(&self) -> u64 {
         self.eager_limit
+    }
+    /// Analytic model: reports the call as one operation entered now (its
+    /// data goes untimed as [`Frame::CollectiveData`]); the gateway's
+    /// [`Frame::CollectiveDone`] becomes the release message.
+    fn collective_begin(&mut self, c: &CollectiveStart) -> bool {
+        if !self.analytic {
+            return false;
+        }
+        let seq_slot = self.coll_seq.entry((c.context, c.leader)).or_insert(0);
+        let seq = *seq_slot;
+        *seq_slot += 1;
+        self.reported
+            .insert((c.context, c.leader, seq), (c.recv_context, c.tag));
+        let frame = Frame::Collective {
+            context: c.context,
+            leader: c.leader,
+            seq,
+            op: coll_op_of(c.call),
+            members: c.members,
+            is_root: c.is_root,
+            sent_bytes: c.sent_bytes,
+            received_bytes: c.received_bytes,
+            srt_ns: self.srt_ns(),
+        };
+        self.write_frame(&frame);
+        true
+    }
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+/// The analytic model's operation for a collective call (a nonblocking
+/// call is timed as its blocking form, `MPI_Alltoallw` as `MPI_Alltoallv`).
+fn coll_op_of(call: CallCode) -> u8 {
+    use mpinetsim_protocol::coll_op::*;
+    match call.blocking() {
+        CallCode::Barrier => BARRIER,
+        CallCode::Bcast => BCAST,
+        CallCode::Reduce => REDUCE,
+        CallCode::Allreduce => ALLREDUCE,
+        CallCode::Gather => GATHER,
+        CallCode::Gatherv => GATHERV,
+        CallCode::Scatter => SCATTER,
+        CallCode::Scatterv => SCATTERV,
+        CallCode::Allgather => ALLGATHER,
+        CallCode::Allgatherv => ALLGATHERV,
+        CallCode::Alltoall => ALLTOALL,
+        CallCode::Alltoallv | CallCode::Alltoallw => ALLTOALLV,
+        CallCode::Reduce_scatter => REDUCE_SCATTER,
+        CallCode::Reduce_scatter_block => REDUCE_SCATTER_BLOCK,
+        CallCode::Scan => SCAN,
+        CallCode::Exscan => EXSCAN,
+        _ => 0,
     }
 }
