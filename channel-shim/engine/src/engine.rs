@@ -17,10 +17,13 @@ use crate::group::Groups;
 use crate::info::CommHints;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::message_data::MessageData;
+use crate::mprobe::ProbedMessages;
 use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
-use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
+use crate::request::{
+    Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, SentMessage, State,
+};
 use crate::status::{Completion, Status};
 use crate::topo::Topologies;
 use crate::transport::{Incoming, Transport};
@@ -154,7 +157,11 @@ pub struct Engine<T: Transport> {
     pub(crate) streams_out: HashMap<u32, OutStream>,
     /// Rendezvous receives waiting for data, by receiver op.
     pub(crate) rdv_recv: HashMap<u32, RequestId>,
-    sync_send: HashMap<u32, RequestId>,
+    pub(crate) sync_send: HashMap<u32, RequestId>,
+    /// Sends whose cancel request awaits its reply, by cancel op.
+    pub(crate) cancels: HashMap<u32, RequestId>,
+    /// Messages taken from the unexpected queue by `MPI_(I)mprobe`.
+    pub(crate) probed: ProbedMessages,
     /// The attached buffer for buffered sends: (address, size). The engine
     /// copies messages itself, so only the size is used; the address is
     /// what `MPI_Buffer_detach` hands back.
@@ -203,6 +210,8 @@ impl<T: Transport> Engine<T> {
             streams_out: HashMap::new(),
             rdv_recv: HashMap::new(),
             sync_send: HashMap::new(),
+            cancels: HashMap::new(),
+            probed: ProbedMessages::default(),
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
@@ -355,6 +364,8 @@ impl<T: Transport> Engine<T> {
                     self.finish(req, Completion::inactive());
                 }
             }
+            Kind::CancelRequest => self.on_cancel_request(env),
+            Kind::CancelReply => self.on_cancel_reply(env),
             Kind::Control => self.counters.bad_messages += 1,
         }
     }
@@ -364,12 +375,21 @@ impl<T: Transport> Engine<T> {
         let Ok(r) = self.reqs.get_mut(req) else {
             return;
         };
+        if r.cancelling.is_some() && !c.status.cancelled {
+            // MPI_Cancel asked the destination: the reply decides.
+            r.state = State::Pending(Pending::CancelReply);
+            return;
+        }
         r.state = State::Done(c);
+        let parent = r.parent;
         if r.free_when_done {
             if let Ok(r) = self.reqs.remove(req) {
                 self.bsend_used -= r.bsend_bytes;
                 self.retire(&r);
             }
+        }
+        if let Some(p) = parent {
+            self.half_done(p);
         }
     }
 
@@ -421,6 +441,7 @@ impl<T: Transport> Engine<T> {
     /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`](crate::envelope::FLAG_COLL_ERROR)) besides
     /// the ones the mode sets. Data in program memory must be larger than
     /// the eager threshold (smaller messages are packed by the caller).
+    /// Returns the message as its destination knows it.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start_send(
         &mut self,
@@ -432,12 +453,21 @@ impl<T: Transport> Engine<T> {
         tag: i32,
         call: CallCode,
         flags: u8,
-    ) {
+    ) -> SentMessage {
         let data = data.into();
         let me = self.t.rank();
         let seq_slot = self.seq.entry((dst, context)).or_insert(0);
         let seq = *seq_slot;
         *seq_slot = seq.wrapping_add(1);
+        let sent = SentMessage {
+            dst,
+            context,
+            seq,
+            carrier: req,
+        };
+        if let Ok(r) = self.reqs.get_mut(req) {
+            r.sent = Some(sent);
+        }
         let len = data.len();
         let mut env = Envelope {
             kind: Kind::Eager,
@@ -485,6 +515,7 @@ impl<T: Transport> Engine<T> {
                 }
             }
         }
+        sent
     }
 
     /// Posts receive `req` (already `Pending::Recv` in phase `Posted`).
@@ -505,7 +536,7 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    fn matched(&mut self, req: RequestId, msg: Msg) {
+    pub(crate) fn matched(&mut self, req: RequestId, msg: Msg) {
         let env = msg.env;
         match env.kind {
             Kind::Rts => {

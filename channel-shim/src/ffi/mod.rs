@@ -51,6 +51,7 @@ pub mod multiple;
 pub mod neighbor;
 pub mod op;
 pub mod p2p;
+pub mod p2p_ext;
 pub mod symbols;
 pub mod topo;
 
