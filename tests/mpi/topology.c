@@ -9,8 +9,10 @@
  *   of zero dimensions and a grid too large.
  * - A ring graph, a weighted distributed graph given adjacently, and one
  *   given edge by edge by rank 0 (MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY).
- * - MPI_Neighbor_allgather(v) and MPI_Neighbor_alltoall(v,w) on the grid,
- *   the ring and the adjacent graph: every block is checked against the
+ * - MPI_Neighbor_allgather(v) and MPI_Neighbor_alltoall(v,w), and their
+ *   nonblocking forms, on the grid, a column of it, the ring and the
+ *   adjacent graph (on the star, whose order of in-neighbours MPICH does
+ *   not fix, an allgather as a set): every block is checked against the
  *   neighbour that sent it. Where two edges join the same two processes (a
  *   periodic dimension of 2, a ring of 2) MPICH pairs the blocks of
  *   MPI_Neighbor_alltoall last-to-first and those of the v and w forms
@@ -27,6 +29,20 @@ static int rank, size;
 #include "check.h"
 
 #define MAXDEG 16
+
+/* Runs a neighbourhood collective in its blocking form, or in its
+ * nonblocking form followed by MPI_Wait, as `nonblocking` says. */
+static int nonblocking;
+#define NEIGHBOR(blocking, started, ...)                \
+    do {                                                \
+        if (nonblocking) {                              \
+            MPI_Request req_;                           \
+            started(__VA_ARGS__, &req_);                \
+            MPI_Wait(&req_, MPI_STATUS_IGNORE);         \
+        } else {                                        \
+            blocking(__VA_ARGS__);                      \
+        }                                               \
+    } while (0)
 
 static unsigned long long mix(unsigned long long h, long long v) {
     return (h ^ (unsigned long long)v) * 1099511628211ULL;
@@ -121,7 +137,7 @@ static int block_for(int me, int slot, const int *in, int from, const int *outs,
     return -1;
 }
 
-static void neighbourhood(MPI_Comm comm, const char *what) {
+static void neighbourhood_once(MPI_Comm comm, const char *what) {
     int in[MAXDEG + 1], out[MAXDEG + 1], nin, nout, me, wrank;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -140,7 +156,7 @@ static void neighbourhood(MPI_Comm comm, const char *what) {
     /* allgather: every neighbour's rank and its square. */
     int two[2] = {me, me * me}, got[2 * MAXDEG];
     for (int i = 0; i < 2 * MAXDEG; i++) got[i] = -1;
-    MPI_Neighbor_allgather(two, 2, MPI_INT, got, 2, MPI_INT, comm);
+    NEIGHBOR(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, two, 2, MPI_INT, got, 2, MPI_INT, comm);
     for (int k = 0; k < nin; k++) {
         int n = in[k];
         int want0 = n == MPI_PROC_NULL ? -1 : n, want1 = n == MPI_PROC_NULL ? -1 : n * n;
@@ -155,7 +171,7 @@ static void neighbourhood(MPI_Comm comm, const char *what) {
         displs[k] = 2 * (nin - 1 - k);
     }
     for (int i = 0; i < 2 * MAXDEG; i++) got[i] = -1;
-    MPI_Neighbor_allgatherv(two, 2, MPI_INT, got, counts, displs, MPI_INT, comm);
+    NEIGHBOR(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv, two, 2, MPI_INT, got, counts, displs, MPI_INT, comm);
     for (int k = 0; k < nin; k++) {
         int n = in[k], at = displs[k];
         int want = n == MPI_PROC_NULL ? -1 : n;
@@ -166,7 +182,7 @@ static void neighbourhood(MPI_Comm comm, const char *what) {
     int sbuf[MAXDEG], rbuf[MAXDEG];
     for (int b = 0; b < nout; b++) sbuf[b] = 1000 * me + b;
     for (int k = 0; k < MAXDEG; k++) rbuf[k] = -1;
-    MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, comm);
+    NEIGHBOR(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, comm);
     for (int k = 0; k < nin; k++) {
         int n = in[k];
         int want = n == MPI_PROC_NULL ? -1 : 1000 * n + block_for(me, k, in, n, outs, nouts, 1);
@@ -186,7 +202,7 @@ static void neighbourhood(MPI_Comm comm, const char *what) {
         rd[k] = 3 * k;
     }
     for (int i = 0; i < 3 * MAXDEG; i++) rv[i] = -1;
-    MPI_Neighbor_alltoallv(sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, comm);
+    NEIGHBOR(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv, sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, comm);
     for (int k = 0; k < nin; k++) {
         int n = in[k], b = n == MPI_PROC_NULL ? 0 : block_for(me, k, in, n, outs, nouts, 0);
         for (int i = 0; i < 3; i++) {
@@ -212,7 +228,7 @@ static void neighbourhood(MPI_Comm comm, const char *what) {
         rdb[k] = 8 * k;
     }
     for (int k = 0; k < 2 * MAXDEG; k++) got[k] = -1;
-    MPI_Neighbor_alltoallw(sbuf, one, sdb, st, got, one, rdb, rt, comm);
+    NEIGHBOR(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw, sbuf, one, sdb, st, got, one, rdb, rt, comm);
     for (int k = 0; k < nin; k++) {
         int n = in[k];
         int want = n == MPI_PROC_NULL ? -1 : 1000 * n + block_for(me, k, in, n, outs, nouts, 0);
@@ -220,6 +236,11 @@ static void neighbourhood(MPI_Comm comm, const char *what) {
               want);
     }
     MPI_Type_free(&wide);
+}
+
+/* Every neighbourhood collective on `comm`, blocking then nonblocking. */
+static void neighbourhood(MPI_Comm comm, const char *what) {
+    for (nonblocking = 0; nonblocking < 2; nonblocking++) neighbourhood_once(comm, what);
 }
 
 static void cartesian(void) {

@@ -121,8 +121,7 @@ impl<T: Transport> Engine<T> {
             req,
             Completion {
                 status,
-                data: None,
-                freed: false,
+                ..Completion::inactive()
             },
         );
     }

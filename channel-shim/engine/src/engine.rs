@@ -22,7 +22,7 @@ use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
 use crate::request::{
-    Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, SentMessage, State,
+    OnDone, Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, SentMessage, State,
 };
 use crate::status::{Completion, Status};
 use crate::topo::Topologies;
@@ -54,6 +54,10 @@ pub struct CollThresholds {
     /// Allgather: recursive doubling below this total for powers of two,
     /// ring above (ALLGATHER_LONG_MSG_SIZE = 524288).
     pub allgather_long: u64,
+    /// Intercommunicator gather and scatter: through the receiving
+    /// group's rank 0 below this total, linear above
+    /// (GATHER_INTER_SHORT_MSG_SIZE, SCATTER_INTER_SHORT_MSG_SIZE = 2048).
+    pub inter_short: u64,
 }
 
 impl Default for CollThresholds {
@@ -67,6 +71,7 @@ impl Default for CollThresholds {
             alltoall_medium: 32768,
             allgather_short: 81920,
             allgather_long: 524288,
+            inter_short: 2048,
         }
     }
 }
@@ -168,6 +173,8 @@ pub struct Engine<T: Transport> {
     pub(crate) bsend_attached: Option<(usize, usize)>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    /// Started collectives that have not finished, in start order.
+    pub(crate) tasks: Vec<(RequestId, crate::collectives::task::Task)>,
     pub(crate) attrs: Attributes,
     pub(crate) errhandlers: Errhandlers,
     pub(crate) error_codes: ErrorCodes,
@@ -215,6 +222,7 @@ impl<T: Transport> Engine<T> {
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            tasks: Vec::new(),
             attrs: Attributes::new(),
             errhandlers: Errhandlers::new(),
             error_codes: ErrorCodes::new(),
@@ -261,6 +269,16 @@ impl<T: Transport> Engine<T> {
     /// The op table (create, free, commutative).
     pub fn ops_mut(&mut self) -> &mut Ops {
         &mut self.ops
+    }
+
+    /// `MPI_Op_free`: the op is dropped once no started collective may
+    /// still reduce with it.
+    pub fn op_free(&mut self, op: crate::op::OpId) -> MpiResult<()> {
+        self.ops.free(op)?;
+        if self.tasks.is_empty() {
+            self.ops.purge_freed();
+        }
+        Ok(())
     }
 
     /// The counters so far.
@@ -326,9 +344,21 @@ impl<T: Transport> Engine<T> {
             any = true;
         }
         if !any && block {
-            let m = self.t.recv_blocking();
+            let m = match self.t.recv_within(crate::waiting::REPORT_WAITING_AFTER) {
+                Some(m) => m,
+                None => {
+                    // Nothing for a while: say what this rank waits for
+                    // (once per wait), then wait on.
+                    let w = self.waiting();
+                    self.t.report_waiting(&w);
+                    self.t.recv_blocking()
+                }
+            };
             self.handle(m);
             any = true;
+        }
+        if any {
+            self.advance_tasks();
         }
         any
     }
@@ -341,7 +371,8 @@ impl<T: Transport> Engine<T> {
             return;
         };
         match env.kind {
-            Kind::Eager | Kind::Rts => {
+            Kind::Control if env.src != self.t.rank() => self.counters.bad_messages += 1,
+            Kind::Eager | Kind::Rts | Kind::Control => {
                 let arrived = Arrived {
                     context: env.context,
                     src: env.src,
@@ -366,7 +397,6 @@ impl<T: Transport> Engine<T> {
             }
             Kind::CancelRequest => self.on_cancel_request(env),
             Kind::CancelReply => self.on_cancel_reply(env),
-            Kind::Control => self.counters.bad_messages += 1,
         }
     }
 
@@ -492,6 +522,7 @@ impl<T: Transport> Engine<T> {
                     self.tsend(dst, &env, &data);
                     State::Pending(Pending::Send {
                         data: MessageData::default(),
+                        dst,
                     })
                 } else {
                     self.tsend(dst, &env, &data);
@@ -504,7 +535,7 @@ impl<T: Transport> Engine<T> {
                 env.sender_op = self.new_op();
                 self.rdv_send.insert(env.sender_op, req);
                 self.tsend(dst, &env, &[]);
-                State::Pending(Pending::Send { data })
+                State::Pending(Pending::Send { data, dst })
             }
         };
         match state {
@@ -643,6 +674,7 @@ impl<T: Transport> Engine<T> {
             Completion {
                 status,
                 data,
+                output: Default::default(),
                 freed: false,
             },
         );
@@ -661,18 +693,37 @@ impl<T: Transport> Engine<T> {
             State::Pending(_) => Ok(None),
             State::Inactive => Ok(Some(Completion::inactive())),
             State::Done(_) => {
-                if r.persistent.is_some() {
+                let mut on_done = r.on_done.take();
+                let mut c = if r.persistent.is_some() {
                     let State::Done(c) = std::mem::replace(&mut r.state, State::Inactive) else {
                         unreachable!()
                     };
-                    Ok(Some(c))
+                    c
                 } else {
                     let State::Done(mut c) = self.reqs.remove(req)?.state else {
                         unreachable!()
                     };
                     c.freed = true;
-                    Ok(Some(c))
+                    c
+                };
+                if let Some(OnDone(f)) = &mut on_done {
+                    if c.status.error.is_none() {
+                        let out = std::mem::take(&mut c.output);
+                        if let Err(e) = (f.deliver)(&self.types, out) {
+                            c.status.error = Some(e);
+                        }
+                    }
                 }
+                if !c.freed {
+                    if let Ok(r) = self.reqs.get_mut(req) {
+                        r.on_done = on_done;
+                    }
+                } else if let Some(OnDone(f)) = on_done {
+                    for dt in f.types {
+                        self.types.release_use(dt);
+                    }
+                }
+                Ok(Some(c))
             }
         }
     }
@@ -697,6 +748,7 @@ impl<T: Transport> Engine<T> {
                 Completion {
                     status,
                     data: Some(Vec::new()),
+                    output: Default::default(),
                     freed: false,
                 },
             );

@@ -132,8 +132,7 @@ impl<T: Transport> Engine<T> {
         let Some(m) = msg else {
             let c = Completion {
                 status: Status::proc_null(),
-                data: None,
-                freed: false,
+                ..Completion::inactive()
             };
             return Ok(self.reqs.add(Request::new(State::Done(c))));
         };

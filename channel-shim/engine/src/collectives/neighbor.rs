@@ -17,9 +17,12 @@
 //! block from each in-neighbour, so the five calls share this one
 //! exchange.
 
+use super::task::{CollOutput, Task, TaskOut};
+use super::Form;
 use crate::comm::CommId;
 use crate::envelope::CallCode;
 use crate::error::{MpiError, MpiResult};
+use crate::request::RequestId;
 use crate::topo::Neighbor;
 use crate::transport::Transport;
 use crate::Engine;
@@ -43,6 +46,24 @@ impl<T: Transport> Engine<T> {
         blocks: Vec<Vec<u8>>,
         recv_bytes: &[usize],
     ) -> MpiResult<Vec<Option<Vec<u8>>>> {
+        let (ins, _) = self.neighbors(comm)?;
+        let r = self.start_neighbor_exchange(Form::Blocking, comm, call, blocks, recv_bytes)?;
+        let got = self.wait_collective(r)?.into_blocks();
+        Ok(ins.iter().zip(got).map(|(n, b)| n.map(|_| b)).collect())
+    }
+
+    /// [`neighbor_exchange`](Self::neighbor_exchange) in either form
+    /// (`call` is the blocking call's code): the request's output is one
+    /// block per in-neighbour (`CollOutput::Blocks`, empty for
+    /// `MPI_PROC_NULL`).
+    pub fn start_neighbor_exchange(
+        &mut self,
+        form: Form,
+        comm: CommId,
+        call: CallCode,
+        blocks: Vec<Vec<u8>>,
+        recv_bytes: &[usize],
+    ) -> MpiResult<RequestId> {
         if !call.is_neighborhood() {
             return Err(MpiError::Other);
         }
@@ -50,30 +71,34 @@ impl<T: Transport> Engine<T> {
         if blocks.len() != outs.len() || recv_bytes.len() != ins.len() {
             return Err(MpiError::Arg);
         }
+        let call = form.call(call);
         let c = self.ctx(comm, call)?;
-        let mut order: Vec<usize> = (0..ins.len()).collect();
-        if call == CallCode::Neighbor_alltoall {
-            order.reverse();
-        }
-        let mut recvs = Vec::with_capacity(ins.len());
-        for k in order {
-            if let Some(r) = ins[k] {
-                recvs.push((k, self.c_irecv(&c, r, recv_bytes[k])?));
+        let recv_bytes = recv_bytes.to_vec();
+        Ok(self.start_task(Task::new(c.io().clone(), async move {
+            let mut order: Vec<usize> = (0..ins.len()).collect();
+            if call.blocking() == CallCode::Neighbor_alltoall {
+                order.reverse();
             }
-        }
-        let mut sends = Vec::with_capacity(outs.len());
-        for (data, to) in blocks.into_iter().zip(&outs) {
-            if let Some(r) = *to {
-                sends.push(self.c_isend(&c, r, data));
+            let mut recvs = Vec::with_capacity(ins.len());
+            for k in order {
+                if let Some(r) = ins[k] {
+                    recvs.push((k, c.irecv(r, recv_bytes[k]).await?));
+                }
             }
-        }
-        let mut got = vec![None; ins.len()];
-        for (k, r) in recvs {
-            got[k] = Some(self.c_wait(&c, r, recv_bytes[k])?);
-        }
-        for s in sends {
-            self.wait_internal(s)?;
-        }
-        c.outcome(got)
+            let mut sends = Vec::with_capacity(outs.len());
+            for (data, to) in blocks.into_iter().zip(&outs) {
+                if let Some(r) = *to {
+                    sends.push(c.isend(r, data).await?);
+                }
+            }
+            let mut got = vec![Vec::new(); ins.len()];
+            for (k, r) in recvs {
+                got[k] = c.wait_recv(r, recv_bytes[k]).await?;
+            }
+            for s in sends {
+                c.wait(s).await?;
+            }
+            c.outcome(TaskOut::Out(CollOutput::Blocks(got)))
+        })))
     }
 }
