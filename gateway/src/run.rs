@@ -611,14 +611,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     }
     let stats = gw.sim.stats();
     let end_wall = monotonic_ns();
+    let max_factor = gw
+        .time
+        .clock
+        .pieces()
+        .iter()
+        .map(|p| p.factor)
+        .fold(1.0, f64::max);
     let adaptive = a.adaptive.as_ref().map(|_| {
-        let max_factor = gw
-            .time
-            .clock
-            .pieces()
-            .iter()
-            .map(|p| p.factor)
-            .fold(1.0, f64::max);
         let scaled = gw.time.srt(end_wall) as f64 / 1e9;
         let wall_s = end_wall.saturating_sub(epoch) as f64 / 1e9;
         crate::report::AdaptiveSummary {
@@ -632,19 +632,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let max_behind = gw.lateness.summary();
     let warnings = match max_behind.max_ns {
         0 => Vec::new(),
-        late => {
-            let factor = gw
-                .time
-                .clock
-                .pieces()
-                .iter()
-                .map(|p| p.factor)
-                .fold(1.0, f64::max);
-            crate::fidelity::smallest_latency(&gw.sim)
-                .and_then(|s| crate::fidelity::warning(late, factor, &s))
-                .into_iter()
-                .collect()
-        }
+        late => crate::fidelity::smallest_latency(&gw.sim)
+            .and_then(|s| crate::fidelity::warning(late, max_factor, &s))
+            .into_iter()
+            .collect(),
     };
     let report = JobReport {
         command: a.command.to_vec(),

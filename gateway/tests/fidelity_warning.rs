@@ -17,7 +17,11 @@ fn lateness_far_above_a_microsecond_network_is_warned_about() {
     let dir = tempfile::tempdir().unwrap();
     let reference = std::fs::read_to_string(config("reference.toml")).unwrap();
     let net = dir.path().join("fast.toml");
-    std::fs::write(&net, reference.replace("delay = \"500us\"", "delay = \"1us\"")).unwrap();
+    std::fs::write(
+        &net,
+        reference.replace("delay = \"500us\"", "delay = \"1us\""),
+    )
+    .unwrap();
     let prog = build_c("pingpong", "mpicc");
     let rep = dir.path().join("r.json");
     let o = run(
@@ -52,7 +56,10 @@ fn lateness_far_above_a_microsecond_network_is_warned_about() {
     let warnings = r["warnings"].as_array().unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let w = warnings[0].as_str().unwrap();
-    assert!(w.starts_with("maxBehind ") && w.contains(&warning), "{w}\nwant: {warning}");
+    assert!(
+        w.starts_with("maxBehind ") && w.contains(&warning),
+        "{w}\nwant: {warning}"
+    );
     assert!(
         w.contains(&format!(
             "about {factor} brings maxBehind under that latency"

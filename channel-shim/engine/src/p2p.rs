@@ -467,21 +467,9 @@ impl<T: Transport> Engine<T> {
         rtag: Tag,
         comm: CommId,
     ) -> MpiResult<(Vec<u8>, Status)> {
-        self.note_call();
-        let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
-        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None, MessageData::default())?;
-        let s = self.isend_call(
-            SendMode::Standard,
-            SendBuf::Slice(sbuf),
-            scount,
-            stype,
-            dest,
-            stag,
-            comm,
-            CallCode::Sendrecv,
-        )?;
-        self.wait_internal(s)?;
-        let c = self.wait_internal(r)?;
+        let send = (SendBuf::Slice(sbuf), scount, stype, dest, stag);
+        let recv = (None, rcount, rtype, src, rtag);
+        let c = self.blocking_exchange(send, recv, comm)?;
         Ok((c.data.unwrap_or_default(), c.status))
     }
 
@@ -501,20 +489,43 @@ impl<T: Transport> Engine<T> {
         rtag: Tag,
         comm: CommId,
     ) -> MpiResult<Status> {
+        let send = (SendBuf::Program(smem), scount, stype, dest, stag);
+        let recv = (Some(rmem), rcount, rtype, src, rtag);
+        Ok(self.blocking_exchange(send, recv, comm)?.status)
+    }
+
+    /// `MPI_Sendrecv`: a receive (into program memory, or packed) posted
+    /// before a standard send, both waited for; the receive's completion.
+    #[allow(clippy::type_complexity)]
+    fn blocking_exchange(
+        &mut self,
+        (sbuf, scount, stype, dest, stag): (SendBuf, usize, DatatypeId, Dest, i32),
+        (rmem, rcount, rtype, src, rtag): (
+            Option<Box<dyn UserBuffer>>,
+            usize,
+            DatatypeId,
+            Source,
+            Tag,
+        ),
+        comm: CommId,
+    ) -> MpiResult<Completion> {
         self.note_call();
-        let r = self.post_into(rmem, rcount, rtype, src, rtag, comm)?;
+        let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
+        let target = self.recv_target(rmem, rcount, rtype)?;
+        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None, target)?;
+        let call = CallCode::Sendrecv;
         let s = self.isend_call(
             SendMode::Standard,
-            SendBuf::Program(smem),
+            sbuf,
             scount,
             stype,
             dest,
             stag,
             comm,
-            CallCode::Sendrecv,
+            call,
         )?;
         self.wait_internal(s)?;
-        Ok(self.wait_internal(r)?.status)
+        self.wait_internal(r)
     }
 
     /// `MPI_Send_init`, `MPI_Ssend_init`, `MPI_Bsend_init`, `MPI_Rsend_init`.
