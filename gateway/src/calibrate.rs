@@ -266,6 +266,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 eager_limit: &a.eager_limit,
                 command: &a.command,
                 output: RankOutput::File(log.clone()),
+                stdin_to_rank0: false,
                 vectors: None,
                 timeline: None,
                 external: None,

@@ -131,6 +131,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 eager_limit: &a.eager_limit,
                 command: &a.command,
                 output: output.clone(),
+                stdin_to_rank0: false,
                 vectors: None,
                 timeline: None,
                 external: None,
