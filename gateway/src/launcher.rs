@@ -98,7 +98,12 @@ pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, Stri
 fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
     let target = lib
         .canonicalize()
-        .map_err(|e| format!("cannot resolve {}: {e}", lib.display()))?;
+        .map_err(|e| {
+            format!(
+                "cannot resolve the shim library {}: {e}; rebuild the workspace or set {ENV_SHIM_LIB}",
+                lib.display()
+            )
+        })?;
     let link = dir.join(name);
     let fresh = dir.join(format!(".{name}.{}.mpinetsim-tmp", std::process::id()));
     let _ = std::fs::remove_file(&fresh);
@@ -106,7 +111,10 @@ fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
         .and_then(|()| std::fs::rename(&fresh, &link))
         .map_err(|e| {
             let _ = std::fs::remove_file(&fresh);
-            format!("cannot create {}: {e}", link.display())
+            format!(
+                "cannot create {}: {e}; check that the library folder is writable",
+                link.display()
+            )
         })
 }
 

@@ -11,6 +11,7 @@ use crate::network_model::NetworkModel;
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use mpinetsim_protocol::{GatewayAddress, JobSecret};
+use netsim::text::short_number;
 use netsim::NetworkConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -130,7 +131,8 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
     if text == "auto" {
         if !(auto_max >= 1.0 && auto_max.is_finite()) {
             return Err(format!(
-                "--auto-max {auto_max}: give a factor of at least 1"
+                "--auto-max {}: give a factor of at least 1",
+                short_number(auto_max)
             ));
         }
         let raise = netsim::units::parse_duration_ns(auto_raise_above)
@@ -249,7 +251,8 @@ pub fn check_factor(f: f64) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "--time-factor {f} is not allowed; give a number of at least 1 (e.g. 4)"
+            "--time-factor {} is not allowed; give a number of at least 1 (e.g. 4)",
+            short_number(f)
         ))
     }
 }
@@ -329,7 +332,7 @@ pub struct JobResult {
 pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     check_factor(a.time_factor)?;
     if a.ranks == 0 {
-        return Err("-n 0: a job needs at least one rank".into());
+        return Err("-n 0: a job needs at least one rank; give -n 1 or more".into());
     }
     let eager_limit = parse_eager_limit(a.eager_limit)?;
     let (program, args) = match (a.command.split_first(), &a.external) {
