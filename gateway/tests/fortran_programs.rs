@@ -61,6 +61,22 @@ fn fortran_with_use_mpi_matches_native_mpich() {
     }
 }
 
+/// Datatype attributes and names, error classes and handlers, info
+/// objects, MPI_ALLOC_MEM and generalized requests, written in Fortran:
+/// 32 checks per rank with mpif.h, 50 with the mpi module (MPI_SIZEOF of
+/// 18 kinds of argument), on 2, 4 and 8 ranks.
+#[test]
+fn fortran_object_state_matches_native_mpich_on_2_4_8_ranks() {
+    for (name, per_rank) in [("fortran_state_mpif", 32), ("fortran_state_use_mpi", 50)] {
+        for ranks in [2u64, 4, 8] {
+            let Some(n) = fortran_same_output(name, &ranks.to_string()) else {
+                return;
+            };
+            assert_eq!(n, per_rank * ranks, "{name} on {ranks} ranks");
+        }
+    }
+}
+
 #[test]
 fn an_unsupported_fortran_routine_ends_the_job_with_the_c_line() {
     let _g = serial();
@@ -150,5 +166,67 @@ fn every_gfortran_name_of_debian_mpich_is_exported() {
         theirs.len()
     );
     let missing: Vec<&String> = theirs.difference(&ours).collect();
+    assert!(missing.is_empty(), "not exported: {missing:?}");
+}
+
+/// The folder of the `mpi.mod` that `mpif90` compiles `use mpi` against
+/// (its `-I` option), if it has one.
+fn mpi_module_dir() -> Option<std::path::PathBuf> {
+    let o = Command::new("mpif90").arg("-show").output().ok()?;
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("-I"))
+        .map(std::path::PathBuf::from)
+        .find(|d| d.join("mpi.mod").is_file())
+}
+
+/// The gfortran names (`__<module>_MOD_<procedure>`) of the module
+/// procedures a gfortran module file lists: entries marked
+/// `MODULE-PROC DECL` (interface bodies of external routines are
+/// `MODULE-PROC BODY` and resolve to the ordinary `mpi_x_` names).
+fn module_procedures(mod_file: &Path) -> BTreeSet<String> {
+    let o = Command::new("gzip")
+        .arg("-dc")
+        .arg(mod_file)
+        .output()
+        .expect("run gzip");
+    assert!(o.status.success(), "gzip -dc {}", mod_file.display());
+    let text = String::from_utf8_lossy(&o.stdout).replace('\n', " ");
+    let mut out = BTreeSet::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("MODULE-PROC DECL") {
+        // "... 'name' 'module' '' 1 ((PROCEDURE UNKNOWN-INTENT MODULE-PROC DECL"
+        let before = &rest[..at];
+        let head = before.rfind("((PROCEDURE").map_or(before, |p| &before[..p]);
+        let quoted: Vec<&str> = head.rsplit('\'').skip(1).step_by(2).take(3).collect();
+        if let [_, module, name] = quoted[..] {
+            out.insert(format!("__{module}_MOD_{name}"));
+        }
+        rest = &rest[at + 1..];
+    }
+    out
+}
+
+/// Programs with `use mpi` call the module procedures of Debian's `mpi`
+/// module (`MPI_SIZEOF`'s specifics, the handle comparisons) by their
+/// gfortran names: every one must be defined, or such a program cannot
+/// start (`undefined symbol: __mpi_sizeofs_MOD_mpi_sizeof_r`).
+#[test]
+fn every_module_procedure_of_debians_mpi_module_is_exported() {
+    if skip_without("mpif90", "-show", "mpich libmpich-dev gfortran") {
+        return;
+    }
+    let Some(dir) = mpi_module_dir() else {
+        panic!("mpif90 -show names no folder with mpi.mod: install libmpich-dev");
+    };
+    let wanted = module_procedures(&dir.join("mpi.mod"));
+    // 18 specifics of MPI_SIZEOF and == / /= on 10 handle types.
+    assert_eq!(wanted.len(), 38, "{wanted:?}");
+    assert!(
+        wanted.contains("__mpi_sizeofs_MOD_mpi_sizeof_r"),
+        "{wanted:?}"
+    );
+    let ours = dynamic_symbols(&fortran_library(), "--defined-only");
+    let missing: Vec<&String> = wanted.difference(&ours).collect();
     assert!(missing.is_empty(), "not exported: {missing:?}");
 }

@@ -33,6 +33,26 @@ fn same_output(name: &str) -> Option<u64> {
     Some(same_output_as_native(name, &prog, RANKS))
 }
 
+/// Builds tests/mpi/<name>.c and compares its output natively and through
+/// mpinetsim on 2, 4 and 8 ranks. Returns the number of checks on each,
+/// or None when MPICH is missing.
+fn same_output_on_2_4_8(name: &str) -> Option<[u64; 3]> {
+    let _g = serial();
+    if skip_without_mpicc() || skip_without_mpiexec() {
+        return None;
+    }
+    let prog = build_c(name, "mpicc");
+    Some(["2", "4", "8"].map(|n| same_output_as_native(name, &prog, n)))
+}
+
+#[test]
+fn attributes_names_errors_info_and_generalized_requests_match_native_mpich() {
+    if let Some(n) = same_output_on_2_4_8("mpi_state") {
+        // 73 checks on every rank.
+        assert_eq!(n, [73 * 2, 73 * 4, 73 * 8]);
+    }
+}
+
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {

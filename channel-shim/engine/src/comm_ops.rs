@@ -8,6 +8,7 @@ use crate::datatype::{BuiltinType, DatatypeId};
 use crate::envelope::CallCode;
 use crate::error::{MpiError, MpiResult};
 use crate::group::{Comparison, Group, GroupId};
+use crate::object::Object;
 use crate::op::{BuiltinOp, OpId};
 use crate::transport::Transport;
 use crate::Engine;
@@ -157,10 +158,22 @@ impl<T: Transport> Engine<T> {
         })
     }
 
-    /// `MPI_Comm_free`.
+    /// `MPI_Comm_free` (after the C layer made the attributes' delete
+    /// callbacks): also forgets the communicator's name, error handler and
+    /// any attribute left.
     pub fn comm_free(&mut self, comm: CommId) -> MpiResult<()> {
         self.note_call();
-        self.comms.free(comm)
+        self.comms.free(comm)?;
+        self.forget_object(Object::Comm(comm));
+        Ok(())
+    }
+
+    /// Stores a communicator made from `parent`: it inherits the parent's
+    /// error handler.
+    pub(crate) fn add_comm(&mut self, parent: CommId, comm: Comm) -> CommId {
+        let id = self.comms.add(comm);
+        self.inherit_errhandler(parent, id);
+        id
     }
 
     /// Maximum of every member's lowest unused context id over `parent`.
@@ -184,7 +197,7 @@ impl<T: Transport> Engine<T> {
         let group = self.comm(comm)?.group.clone();
         let ctx = self.agree_context(comm, CallCode::Comm_dup)?;
         let me = self.t.rank();
-        Ok(self.comms.add(Comm::new(ctx, group, me)))
+        Ok(self.add_comm(comm, Comm::new(ctx, group, me)))
     }
 
     /// `MPI_Comm_create` (collective over `comm`): members of `group` get the
@@ -200,7 +213,7 @@ impl<T: Transport> Engine<T> {
         if g.rank_of(me).is_none() {
             return Ok(None);
         }
-        Ok(Some(self.comms.add(Comm::new(ctx, g, me))))
+        Ok(Some(self.add_comm(comm, Comm::new(ctx, g, me))))
     }
 
     /// `MPI_Comm_split` (collective over `comm`): `color` `None` is
@@ -232,7 +245,9 @@ impl<T: Transport> Engine<T> {
         members.sort_unstable();
         let ranks = members.iter().map(|&(_, r)| c.ranks[r as usize]).collect();
         let me = self.t.rank();
-        Ok(Some(self.comms.add(Comm::new(ctx, Group { ranks }, me))))
+        Ok(Some(
+            self.add_comm(comm, Comm::new(ctx, Group { ranks }, me)),
+        ))
     }
 }
 

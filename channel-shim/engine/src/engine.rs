@@ -6,16 +6,21 @@
 //! core (eager, rendezvous, synchronous acks, progress); the MPI calls
 //! are in `p2p`, `collectives` and `comm_ops`.
 
+use crate::attr::Attributes;
 use crate::comm::{CommId, Comms};
-use crate::datatype::Datatypes;
+use crate::datatype::{DatatypeId, Datatypes};
 use crate::envelope::{CallCode, Envelope, Kind, FLAG_SYNC};
+use crate::errhandler::Errhandlers;
 use crate::error::{MpiError, MpiResult};
+use crate::error_codes::ErrorCodes;
 use crate::group::Groups;
+use crate::info::CommHints;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::message_data::MessageData;
+use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
-use crate::request::{Pending, RecvPhase, Request, RequestId, Requests, SendMode, State};
+use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
 use crate::status::{Completion, Status};
 use crate::transport::{Incoming, Transport};
 use std::collections::HashMap;
@@ -148,9 +153,18 @@ pub struct Engine<T: Transport> {
     /// Rendezvous receives waiting for data, by receiver op.
     pub(crate) rdv_recv: HashMap<u32, RequestId>,
     sync_send: HashMap<u32, RequestId>,
-    pub(crate) bsend_attached: Option<usize>,
+    /// The attached buffer for buffered sends: (address, size). The engine
+    /// copies messages itself, so only the size is used; the address is
+    /// what `MPI_Buffer_detach` hands back.
+    pub(crate) bsend_attached: Option<(usize, usize)>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    pub(crate) attrs: Attributes,
+    pub(crate) errhandlers: Errhandlers,
+    pub(crate) error_codes: ErrorCodes,
+    pub(crate) names: Names,
+    /// Hints set on communicators (`MPI_Comm_set_info`); absent: none asserted.
+    pub(crate) comm_hints: HashMap<CommId, CommHints>,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -189,6 +203,11 @@ impl<T: Transport> Engine<T> {
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            attrs: Attributes::new(),
+            errhandlers: Errhandlers::new(),
+            error_codes: ErrorCodes::new(),
+            names: Names::new(),
+            comm_hints: HashMap::new(),
         }
     }
 
@@ -344,9 +363,54 @@ impl<T: Transport> Engine<T> {
         };
         r.state = State::Done(c);
         if r.free_when_done {
-            let bytes = r.bsend_bytes;
-            let _ = self.reqs.remove(req);
-            self.bsend_used -= bytes;
+            if let Ok(r) = self.reqs.remove(req) {
+                self.bsend_used -= r.bsend_bytes;
+                self.retire(&r);
+            }
+        }
+    }
+
+    /// Lets go of what a request removed from the table held (a persistent
+    /// request's use of its datatype).
+    pub(crate) fn retire(&mut self, r: &Request) {
+        match &r.persistent {
+            Some(Persist::Send { dt, .. }) | Some(Persist::Recv { dt, .. }) => {
+                self.types.release_use(*dt)
+            }
+            None => {}
+        }
+    }
+
+    /// Removes a request from the table and lets go of what it held.
+    pub(crate) fn drop_request(&mut self, req: RequestId) -> MpiResult<()> {
+        let r = self.reqs.remove(req)?;
+        self.retire(&r);
+        Ok(())
+    }
+
+    /// The communicator a program's request was made on.
+    pub fn request_comm(&self, req: RequestId) -> Option<CommId> {
+        self.reqs.get(req).ok().and_then(|r| r.comm)
+    }
+
+    /// Remembers, for the C layer, the address of a persistent request's
+    /// buffer (which it hands back as program memory at each start).
+    pub fn set_request_buffer_address(&mut self, req: RequestId, addr: usize) -> MpiResult<()> {
+        self.reqs.get_mut(req)?.buffer_addr = Some(addr);
+        Ok(())
+    }
+
+    /// The buffer address remembered for a persistent request.
+    pub fn request_buffer_address(&self, req: RequestId) -> Option<usize> {
+        self.reqs.get(req).ok().and_then(|r| r.buffer_addr)
+    }
+
+    /// The (count, datatype) of a persistent request's buffer.
+    pub fn persistent_buffer(&self, req: RequestId) -> Option<(usize, DatatypeId)> {
+        match self.reqs.get(req).ok()?.persistent.as_ref()? {
+            Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => {
+                Some((*count, *dt))
+            }
         }
     }
 

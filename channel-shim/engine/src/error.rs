@@ -37,6 +37,29 @@ pub enum MpiError {
     InStatus,
     /// `MPI_ERR_OTHER`: anything else.
     Other,
+    /// `MPI_ERR_UNKNOWN`.
+    Unknown,
+    /// `MPI_ERR_INTERN`: an internal error.
+    Intern,
+    /// `MPI_ERR_TOPOLOGY`: a communicator without the topology asked for.
+    Topology,
+    /// `MPI_ERR_DIMS`: invalid dimensions.
+    Dims,
+    /// `MPI_ERR_KEYVAL`: an invalid attribute key, or one of another kind.
+    Keyval,
+    /// `MPI_ERR_INFO`: an invalid info object.
+    Info,
+    /// `MPI_ERR_INFO_KEY`: an info key that is empty or too long.
+    InfoKey,
+    /// `MPI_ERR_INFO_VALUE`: an info value that is empty or too long.
+    InfoValue,
+    /// `MPI_ERR_INFO_NOKEY`: an info key that is not set.
+    InfoNokey,
+    /// `MPI_ERR_NO_MEM`: `MPI_Alloc_mem` found no memory.
+    NoMem,
+    /// An error code the program produced (returned by one of its
+    /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
+    Code(i32),
 }
 
 impl fmt::Display for MpiError {
@@ -57,6 +80,17 @@ impl fmt::Display for MpiError {
             MpiError::Pending => "request pending",
             MpiError::InStatus => "error code is in status",
             MpiError::Other => "other error",
+            MpiError::Unknown => "unknown error",
+            MpiError::Intern => "internal error",
+            MpiError::Topology => "invalid topology",
+            MpiError::Dims => "invalid dimensions",
+            MpiError::Keyval => "invalid attribute key",
+            MpiError::Info => "invalid info object",
+            MpiError::InfoKey => "invalid info key",
+            MpiError::InfoValue => "invalid info value",
+            MpiError::InfoNokey => "info key not set",
+            MpiError::NoMem => "out of memory",
+            MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)
     }

@@ -7,31 +7,44 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod attr;
 pub mod collectives;
 pub mod comm;
 pub mod comm_ops;
 pub mod datatype;
 pub mod engine;
 pub mod envelope;
+pub mod errhandler;
 pub mod error;
+pub mod error_codes;
+pub mod grequest;
 pub mod group;
+pub mod info;
 pub mod matching;
 pub mod mem_transport;
 pub mod message_data;
+pub mod names;
+pub mod object;
+pub mod object_ops;
 pub mod op;
+pub mod opaque;
 pub mod p2p;
 mod rendezvous;
 pub mod request;
 pub mod status;
 pub mod transport;
 
+pub use attr::{AttrCall, Keyval, PredefinedAttr};
 pub use comm::CommId;
 pub use datatype::{BuiltinType, DatatypeId};
 pub use engine::{Counters, Engine, EngineConfig};
+pub use errhandler::{ErrhandlerId, ErrorAction};
 pub use error::{MpiError, MpiResult};
 pub use group::{Comparison, GroupId};
 pub use matching::{Source, Tag};
 pub use message_data::UserBuffer;
+pub use object::{Object, ObjectKind};
 pub use op::{BuiltinOp, OpId};
+pub use opaque::Opaque;
 pub use request::{Dest, RequestId, SendMode};
 pub use status::{Completion, Status};

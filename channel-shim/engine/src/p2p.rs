@@ -143,6 +143,7 @@ impl<T: Transport> Engine<T> {
             Some(r) => r,
             None => self.reqs.add(Request::new(State::Inactive)),
         };
+        self.reqs.get_mut(req)?.comm = Some(comm);
         let dst = match dest {
             Dest::ProcNull => {
                 self.reqs.get_mut(req)?.state = done();
@@ -154,7 +155,7 @@ impl<T: Transport> Engine<T> {
             let need = (data.len() as usize).saturating_add(BSEND_OVERHEAD);
             let avail = self
                 .bsend_attached
-                .unwrap_or(0)
+                .map_or(0, |(_, size)| size)
                 .saturating_sub(self.bsend_used);
             if need > avail {
                 self.reqs.get_mut(req)?.state = done();
@@ -317,13 +318,15 @@ impl<T: Transport> Engine<T> {
                     data: Some(Vec::new()),
                     freed: false,
                 };
-                return Ok(match req {
+                let r = match req {
                     Some(r) => {
                         self.reqs.get_mut(r)?.state = State::Done(c);
                         r
                     }
                     None => self.reqs.add(Request::new(State::Done(c))),
-                });
+                };
+                self.reqs.get_mut(r)?.comm = Some(comm);
+                return Ok(r);
             }
             Source::Any => None,
             Source::Rank(r) => Some(self.comm(comm)?.world_of(r)?),
@@ -342,6 +345,7 @@ impl<T: Transport> Engine<T> {
             }
             None => self.reqs.add(Request::new(pending)),
         };
+        self.reqs.get_mut(req)?.comm = Some(comm);
         let tag = match tag {
             Tag::Any => None,
             Tag::Value(t) => Some(t),
@@ -544,6 +548,8 @@ impl<T: Transport> Engine<T> {
             comm,
             call,
         });
+        r.comm = Some(comm);
+        self.types.add_use(dt);
         Ok(self.reqs.add(r))
     }
 
@@ -566,6 +572,8 @@ impl<T: Transport> Engine<T> {
             tag,
             comm,
         });
+        r.comm = Some(comm);
+        self.types.add_use(dt);
         Ok(self.reqs.add(r))
     }
 
@@ -846,7 +854,7 @@ impl<T: Transport> Engine<T> {
                 r.free_when_done = true;
                 Ok(())
             }
-            _ => self.reqs.remove(req).map(|_| ()),
+            _ => self.drop_request(req),
         }
     }
 
@@ -908,26 +916,34 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    /// `MPI_Buffer_attach` (only the size matters: the engine copies data).
-    pub fn buffer_attach(&mut self, size: usize) -> MpiResult<()> {
+    /// `MPI_Buffer_attach` of `size` bytes at address `addr` (only the
+    /// size matters: the engine copies data).
+    pub fn buffer_attach(&mut self, addr: usize, size: usize) -> MpiResult<()> {
         self.note_call();
         if self.bsend_attached.is_some() {
             return Err(MpiError::Buffer);
         }
-        self.bsend_attached = Some(size);
+        self.bsend_attached = Some((addr, size));
         Ok(())
     }
 
+    /// Whether every buffered message has left (so `MPI_Buffer_detach`
+    /// would not wait); makes progress without blocking.
+    pub fn buffered_sends_done(&mut self) -> bool {
+        self.progress(false);
+        self.bsend_used == 0
+    }
+
     /// `MPI_Buffer_detach`: waits until every buffered message is sent and
-    /// returns the attached size.
-    pub fn buffer_detach(&mut self) -> MpiResult<usize> {
+    /// returns the attached buffer's address and size.
+    pub fn buffer_detach(&mut self) -> MpiResult<(usize, usize)> {
         self.note_call();
-        let size = self.bsend_attached.ok_or(MpiError::Buffer)?;
+        let attached = self.bsend_attached.ok_or(MpiError::Buffer)?;
         while self.bsend_used > 0 {
             self.progress(true);
         }
         self.bsend_attached = None;
-        Ok(size)
+        Ok(attached)
     }
 }
 

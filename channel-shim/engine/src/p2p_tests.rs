@@ -344,7 +344,7 @@ fn buffered_send_completes_locally() {
                 ),
                 Err(MpiError::Buffer)
             );
-            e.buffer_attach(10_000).unwrap();
+            e.buffer_attach(0x1000, 10_000).unwrap();
             // Rendezvous-sized, but the receiver posts only after our go.
             e.send(
                 SendMode::Buffered,
@@ -358,7 +358,7 @@ fn buffered_send_completes_locally() {
             .unwrap();
             e.send(SendMode::Standard, &[], 0, INT, Dest::Rank(1), 1, W)
                 .unwrap();
-            assert_eq!(e.buffer_detach().unwrap(), 10_000);
+            assert_eq!(e.buffer_detach().unwrap(), (0x1000, 10_000));
         } else {
             e.recv(0, INT, Source::Rank(0), Tag::Value(1), W).unwrap();
             let (d, _) = e
@@ -409,4 +409,43 @@ fn sendrecv_ring_and_self() {
     for (me, d) in out.iter().enumerate() {
         assert_eq!(d, &ints((0..50).map(|x| x + ((me + 4) % 5) as i32)));
     }
+}
+
+/// Persistent requests name their datatype at every start: a type the
+/// program freed stays usable by them, its number is not given to a new
+/// type meanwhile, and it goes with the last request.
+#[test]
+fn persistent_requests_keep_their_freed_types() {
+    run_world(2, 16, |e| {
+        let v = e.datatypes_mut().vector(4, 1, 3, INT).unwrap();
+        e.datatypes_mut().commit(v).unwrap();
+        let r = if e.rank() == 0 {
+            e.send_init(SendMode::Standard, 2, v, Dest::Rank(1), 3, W)
+        } else {
+            e.recv_init(2, v, Source::Rank(0), Tag::Value(3), W)
+        }
+        .unwrap();
+        assert_eq!(e.persistent_buffer(r), Some((2, v)));
+        e.set_request_buffer_address(r, 0x1000).unwrap();
+        assert_eq!(e.request_buffer_address(r), Some(0x1000));
+        assert_eq!(e.request_comm(r), Some(W));
+        e.type_free(v).unwrap();
+        let other = e.datatypes_mut().contiguous(2, INT).unwrap();
+        assert_ne!(other, v);
+        for round in 0..3 {
+            if e.rank() == 0 {
+                // Two vectors of extent 10 ints: 80 bytes of memory.
+                e.start_with(r, Box::new(ints(0..20))).unwrap();
+                e.wait(r).unwrap();
+            } else {
+                e.start(r, None).unwrap();
+                let c = e.wait(r).unwrap();
+                assert!(!c.freed && c.status.error.is_none(), "round {round}");
+                assert_eq!(c.data, Some(ints([0, 3, 6, 9, 10, 13, 16, 19])));
+            }
+        }
+        e.request_free(r).unwrap();
+        assert!(e.datatypes().info(v).is_err());
+        assert_eq!(e.datatypes().derived_count(), 1);
+    });
 }

@@ -8,6 +8,7 @@ use crate::envelope::{CallCode, Envelope};
 use crate::error::{MpiError, MpiResult};
 use crate::matching::{Source, Tag};
 use crate::message_data::MessageData;
+use crate::opaque::Opaque;
 use crate::status::Completion;
 
 /// A request handle.
@@ -67,6 +68,8 @@ pub(crate) enum Pending {
         /// The data could not be stored there.
         error: Option<MpiError>,
     },
+    /// A generalized request the program has not completed yet.
+    Generalized,
 }
 
 /// Lifecycle of a request.
@@ -108,6 +111,13 @@ pub(crate) struct Request {
     pub free_when_done: bool,
     /// Bytes of the attached buffer it holds (buffered sends).
     pub bsend_bytes: usize,
+    /// The communicator of a program's request (for its error handler).
+    pub comm: Option<CommId>,
+    /// The address of a persistent request's buffer, which the C layer
+    /// hands back to the engine as program memory at each start.
+    pub buffer_addr: Option<usize>,
+    /// A generalized request's callbacks (`MPI_Grequest_start`).
+    pub generalized: Option<Opaque>,
 }
 
 impl Request {
@@ -117,6 +127,9 @@ impl Request {
             persistent: None,
             free_when_done: false,
             bsend_bytes: 0,
+            comm: None,
+            buffer_addr: None,
+            generalized: None,
         }
     }
 }

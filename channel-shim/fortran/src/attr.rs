@@ -1,4 +1,4 @@
-//! Communicator attributes from Fortran.
+//! Communicator and datatype attributes from Fortran.
 //!
 //! Values are integers in Fortran: `INTEGER(KIND=MPI_ADDRESS_KIND)` for the
 //! MPI-2 routines (`MPI_COMM_SET_ATTR`, ...), default `INTEGER` for the
@@ -16,7 +16,7 @@
 //! `MPI_COMM_DUP_FN`, ... which mpif.h declares `EXTERNAL`) are exported
 //! here with Fortran conventions and are called like any other.
 
-use crate::c::{self, MPI_Comm_create_keyval, MPI_Keyval_create};
+use crate::c::{self, MPI_Comm_create_keyval, MPI_Keyval_create, MPI_Type_create_keyval};
 use crate::{set_ierror, write_out, Aint, Fint};
 use std::os::raw::{c_int, c_void};
 
@@ -169,7 +169,17 @@ fortran_fn! {
     }
 }
 
+fortran_fn! {
+    /// `MPI_TYPE_CREATE_KEYVAL(TYPE_COPY_ATTR_FN, TYPE_DELETE_ATTR_FN,
+    /// TYPE_KEYVAL, EXTRA_STATE, IERROR)`.
+    fn mpi_type_create_keyval_(copy: Option<FCopyFn<Aint>>, delete: Option<FDeleteFn<Aint>>, keyval: *mut Fint, extra: *const Aint, ierror: *mut Fint) {
+        create_keyval(MPI_Type_create_keyval, copy, delete, keyval, *extra, ierror);
+    }
+}
+
 fortran_wrappers! {
+    fn mpi_type_free_keyval_ = MPI_Type_free_keyval(keyval: IntRef);
+    fn mpi_type_delete_attr_ = MPI_Type_delete_attr(datatype: In, keyval: In);
     fn mpi_comm_free_keyval_ = MPI_Comm_free_keyval(keyval: IntRef);
     fn mpi_keyval_free_ = MPI_Keyval_free(keyval: IntRef);
     fn mpi_comm_delete_attr_ = MPI_Comm_delete_attr(comm: In, keyval: In);
@@ -236,6 +246,20 @@ fortran_fn! {
     /// `MPI_ATTR_GET(COMM, KEYVAL, ATTRIBUTE_VAL, FLAG, IERROR)` (MPI-1).
     fn mpi_attr_get_(comm: *const Fint, keyval: *const Fint, value: *mut Fint, flag: *mut Fint, ierror: *mut Fint) {
         get_attr(c::MPI_Attr_get, *comm, *keyval, value, flag, ierror);
+    }
+}
+
+fortran_fn! {
+    /// `MPI_TYPE_GET_ATTR(DATATYPE, TYPE_KEYVAL, ATTRIBUTE_VAL, FLAG, IERROR)`.
+    fn mpi_type_get_attr_(datatype: *const Fint, keyval: *const Fint, value: *mut Aint, flag: *mut Fint, ierror: *mut Fint) {
+        get_attr(c::MPI_Type_get_attr, *datatype, *keyval, value, flag, ierror);
+    }
+}
+
+fortran_fn! {
+    /// `MPI_TYPE_SET_ATTR(DATATYPE, TYPE_KEYVAL, ATTRIBUTE_VAL, IERROR)`.
+    fn mpi_type_set_attr_(datatype: *const Fint, keyval: *const Fint, value: *const Aint, ierror: *mut Fint) {
+        set_ierror(ierror, c::MPI_Type_set_attr(*datatype, *keyval, (*value).to_c()));
     }
 }
 

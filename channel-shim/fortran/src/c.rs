@@ -112,6 +112,53 @@ extern "C" {
         keyval: *mut c_int,
         extra_state: *mut c_void,
     ) -> c_int;
+    /// The shim's `MPI_Type_get_attr`.
+    pub fn MPI_Type_get_attr(
+        datatype: c_int,
+        keyval: c_int,
+        attribute_val: *mut c_void,
+        flag: *mut c_int,
+    ) -> c_int;
+    /// The shim's `MPI_Type_set_attr`.
+    pub fn MPI_Type_set_attr(datatype: c_int, keyval: c_int, attribute_val: *mut c_void) -> c_int;
+    /// The shim's `MPI_Type_create_keyval`.
+    pub fn MPI_Type_create_keyval(
+        copy_fn: Option<CCopyFn>,
+        delete_fn: Option<CDeleteFn>,
+        keyval: *mut c_int,
+        extra_state: *mut c_void,
+    ) -> c_int;
+    /// The shim's `MPI_Type_get_name`.
+    pub fn MPI_Type_get_name(datatype: c_int, name: *mut c_char, resultlen: *mut c_int) -> c_int;
+    /// The shim's `MPI_Type_set_name`.
+    pub fn MPI_Type_set_name(datatype: c_int, name: *const c_char) -> c_int;
+    /// The shim's `MPI_Add_error_string`.
+    pub fn MPI_Add_error_string(errorcode: c_int, string: *const c_char) -> c_int;
+    /// The shim's `MPI_Info_get_valuelen`.
+    pub fn MPI_Info_get_valuelen(
+        info: c_int,
+        key: *const c_char,
+        valuelen: *mut c_int,
+        flag: *mut c_int,
+    ) -> c_int;
+    /// The shim's `MPI_Info_get`.
+    pub fn MPI_Info_get(
+        info: c_int,
+        key: *const c_char,
+        valuelen: c_int,
+        value: *mut c_char,
+        flag: *mut c_int,
+    ) -> c_int;
+    /// The shim's `MPI_Info_set`.
+    pub fn MPI_Info_set(info: c_int, key: *const c_char, value: *const c_char) -> c_int;
+    /// The shim's `MPI_Info_delete`.
+    pub fn MPI_Info_delete(info: c_int, key: *const c_char) -> c_int;
+    /// The shim's `MPI_Info_get_nthkey`.
+    pub fn MPI_Info_get_nthkey(info: c_int, n: c_int, key: *mut c_char) -> c_int;
+    /// The shim's `MPI_Info_create_env`.
+    pub fn MPI_Info_create_env(argc: c_int, argv: *mut *mut c_char, info: *mut c_int) -> c_int;
+    /// The shim's `MPI_Pcontrol` (C declares it variadic; the level is all).
+    pub fn MPI_Pcontrol(level: c_int) -> c_int;
     /// The shim's `MPI_Keyval_create`.
     pub fn MPI_Keyval_create(
         copy_fn: Option<CCopyFn>,

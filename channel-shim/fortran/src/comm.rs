@@ -1,4 +1,8 @@
 //! Communicators, groups and error handlers.
+//!
+//! A Fortran error handler `SUBROUTINE HANDLER(COMM, ERROR_CODE)` takes
+//! both arguments by reference, as the C `MPI_Comm_errhandler_function`
+//! does (`MPI_Comm *`, `int *`), so the C library calls it directly.
 
 use crate::strings::{text_in, text_out};
 use crate::{c, set_ierror, Fint};
@@ -17,6 +21,11 @@ fortran_wrappers! {
     fn mpi_comm_get_errhandler_ = MPI_Comm_get_errhandler(comm: In, errhandler: IntRef);
     fn mpi_comm_set_errhandler_ = MPI_Comm_set_errhandler(comm: In, errhandler: In);
     fn mpi_errhandler_free_ = MPI_Errhandler_free(errhandler: IntRef);
+    fn mpi_errhandler_set_ = MPI_Errhandler_set(comm: In, errhandler: In);
+    fn mpi_errhandler_get_ = MPI_Errhandler_get(comm: In, errhandler: IntRef);
+    fn mpi_comm_call_errhandler_ = MPI_Comm_call_errhandler(comm: In, errorcode: In);
+    fn mpi_comm_create_errhandler_ = MPI_Comm_create_errhandler(function: Procedure, errhandler: IntRef);
+    fn mpi_errhandler_create_ = MPI_Errhandler_create(function: Procedure, errhandler: IntRef);
     fn mpi_group_size_ = MPI_Group_size(group: In, size: IntRef);
     fn mpi_group_rank_ = MPI_Group_rank(group: In, rank: IntRef);
     fn mpi_group_compare_ = MPI_Group_compare(group1: In, group2: In, result: IntRef);
@@ -32,7 +41,7 @@ fortran_wrappers! {
 }
 
 /// `MPI_MAX_OBJECT_NAME` of MPICH's C header (the Fortran one is 1 less).
-const MAX_OBJECT_NAME: usize = 128;
+pub(crate) const MAX_OBJECT_NAME: usize = 128;
 
 fortran_fn! {
     /// `MPI_COMM_GET_NAME(COMM, COMM_NAME, RESULTLEN, IERROR)`: blank-padded.

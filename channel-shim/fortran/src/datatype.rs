@@ -3,8 +3,9 @@
 //! ...) take addresses as default `INTEGER`s, the others as
 //! `INTEGER(KIND=MPI_ADDRESS_KIND)`.
 
+use crate::strings::{text_in, text_out};
 use crate::{c, set_ierror, write_out, Aint, Fint};
-use std::os::raw::{c_int, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 
 fortran_wrappers! {
     fn mpi_type_contiguous_ = MPI_Type_contiguous(count: In, oldtype: In, newtype: IntRef);
@@ -122,5 +123,24 @@ fortran_fn! {
     /// `INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_DIFF(ADDR1, ADDR2)`.
     fn mpi_aint_diff_(addr1: *const Aint, addr2: *const Aint) -> Aint {
         c::MPI_Aint_diff(*addr1, *addr2)
+    }
+}
+
+use crate::comm::MAX_OBJECT_NAME;
+
+fortran_fn! {
+    /// `MPI_TYPE_GET_NAME(DATATYPE, TYPE_NAME, RESULTLEN, IERROR)`: blank-padded.
+    fn mpi_type_get_name_(datatype: *const Fint, name: *mut c_char, resultlen: *mut Fint, ierror: *mut Fint, name_len: usize) {
+        let t = *datatype;
+        text_out(MAX_OBJECT_NAME, |n, l| c::MPI_Type_get_name(t, n, l), name, name_len, resultlen, ierror);
+    }
+}
+
+fortran_fn! {
+    /// `MPI_TYPE_SET_NAME(DATATYPE, TYPE_NAME, IERROR)`: trailing blanks of
+    /// `TYPE_NAME` are not part of the name.
+    fn mpi_type_set_name_(datatype: *const Fint, name: *const c_char, ierror: *mut Fint, name_len: usize) {
+        let name = text_in(name, name_len);
+        set_ierror(ierror, c::MPI_Type_set_name(*datatype, name.as_ptr()));
     }
 }

@@ -1,7 +1,7 @@
 //! Environment: init, finalize, abort, thread level, versions, clocks, the
 //! processor name and error classes and strings.
 
-use crate::strings::text_out;
+use crate::strings::{text_in, text_out};
 use crate::{c, sentinel, set_ierror, Fint};
 use std::os::raw::c_char;
 
@@ -14,6 +14,8 @@ fortran_wrappers! {
     fn mpi_query_thread_ = MPI_Query_thread(provided: IntRef);
     fn mpi_get_version_ = MPI_Get_version(version: IntRef, subversion: IntRef);
     fn mpi_error_class_ = MPI_Error_class(errorcode: In, errorclass: IntRef);
+    fn mpi_add_error_class_ = MPI_Add_error_class(errorclass: IntRef);
+    fn mpi_add_error_code_ = MPI_Add_error_code(errorclass: In, errorcode: IntRef);
 }
 
 fortran_fn! {
@@ -75,6 +77,15 @@ fortran_fn! {
     fn mpi_error_string_(errorcode: *const Fint, string: *mut c_char, resultlen: *mut Fint, ierror: *mut Fint, string_len: usize) {
         let code = *errorcode;
         text_out(MAX_ERROR_STRING, |t, l| c::MPI_Error_string(code, t, l), string, string_len, resultlen, ierror);
+    }
+}
+
+fortran_fn! {
+    /// `MPI_ADD_ERROR_STRING(ERRORCODE, STRING, IERROR)`: trailing blanks
+    /// of `STRING` are not part of the text.
+    fn mpi_add_error_string_(errorcode: *const Fint, string: *const c_char, ierror: *mut Fint, string_len: usize) {
+        let text = text_in(string, string_len);
+        set_ierror(ierror, c::MPI_Add_error_string(*errorcode, text.as_ptr()));
     }
 }
 

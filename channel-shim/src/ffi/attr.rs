@@ -1,116 +1,288 @@
-//! Communicator attributes: the predefined keys (`MPI_TAG_UB`,
-//! `MPI_WTIME_IS_GLOBAL`, ...) and keyvals the program creates, with their
-//! copy and delete callbacks. Everything is kept here, in the C layer.
+//! Attributes of communicators and datatypes: keyvals, values, and the
+//! program's copy and delete callbacks.
+//!
+//! The keyvals, values and their order live in the engine
+//! (`shim_engine::attr`); here are the C arguments and the calls of the
+//! callbacks, which run without the engine's lock held (so they may call
+//! MPI). A callback that returns anything but `MPI_SUCCESS` makes the call
+//! fail with `MPI_ERR_OTHER`, as in MPICH.
 //!
 //! MPICH encodes `MPI_COMM_NULL_COPY_FN` / `MPI_COMM_NULL_DELETE_FN` as null
 //! function pointers and `MPI_COMM_DUP_FN` as `MPIR_Dup_fn`
 //! ([`crate::ffi::symbols::MPIR_Dup_fn`]), which is simply called like any
-//! other copy callback. Callbacks run without any lock held, so they may
-//! call MPI themselves.
+//! other copy callback.
 
 use crate::abi::*;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
-use crate::ffi::handles::comm_from;
+use crate::ffi::handles::{comm_from, comm_to, datatype_from, datatype_to, keyval_from, keyval_to};
 use crate::ffi::write_out;
-use shim_engine::MpiError;
-use std::collections::{BTreeMap, HashMap};
+use shim_engine::{AttrCall, MpiError, Object, ObjectKind, Opaque, PredefinedAttr};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Mutex;
 
-/// `MPI_Comm_copy_attr_function` (and MPI-1 `MPI_Copy_function`).
+/// `MPI_Comm_copy_attr_function`, `MPI_Type_copy_attr_function` (and
+/// MPI-1 `MPI_Copy_function`): the object's handle comes first.
 pub type CopyFn =
     unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
 
-/// `MPI_Comm_delete_attr_function` (and MPI-1 `MPI_Delete_function`).
+/// `MPI_Comm_delete_attr_function`, `MPI_Type_delete_attr_function` (and
+/// MPI-1 `MPI_Delete_function`).
 pub type DeleteFn = unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void) -> c_int;
 
-/// Created keyvals start here (MPICH's keyval handles are 0x24xxxxxx).
-const KEYVAL_BASE: c_int = 0x2400_1000;
-
+/// What the engine keeps as a keyval's [`Opaque`]: the program's callbacks
+/// and extra state.
 #[derive(Clone, Copy)]
-struct Keyval {
+struct AttrFns {
     copy: Option<CopyFn>,
     delete: Option<DeleteFn>,
     extra: usize,
 }
 
-#[derive(Default)]
-struct Table {
-    keyvals: HashMap<c_int, Keyval>,
-    next: c_int,
-    /// Attribute values per communicator handle, by keyval (in creation order).
-    attrs: HashMap<c_int, BTreeMap<c_int, usize>>,
+/// The predefined attribute a keyval handle names.
+fn predefined(keyval: c_int) -> Option<PredefinedAttr> {
+    Some(match keyval {
+        MPI_TAG_UB => PredefinedAttr::TagUb,
+        MPI_HOST => PredefinedAttr::Host,
+        MPI_IO => PredefinedAttr::Io,
+        MPI_WTIME_IS_GLOBAL => PredefinedAttr::WtimeIsGlobal,
+        MPI_UNIVERSE_SIZE => PredefinedAttr::UniverseSize,
+        MPI_LASTUSEDCODE => PredefinedAttr::LastUsedCode,
+        MPI_APPNUM => PredefinedAttr::AppNum,
+        _ => return None,
+    })
 }
 
-static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+/// The `int`s the predefined attributes point at (MPI hands out their
+/// addresses, which must stay valid).
+static PREDEFINED_VALUES: [AtomicI32; 7] = [const { AtomicI32::new(0) }; 7];
 
-fn table<R>(f: impl FnOnce(&mut Table) -> R) -> R {
-    let mut g = TABLE.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(Table::default))
+/// The address of a predefined attribute's value, refreshed from the engine.
+fn predefined_value(func: &str, a: PredefinedAttr) -> Result<*mut c_int, MpiError> {
+    let v = engine(func, |e| Ok(e.predefined_attr(a)))?;
+    let cell = &PREDEFINED_VALUES[a as usize];
+    cell.store(v, Ordering::Relaxed);
+    Ok(cell.as_ptr())
 }
 
-// Values of the predefined attributes; MPI returns pointers to them.
-static TAG_UB_VALUE: AtomicI32 = AtomicI32::new(i32::MAX);
-static WTIME_IS_GLOBAL_VALUE: AtomicI32 = AtomicI32::new(1);
-static UNIVERSE_SIZE_VALUE: AtomicI32 = AtomicI32::new(1);
-static HOST_VALUE: AtomicI32 = AtomicI32::new(MPI_PROC_NULL);
-static IO_VALUE: AtomicI32 = AtomicI32::new(MPI_ANY_SOURCE);
-
-fn is_predefined(keyval: c_int) -> bool {
-    [
-        MPI_TAG_UB,
-        MPI_HOST,
-        MPI_IO,
-        MPI_WTIME_IS_GLOBAL,
-        MPI_UNIVERSE_SIZE,
-        MPI_LASTUSEDCODE,
-        MPI_APPNUM,
-    ]
-    .contains(&keyval)
+/// The C handle of an attribute's object (what callbacks get).
+fn object_handle(o: Object) -> c_int {
+    match o {
+        Object::Comm(c) => comm_to(c),
+        Object::Datatype(d) => datatype_to(d),
+    }
 }
 
-/// The address of a predefined attribute's value, if it has one.
-fn predefined(keyval: c_int) -> Result<Option<*mut c_int>, MpiError> {
-    let cell = match keyval {
-        MPI_TAG_UB => {
-            let ub = engine("MPI_Comm_get_attr", |e| Ok(e.config().tag_ub))?;
-            TAG_UB_VALUE.store(ub, Ordering::Relaxed);
-            &TAG_UB_VALUE
-        }
-        MPI_UNIVERSE_SIZE => {
-            let n = engine("MPI_Comm_get_attr", |e| Ok(e.size()))?;
-            UNIVERSE_SIZE_VALUE.store(n as i32, Ordering::Relaxed);
-            &UNIVERSE_SIZE_VALUE
-        }
-        MPI_WTIME_IS_GLOBAL => &WTIME_IS_GLOBAL_VALUE,
-        MPI_HOST => &HOST_VALUE,
-        MPI_IO => &IO_VALUE,
-        _ => return Ok(None),
+/// The object a handle of `kind` names.
+fn object_from(kind: ObjectKind, h: c_int) -> Result<Object, MpiError> {
+    match kind {
+        ObjectKind::Comm => Ok(Object::Comm(comm_from(h)?)),
+        ObjectKind::Datatype => Ok(Object::Datatype(datatype_from(h)?)),
+        ObjectKind::Win => Err(MpiError::Keyval),
+    }
+}
+
+/// The communicator whose error handler gets errors on `o` (datatypes'
+/// go to `MPI_COMM_WORLD`'s).
+fn error_comm(kind: ObjectKind, h: c_int) -> c_int {
+    if kind == ObjectKind::Comm {
+        h
+    } else {
+        MPI_COMM_WORLD
+    }
+}
+
+fn fns_of(call: &AttrCall) -> AttrFns {
+    *call
+        .fns
+        .get::<AttrFns>()
+        .expect("keyvals hold the callbacks the C layer registered")
+}
+
+/// Makes the delete callback of `call`; any code but `MPI_SUCCESS` fails.
+///
+/// # Safety
+/// The callback the program registered must be a valid C function.
+unsafe fn call_delete(call: &AttrCall) -> Result<(), MpiError> {
+    let f = fns_of(call);
+    let Some(delete) = f.delete else {
+        return Ok(());
     };
-    Ok(Some(cell.as_ptr()))
+    let code = delete(
+        object_handle(call.object),
+        keyval_to(call.object.kind(), call.keyval),
+        call.value as *mut c_void,
+        f.extra as *mut c_void,
+    );
+    if code == MPI_SUCCESS {
+        Ok(())
+    } else {
+        Err(MpiError::Other)
+    }
+}
+
+/// Makes the copy callback of `call`: the value to give the copy, if any.
+///
+/// # Safety
+/// The callback the program registered must be a valid C function.
+unsafe fn call_copy(call: &AttrCall) -> Result<Option<usize>, MpiError> {
+    let f = fns_of(call);
+    let Some(copy) = f.copy else {
+        return Ok(None);
+    };
+    let mut out: *mut c_void = std::ptr::null_mut();
+    let mut flag: c_int = 0;
+    let code = copy(
+        object_handle(call.object),
+        keyval_to(call.object.kind(), call.keyval),
+        f.extra as *mut c_void,
+        call.value as *mut c_void,
+        &mut out as *mut *mut c_void as *mut c_void,
+        &mut flag,
+    );
+    if code != MPI_SUCCESS {
+        return Err(MpiError::Other);
+    }
+    Ok((flag != 0).then_some(out as usize))
+}
+
+/// Makes the delete callbacks of `calls` in order, removing each attribute
+/// whose callback succeeded; stops at the first failure.
+///
+/// # Safety
+/// The callbacks the program registered must be valid C functions.
+pub unsafe fn run_deletions(func: &str, calls: Vec<AttrCall>) -> Result<(), MpiError> {
+    for call in calls {
+        call_delete(&call)?;
+        engine(func, |e| {
+            e.attr_remove(call.object, call.keyval);
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Freeing `object`: its attributes' delete callbacks, last set first.
+///
+/// # Safety
+/// The callbacks the program registered must be valid C functions.
+pub unsafe fn delete_all(func: &str, object: Object) -> Result<(), MpiError> {
+    let calls = engine(func, |e| e.attr_deletions(object))?;
+    run_deletions(func, calls)
+}
+
+/// Duplicating `from` into `to`: the copy callbacks in the order the
+/// attributes were set. On a failure the copies made so far are deleted
+/// again (their delete callbacks run) and the error is returned.
+///
+/// # Safety
+/// The callbacks the program registered must be valid C functions.
+pub unsafe fn copy_all(func: &str, from: Object, to: Object) -> Result<(), MpiError> {
+    let calls = engine(func, |e| e.attr_copies(from))?;
+    for call in calls {
+        match call_copy(&call) {
+            Ok(Some(v)) => engine(func, |e| e.attr_store(to, call.keyval, v))?,
+            Ok(None) => {}
+            Err(err) => {
+                let _ = delete_all(func, to);
+                return Err(err);
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---- keyvals ----
+
+unsafe fn create_keyval(
+    kind: ObjectKind,
+    copy: Option<CopyFn>,
+    delete: Option<DeleteFn>,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+    func: &str,
+) -> c_int {
+    let fns = AttrFns {
+        copy,
+        delete,
+        extra: extra_state as usize,
+    };
+    let r = engine(func, |e| Ok(e.create_keyval(kind, Opaque::new(fns))));
+    let r = r.map(|k| write_out(keyval, keyval_to(kind, k)));
+    finish(MPI_COMM_WORLD, func, r)
+}
+
+mpi_fn! { fn MPI_Comm_create_keyval(comm_copy_attr_fn: Option<CopyFn>, comm_delete_attr_fn: Option<DeleteFn>, comm_keyval: *mut c_int, extra_state: *mut c_void) {
+    create_keyval(ObjectKind::Comm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, "MPI_Comm_create_keyval")
+} }
+
+mpi_fn! { fn MPI_Keyval_create(copy_fn: Option<CopyFn>, delete_fn: Option<DeleteFn>, keyval: *mut c_int, extra_state: *mut c_void) {
+    create_keyval(ObjectKind::Comm, copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create")
+} }
+
+mpi_fn! { fn MPI_Type_create_keyval(type_copy_attr_fn: Option<CopyFn>, type_delete_attr_fn: Option<DeleteFn>, type_keyval: *mut c_int, extra_state: *mut c_void) {
+    create_keyval(ObjectKind::Datatype, type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, "MPI_Type_create_keyval")
+} }
+
+/// Frees a keyval handle of `kind`: the program's handle becomes
+/// `MPI_KEYVAL_INVALID`; attributes set with it keep working.
+unsafe fn free_keyval(kind: ObjectKind, func: &str, keyval: *mut c_int) -> c_int {
+    let r = (|| {
+        if keyval.is_null() {
+            return Err(MpiError::Arg);
+        }
+        let (k_kind, k) = keyval_from(*keyval)?;
+        if k_kind != kind {
+            return Err(MpiError::Keyval);
+        }
+        engine(func, |e| e.free_keyval(kind, k))?;
+        write_out(keyval, MPI_KEYVAL_INVALID);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+}
+
+mpi_fn! { fn MPI_Comm_free_keyval(comm_keyval: *mut c_int) {
+    free_keyval(ObjectKind::Comm, "MPI_Comm_free_keyval", comm_keyval)
+} }
+
+mpi_fn! { fn MPI_Keyval_free(keyval: *mut c_int) {
+    free_keyval(ObjectKind::Comm, "MPI_Keyval_free", keyval)
+} }
+
+mpi_fn! { fn MPI_Type_free_keyval(type_keyval: *mut c_int) {
+    free_keyval(ObjectKind::Datatype, "MPI_Type_free_keyval", type_keyval)
+} }
+
+// ---- values ----
+
+/// A keyval handle that must be a created keyval for objects of `kind`.
+fn created_keyval(kind: ObjectKind, keyval: c_int) -> Result<shim_engine::Keyval, MpiError> {
+    match keyval_from(keyval)? {
+        (k_kind, k) if k_kind == kind => Ok(k),
+        _ => Err(MpiError::Keyval),
+    }
 }
 
 unsafe fn get_attr(
+    kind: ObjectKind,
     func: &str,
-    comm: c_int,
+    handle: c_int,
     keyval: c_int,
     attribute_val: *mut c_void,
     flag: *mut c_int,
 ) -> c_int {
     let r = (|| {
-        let c = comm_from(comm)?;
-        engine(func, |e| e.comm_size(c))?;
-        let value = if is_predefined(keyval) {
-            predefined(keyval)?.map(|p| p as usize)
-        } else {
-            table(|t| {
-                if !t.keyvals.contains_key(&keyval) {
-                    return Err(MpiError::Arg);
-                }
-                Ok(t.attrs.get(&comm).and_then(|m| m.get(&keyval)).copied())
-            })?
+        let object = object_from(kind, handle)?;
+        let value = match (kind, predefined(keyval)) {
+            (ObjectKind::Comm, Some(a)) => {
+                engine(func, |e| e.check_object(object))?;
+                Some(predefined_value(func, a)? as usize)
+            }
+            _ => {
+                let k = created_keyval(kind, keyval)?;
+                engine(func, |e| e.attr_get(object, k))?
+            }
         };
         write_out(flag, value.is_some() as c_int);
         if let Some(v) = value {
@@ -118,190 +290,71 @@ unsafe fn get_attr(
         }
         Ok(())
     })();
-    finish(comm, func, r)
+    finish(error_comm(kind, handle), func, r)
 }
 
 mpi_fn! { fn MPI_Comm_get_attr(comm: c_int, comm_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) {
-    get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag)
+    get_attr(ObjectKind::Comm, "MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag)
 } }
 
 mpi_fn! { fn MPI_Attr_get(comm: c_int, keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) {
-    get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag)
+    get_attr(ObjectKind::Comm, "MPI_Attr_get", comm, keyval, attribute_val, flag)
 } }
 
-unsafe fn create_keyval(
-    copy: Option<CopyFn>,
-    delete: Option<DeleteFn>,
-    keyval: *mut c_int,
-    extra_state: *mut c_void,
+mpi_fn! { fn MPI_Type_get_attr(datatype: c_int, type_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) {
+    get_attr(ObjectKind::Datatype, "MPI_Type_get_attr", datatype, type_keyval, attribute_val, flag)
+} }
+
+unsafe fn set_attr(
+    kind: ObjectKind,
+    func: &str,
+    handle: c_int,
+    keyval: c_int,
+    value: *mut c_void,
 ) -> c_int {
-    let k = table(|t| {
-        let k = KEYVAL_BASE + t.next;
-        t.next += 1;
-        t.keyvals.insert(
-            k,
-            Keyval {
-                copy,
-                delete,
-                extra: extra_state as usize,
-            },
-        );
-        k
-    });
-    write_out(keyval, k);
-    MPI_SUCCESS
-}
-
-mpi_fn! { fn MPI_Comm_create_keyval(comm_copy_attr_fn: Option<CopyFn>, comm_delete_attr_fn: Option<DeleteFn>, comm_keyval: *mut c_int, extra_state: *mut c_void) {
-    create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)
-} }
-
-mpi_fn! { fn MPI_Keyval_create(copy_fn: Option<CopyFn>, delete_fn: Option<DeleteFn>, keyval: *mut c_int, extra_state: *mut c_void) {
-    create_keyval(copy_fn, delete_fn, keyval, extra_state)
-} }
-
-/// Frees a keyval. Attributes still set with it keep their callbacks until
-/// they are deleted (the keyval entry stays, but no new use is possible
-/// through the freed handle the program now holds: MPI_KEYVAL_INVALID).
-unsafe fn free_keyval(func: &str, keyval: *mut c_int) -> c_int {
-    let k = *keyval;
-    let r = if table(|t| t.keyvals.contains_key(&k)) {
-        write_out(keyval, MPI_KEYVAL_INVALID);
-        Ok(())
-    } else {
-        Err(MpiError::Arg)
-    };
-    finish(MPI_COMM_WORLD, func, r)
-}
-
-mpi_fn! { fn MPI_Comm_free_keyval(comm_keyval: *mut c_int) {
-    free_keyval("MPI_Comm_free_keyval", comm_keyval)
-} }
-
-mpi_fn! { fn MPI_Keyval_free(keyval: *mut c_int) {
-    free_keyval("MPI_Keyval_free", keyval)
-} }
-
-/// Calls the delete callback of `keyval` for `value` on `comm`.
-unsafe fn call_delete(comm: c_int, keyval: c_int, value: usize) -> c_int {
-    let kv = table(|t| t.keyvals.get(&keyval).copied());
-    match kv.and_then(|k| k.delete.map(|d| (d, k.extra))) {
-        Some((d, extra)) => d(comm, keyval, value as *mut c_void, extra as *mut c_void),
-        None => MPI_SUCCESS,
-    }
-}
-
-/// Removes an attribute, calling its delete callback.
-unsafe fn delete_attr(comm: c_int, keyval: c_int) -> Result<(), MpiError> {
-    let old = table(|t| t.attrs.get_mut(&comm).and_then(|m| m.remove(&keyval)));
-    match old {
-        Some(v) if call_delete(comm, keyval, v) != MPI_SUCCESS => Err(MpiError::Other),
-        _ => Ok(()),
-    }
-}
-
-unsafe fn set_attr(func: &str, comm: c_int, keyval: c_int, value: *mut c_void) -> c_int {
     let r = (|| {
-        let c = comm_from(comm)?;
-        engine(func, |e| e.comm_size(c))?;
-        if is_predefined(keyval) || !table(|t| t.keyvals.contains_key(&keyval)) {
-            return Err(MpiError::Arg);
+        let object = object_from(kind, handle)?;
+        let k = created_keyval(kind, keyval)?;
+        if let Some(old) = engine(func, |e| e.attr_before_set(object, k))? {
+            call_delete(&old)?;
         }
-        delete_attr(comm, keyval)?;
-        table(|t| {
-            t.attrs
-                .entry(comm)
-                .or_default()
-                .insert(keyval, value as usize)
-        });
-        Ok(())
+        engine(func, |e| e.attr_store(object, k, value as usize))
     })();
-    finish(comm, func, r)
+    finish(error_comm(kind, handle), func, r)
 }
 
 mpi_fn! { fn MPI_Comm_set_attr(comm: c_int, comm_keyval: c_int, attribute_val: *mut c_void) {
-    set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val)
+    set_attr(ObjectKind::Comm, "MPI_Comm_set_attr", comm, comm_keyval, attribute_val)
 } }
 
 mpi_fn! { fn MPI_Attr_put(comm: c_int, keyval: c_int, attribute_val: *mut c_void) {
-    set_attr("MPI_Attr_put", comm, keyval, attribute_val)
+    set_attr(ObjectKind::Comm, "MPI_Attr_put", comm, keyval, attribute_val)
 } }
 
-unsafe fn delete_one(func: &str, comm: c_int, keyval: c_int) -> c_int {
+mpi_fn! { fn MPI_Type_set_attr(datatype: c_int, type_keyval: c_int, attribute_val: *mut c_void) {
+    set_attr(ObjectKind::Datatype, "MPI_Type_set_attr", datatype, type_keyval, attribute_val)
+} }
+
+unsafe fn delete_attr(kind: ObjectKind, func: &str, handle: c_int, keyval: c_int) -> c_int {
     let r = (|| {
-        let c = comm_from(comm)?;
-        engine(func, |e| e.comm_size(c))?;
-        if is_predefined(keyval) || !table(|t| t.keyvals.contains_key(&keyval)) {
-            return Err(MpiError::Arg);
+        let object = object_from(kind, handle)?;
+        let k = created_keyval(kind, keyval)?;
+        if let Some(call) = engine(func, |e| e.attr_before_delete(object, k))? {
+            run_deletions(func, vec![call])?;
         }
-        delete_attr(comm, keyval)
+        Ok(())
     })();
-    finish(comm, func, r)
+    finish(error_comm(kind, handle), func, r)
 }
 
 mpi_fn! { fn MPI_Comm_delete_attr(comm: c_int, comm_keyval: c_int) {
-    delete_one("MPI_Comm_delete_attr", comm, comm_keyval)
+    delete_attr(ObjectKind::Comm, "MPI_Comm_delete_attr", comm, comm_keyval)
 } }
 
 mpi_fn! { fn MPI_Attr_delete(comm: c_int, keyval: c_int) {
-    delete_one("MPI_Attr_delete", comm, keyval)
+    delete_attr(ObjectKind::Comm, "MPI_Attr_delete", comm, keyval)
 } }
 
-/// `MPI_Comm_dup`'s attribute copying from `old` to `new`: each keyval's
-/// copy callback decides (a null callback copies nothing). Returns
-/// MPI_SUCCESS or the first callback error.
-///
-/// # Safety
-/// The callbacks the program registered must be valid C functions.
-pub unsafe fn copy_on_dup(old: c_int, new: c_int) -> c_int {
-    let attrs: Vec<(c_int, usize)> = table(|t| {
-        t.attrs
-            .get(&old)
-            .map(|m| m.iter().map(|(&k, &v)| (k, v)).collect())
-            .unwrap_or_default()
-    });
-    for (k, v) in attrs {
-        let Some(kv) = table(|t| t.keyvals.get(&k).copied()) else {
-            continue;
-        };
-        let Some(copy) = kv.copy else { continue };
-        let mut out: *mut c_void = std::ptr::null_mut();
-        let mut flag: c_int = 0;
-        let code = copy(
-            old,
-            k,
-            kv.extra as *mut c_void,
-            v as *mut c_void,
-            &mut out as *mut *mut c_void as *mut c_void,
-            &mut flag,
-        );
-        if code != MPI_SUCCESS {
-            return code;
-        }
-        if flag != 0 {
-            table(|t| t.attrs.entry(new).or_default().insert(k, out as usize));
-        }
-    }
-    MPI_SUCCESS
-}
-
-/// `MPI_Comm_free`'s attribute deletion: calls every delete callback.
-/// Returns MPI_SUCCESS or the first callback error.
-///
-/// # Safety
-/// The callbacks the program registered must be valid C functions.
-pub unsafe fn delete_all(comm: c_int) -> c_int {
-    let keys: Vec<c_int> = table(|t| {
-        t.attrs
-            .get(&comm)
-            .map(|m| m.keys().copied().collect())
-            .unwrap_or_default()
-    });
-    for k in keys {
-        if delete_attr(comm, k).is_err() {
-            return MPI_ERR_OTHER;
-        }
-    }
-    table(|t| t.attrs.remove(&comm));
-    MPI_SUCCESS
-}
+mpi_fn! { fn MPI_Type_delete_attr(datatype: c_int, type_keyval: c_int) {
+    delete_attr(ObjectKind::Datatype, "MPI_Type_delete_attr", datatype, type_keyval)
+} }

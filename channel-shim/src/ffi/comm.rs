@@ -1,27 +1,18 @@
 //! Communicators and groups: size and rank, dup/split/create/free/compare,
-//! the group algebra, and communicator names (kept here, in the C layer).
+//! the group algebra, and communicator names.
 //!
-//! A new communicator inherits its parent's error handler; `MPI_Comm_dup`
-//! also copies the parent's attributes (see [`crate::ffi::attr`]).
+//! A new communicator inherits its parent's error handler (the engine sees
+//! to it); `MPI_Comm_dup` also copies the parent's attributes and
+//! `MPI_Comm_free` deletes them (see [`crate::ffi::attr`]).
 
 use crate::abi::*;
 use crate::ffi::engine_access::engine;
-use crate::ffi::errors::{finish, forget_errhandler, inherit_errhandler};
+use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
 use crate::ffi::{attr, write_c_string, write_out};
-use shim_engine::{CommId, Comparison, GroupId, MpiError};
-use std::collections::HashMap;
+use shim_engine::{CommId, Comparison, GroupId, MpiError, Object};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
-use std::sync::Mutex;
-
-/// Names set with MPI_Comm_set_name, per communicator handle.
-static NAMES: Mutex<Option<HashMap<c_int, String>>> = Mutex::new(None);
-
-fn with_names<R>(f: impl FnOnce(&mut HashMap<c_int, String>) -> R) -> R {
-    let mut g = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(HashMap::new))
-}
 
 /// The MPI constant of a comparison result.
 fn comparison(c: Comparison) -> c_int {
@@ -45,17 +36,9 @@ unsafe fn query(
     finish(comm, func, r)
 }
 
-/// Hands a new communicator (or `MPI_COMM_NULL`) to the program; it
-/// inherits `parent`'s error handler.
-unsafe fn hand_out_comm(parent: c_int, id: Option<CommId>, newcomm: *mut c_int) {
-    let Some(id) = id else {
-        write_out(newcomm, MPI_COMM_NULL);
-        return;
-    };
-    let h = comm_to(id);
-    inherit_errhandler(parent, h);
-    with_names(|m| m.remove(&h));
-    write_out(newcomm, h);
+/// Hands a new communicator (or `MPI_COMM_NULL`) to the program.
+unsafe fn hand_out_comm(id: Option<CommId>, newcomm: *mut c_int) {
+    write_out(newcomm, id.map_or(MPI_COMM_NULL, comm_to));
 }
 
 mpi_fn! { fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) {
@@ -87,20 +70,32 @@ mpi_fn! { fn MPI_Comm_compare(comm1: c_int, comm2: c_int, result: *mut c_int) {
     })
 } }
 
-mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
-    let r = (|| {
-        let c = comm_from(comm)?;
-        let id = engine("MPI_Comm_dup", |e| e.comm_dup(c))?;
-        hand_out_comm(comm, Some(id), newcomm);
-        Ok(())
-    })();
-    if r.is_ok() {
-        let code = attr::copy_on_dup(comm, *newcomm);
-        if code != MPI_SUCCESS {
-            return code;
-        }
+/// `MPI_Comm_dup` of `c` and its attributes (their copy callbacks) and
+/// hints. If a copy callback fails, the new communicator is freed again
+/// and the program gets `MPI_COMM_NULL`.
+///
+/// # Safety
+/// The attribute callbacks the program registered must be valid C functions.
+pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<CommId, MpiError> {
+    let id = engine(func, |e| {
+        let id = e.comm_dup(c)?;
+        let hints = e.comm_hints(c)?;
+        e.set_comm_hints(id, hints)?;
+        Ok(id)
+    })?;
+    if let Err(err) = attr::copy_all(func, Object::Comm(c), Object::Comm(id)) {
+        engine(func, |e| e.comm_free(id))?;
+        write_out(newcomm, MPI_COMM_NULL);
+        return Err(err);
     }
-    finish(comm, "MPI_Comm_dup", r)
+    hand_out_comm(Some(id), newcomm);
+    Ok(id)
+}
+
+mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
+    let func = "MPI_Comm_dup";
+    let r = comm_from(comm).and_then(|c| dup_comm(func, c, newcomm).map(|_| ()));
+    finish(comm, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut c_int) {
@@ -109,7 +104,7 @@ mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut
         // MPICH takes every colour but MPI_UNDEFINED, negative ones too.
         let color = (color != MPI_UNDEFINED).then_some(color);
         let id = engine("MPI_Comm_split", |e| e.comm_split(c, color, key))?;
-        hand_out_comm(comm, id, newcomm);
+        hand_out_comm(id, newcomm);
         Ok(())
     })();
     finish(comm, "MPI_Comm_split", r)
@@ -119,31 +114,27 @@ mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
         let id = engine("MPI_Comm_create", |e| e.comm_create(c, g))?;
-        hand_out_comm(comm, id, newcomm);
+        hand_out_comm(id, newcomm);
         Ok(())
     })();
     finish(comm, "MPI_Comm_create", r)
 } }
 
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
+    let func = "MPI_Comm_free";
     let h = *comm;
     let r = (|| {
         let c = comm_from(h)?;
         if c == CommId::WORLD || c == CommId::SELF {
             return Err(MpiError::Comm);
         }
-        engine("MPI_Comm_free", |e| e.comm_size(c))?;
-        let code = attr::delete_all(h);
-        if code != MPI_SUCCESS {
-            return Err(MpiError::Other);
-        }
-        engine("MPI_Comm_free", |e| e.comm_free(c))?;
-        with_names(|m| m.remove(&h));
-        forget_errhandler(h);
+        // A delete callback that fails leaves the communicator alive.
+        attr::delete_all(func, Object::Comm(c))?;
+        engine(func, |e| e.comm_free(c))?;
         write_out(comm, MPI_COMM_NULL);
         Ok(())
     })();
-    finish(h, "MPI_Comm_free", r)
+    finish(h, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {
@@ -153,38 +144,44 @@ mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {
     })
 } }
 
+/// Names `object` (`MPI_Comm_set_name`, `MPI_Type_set_name`).
+///
+/// # Safety
+/// `name` must be null or a NUL-terminated string.
+pub unsafe fn set_name(func: &str, object: Object, name: *const c_char) -> Result<(), MpiError> {
+    if name.is_null() {
+        return Err(MpiError::Arg);
+    }
+    let name = CStr::from_ptr(name).to_string_lossy();
+    engine(func, |e| e.set_name(object, &name))
+}
+
+/// Writes the name of `object` (`MPI_Comm_get_name`, `MPI_Type_get_name`).
+///
+/// # Safety
+/// `name` must be valid for `MPI_MAX_OBJECT_NAME` bytes, `resultlen` for an `int`.
+pub unsafe fn get_name(
+    func: &str,
+    object: Object,
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> Result<(), MpiError> {
+    let text = engine(func, |e| e.name(object))?;
+    let n = write_c_string(name, MPI_MAX_OBJECT_NAME as usize, &text);
+    write_out(resultlen, n as c_int);
+    Ok(())
+}
+
 mpi_fn! { fn MPI_Comm_set_name(comm: c_int, comm_name: *const c_char) {
-    let r = (|| {
-        let c = comm_from(comm)?;
-        engine("MPI_Comm_set_name", |e| e.comm_size(c))?;
-        if comm_name.is_null() {
-            return Err(MpiError::Arg);
-        }
-        let mut name = CStr::from_ptr(comm_name).to_string_lossy().into_owned();
-        let max = MPI_MAX_OBJECT_NAME as usize - 1;
-        while name.len() > max {
-            name.pop();
-        }
-        with_names(|m| m.insert(comm, name));
-        Ok(())
-    })();
-    finish(comm, "MPI_Comm_set_name", r)
+    let func = "MPI_Comm_set_name";
+    let r = comm_from(comm).and_then(|c| set_name(func, Object::Comm(c), comm_name));
+    finish(comm, func, r)
 } }
 
 mpi_fn! { fn MPI_Comm_get_name(comm: c_int, comm_name: *mut c_char, resultlen: *mut c_int) {
-    let r = (|| {
-        let c = comm_from(comm)?;
-        engine("MPI_Comm_get_name", |e| e.comm_size(c))?;
-        let name = with_names(|m| m.get(&comm).cloned()).unwrap_or_else(|| match comm {
-            MPI_COMM_WORLD => "MPI_COMM_WORLD".into(),
-            MPI_COMM_SELF => "MPI_COMM_SELF".into(),
-            _ => String::new(),
-        });
-        let n = write_c_string(comm_name, MPI_MAX_OBJECT_NAME as usize, &name);
-        write_out(resultlen, n as c_int);
-        Ok(())
-    })();
-    finish(comm, "MPI_Comm_get_name", r)
+    let func = "MPI_Comm_get_name";
+    let r = comm_from(comm).and_then(|c| get_name(func, Object::Comm(c), comm_name, resultlen));
+    finish(comm, func, r)
 } }
 
 // ---- groups ----

@@ -1,21 +1,16 @@
-//! Derived datatypes (constructors, commit, free), their sizes and bounds,
-//! addresses, and MPI_Pack / MPI_Unpack.
-//!
-//! The C layer also remembers each derived type's true lower bound and
-//! extent, so that user reduction functions (see `op.rs`), which run while
-//! the engine is busy, can find the buffer address C expects.
+//! Derived datatypes (constructors, commit, dup, free), their sizes and
+//! bounds, names and attributes, addresses, and MPI_Pack / MPI_Unpack.
 
 use crate::abi::*;
 use crate::ffi::buffers::{region, region_mut};
+use crate::ffi::comm::{get_name, set_name};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
-use crate::ffi::write_out;
+use crate::ffi::{attr, write_out};
 use shim_engine::datatype::Datatypes;
-use shim_engine::{DatatypeId, MpiError};
-use std::collections::HashMap;
-use std::os::raw::{c_int, c_void};
-use std::sync::Mutex;
+use shim_engine::{DatatypeId, MpiError, Object};
+use std::os::raw::{c_char, c_int, c_void};
 
 /// `MPI_Aint`.
 pub type Aint = isize;
@@ -24,41 +19,13 @@ pub type Count = i64;
 
 type R = Result<(), MpiError>;
 
-/// (true lower bound, extent) of each derived type, by engine number.
-static BOUNDS: Mutex<Option<HashMap<u32, (i64, i64)>>> = Mutex::new(None);
-
-fn with_bounds<T>(f: impl FnOnce(&mut HashMap<u32, (i64, i64)>) -> T) -> T {
-    let mut g = BOUNDS.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(HashMap::new))
-}
-
-/// Offset from the buffer address of the first byte `count` instances of
-/// `dt` touch: what [`Datatypes::span`] gives as `base`, computed without
-/// the engine (for user reduction functions).
-pub fn span_base(dt: DatatypeId, count: usize) -> i64 {
-    let DatatypeId::Derived(n) = dt else { return 0 };
-    let (true_lb, extent) = with_bounds(|m| m.get(&n).copied()).unwrap_or((0, 0));
-    let last = count.saturating_sub(1) as i64 * extent;
-    last.min(0) + true_lb
-}
-
 /// Runs a constructor on the datatype table and hands out the new type.
 unsafe fn make(
     func: &str,
     newtype: *mut c_int,
     f: impl FnOnce(&mut Datatypes) -> Result<DatatypeId, MpiError>,
 ) -> c_int {
-    let r = engine(func, |e| {
-        let t = e.datatypes_mut();
-        let id = f(t)?;
-        if let DatatypeId::Derived(n) = id {
-            let (tlb, _) = t.true_extent(id)?;
-            let (_, ext) = t.extent(id)?;
-            with_bounds(|m| m.insert(n, (tlb, ext)));
-        }
-        Ok(id)
-    })
-    .map(|id| write_out(newtype, datatype_to(id)));
+    let r = engine(func, |e| f(e.datatypes_mut())).map(|id| write_out(newtype, datatype_to(id)));
     finish(MPI_COMM_WORLD, func, r)
 }
 
@@ -231,7 +198,19 @@ mpi_fn! { fn MPI_Type_create_resized(oldtype: c_int, lb: Aint, extent: Aint, new
 } }
 
 mpi_fn! { fn MPI_Type_dup(oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_dup", newtype, |t| t.dup(datatype_from(oldtype)?))
+    let func = "MPI_Type_dup";
+    let r = (|| {
+        let old = datatype_from(oldtype)?;
+        let new = engine(func, |e| e.datatypes_mut().dup(old))?;
+        if let Err(err) = attr::copy_all(func, Object::Datatype(old), Object::Datatype(new)) {
+            engine(func, |e| e.type_free(new))?;
+            write_out(newtype, MPI_DATATYPE_NULL);
+            return Err(err);
+        }
+        write_out(newtype, datatype_to(new));
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, func, r)
 } }
 
 mpi_fn! { fn MPI_Type_commit(datatype: *mut c_int) {
@@ -243,16 +222,32 @@ mpi_fn! { fn MPI_Type_commit(datatype: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Type_free(datatype: *mut c_int) {
+    let func = "MPI_Type_free";
     let r = (|| {
         let dt = datatype_from(*datatype)?;
-        engine("MPI_Type_free", |e| e.datatypes_mut().free(dt))?;
-        if let DatatypeId::Derived(n) = dt {
-            with_bounds(|m| m.remove(&n));
+        if matches!(dt, DatatypeId::Builtin(_)) {
+            return Err(MpiError::Datatype);
         }
+        // The attributes go now (a failing delete callback keeps the type);
+        // the type itself when no pending operation uses it any more.
+        attr::delete_all(func, Object::Datatype(dt))?;
+        engine(func, |e| e.type_free(dt))?;
         write_out(datatype, MPI_DATATYPE_NULL);
         Ok(())
     })();
-    finish(MPI_COMM_WORLD, "MPI_Type_free", r)
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPI_Type_set_name(datatype: c_int, type_name: *const c_char) {
+    let func = "MPI_Type_set_name";
+    let r = datatype_from(datatype).and_then(|d| set_name(func, Object::Datatype(d), type_name));
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPI_Type_get_name(datatype: c_int, type_name: *mut c_char, resultlen: *mut c_int) {
+    let func = "MPI_Type_get_name";
+    let r = datatype_from(datatype).and_then(|d| get_name(func, Object::Datatype(d), type_name, resultlen));
+    finish(MPI_COMM_WORLD, func, r)
 } }
 
 // ---- sizes and bounds ----

@@ -1,60 +1,35 @@
-//! Error classes, error handlers and the `MPI_Error_*` / errhandler calls.
+//! Error classes, codes and handlers: what happens when a call fails, and
+//! the `MPI_Error_*`, `MPI_Add_error_*` and error-handler calls.
 //!
-//! `MPI_ERRORS_ARE_FATAL` ends the job with one line naming the call, the
-//! error class and the communicator; with `MPI_ERRORS_RETURN` the call
-//! returns the class.
-//!
-//! As in MPICH, a communicator's handler is either set (by
-//! `MPI_Comm_set_errhandler`, or copied from its parent when it was
-//! created) or unset. An unset handler reads as `MPI_ERRORS_ARE_FATAL`
-//! (`MPI_Comm_get_errhandler`), but errors on such a communicator go to
-//! `MPI_COMM_WORLD`'s handler, as do errors on a handle that names no
-//! communicator the program holds (garbage, `MPI_COMM_NULL`, a freed
-//! communicator).
+//! The handlers and which communicator has which live in the engine
+//! (`shim_engine::errhandler`, which documents the rules); the added
+//! classes, codes and strings too (`shim_engine::error_codes`). Here:
+//! `MPI_ERRORS_ARE_FATAL` (and `MPI_ERRORS_ABORT`) end the job with one
+//! line naming the call, the error and the communicator;
+//! `MPI_ERRORS_RETURN` returns the code; a handler the program created is
+//! called (without the engine's lock held) and the code returned.
 
 use crate::abi::*;
 use crate::ffi::engine_access::engine;
-use crate::ffi::{handles, write_c_string, write_out};
+use crate::ffi::handles::{self, errhandler_from, errhandler_to};
+use crate::ffi::{write_c_string, write_out};
 use crate::runtime;
-use shim_engine::MpiError;
-use std::collections::HashMap;
+use shim_engine::error_codes::class_text;
+use shim_engine::{CommId, ErrorAction, MpiError, Opaque};
+use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
-use std::sync::Mutex;
 
-/// The error handlers that are set, per communicator handle (see the
-/// module docs; removed when the communicator is freed).
-static ERRHANDLERS: Mutex<Option<HashMap<c_int, c_int>>> = Mutex::new(None);
+/// `MPI_Comm_errhandler_function` (and MPI-1 `MPI_Handler_function`):
+/// `void f(MPI_Comm *comm, int *error_code, ...)`.
+pub type HandlerFn = unsafe extern "C" fn(*mut c_int, *mut c_int, ...);
 
-fn with_errhandlers<R>(f: impl FnOnce(&mut HashMap<c_int, c_int>) -> R) -> R {
-    let mut g = ERRHANDLERS.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(HashMap::new))
+/// What the engine keeps as a created handler's [`Opaque`].
+#[derive(Clone, Copy)]
+struct HandlerFns {
+    f: HandlerFn,
 }
 
-/// True for the predefined error handlers a communicator can have.
-fn is_errhandler(h: c_int) -> bool {
-    h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN
-}
-
-/// Forgets the error handler of a freed communicator, so that errors on
-/// its stale handle go to MPI_COMM_WORLD's handler.
-pub fn forget_errhandler(comm: c_int) {
-    with_errhandlers(|m| m.remove(&comm));
-}
-
-/// Gives the new communicator `child` the handler of `parent` (set or unset).
-pub fn inherit_errhandler(parent: c_int, child: c_int) {
-    with_errhandlers(|m| match m.get(&parent).copied() {
-        Some(h) => m.insert(child, h),
-        None => m.remove(&child),
-    });
-}
-
-/// The handler `MPI_Comm_get_errhandler` reports for a live communicator.
-fn reported_errhandler(comm: c_int) -> c_int {
-    with_errhandlers(|m| m.get(&comm).copied()).unwrap_or(MPI_ERRORS_ARE_FATAL)
-}
-
-/// The MPI error class of an engine error.
+/// The MPI error code of an engine error.
 pub fn error_class(e: MpiError) -> c_int {
     match e {
         MpiError::Rank => MPI_ERR_RANK,
@@ -72,46 +47,56 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::Pending => MPI_ERR_PENDING,
         MpiError::InStatus => MPI_ERR_IN_STATUS,
         MpiError::Other => MPI_ERR_OTHER,
+        MpiError::Unknown => MPI_ERR_UNKNOWN,
+        MpiError::Intern => MPI_ERR_INTERN,
+        MpiError::Topology => MPI_ERR_TOPOLOGY,
+        MpiError::Dims => MPI_ERR_DIMS,
+        MpiError::Keyval => MPI_ERR_KEYVAL,
+        MpiError::Info => MPI_ERR_INFO,
+        MpiError::InfoKey => MPI_ERR_INFO_KEY,
+        MpiError::InfoValue => MPI_ERR_INFO_VALUE,
+        MpiError::InfoNokey => MPI_ERR_INFO_NOKEY,
+        MpiError::NoMem => MPI_ERR_NO_MEM,
+        MpiError::Code(c) => c,
     }
 }
 
-/// Text of an error class (what `MPI_Error_string` returns).
-pub fn class_text(class: c_int) -> &'static str {
-    match class {
-        MPI_SUCCESS => "No MPI error",
-        MPI_ERR_BUFFER => "Invalid buffer pointer (MPI_ERR_BUFFER)",
-        MPI_ERR_COUNT => "Invalid count argument (MPI_ERR_COUNT)",
-        MPI_ERR_TYPE => "Invalid datatype argument (MPI_ERR_TYPE)",
-        MPI_ERR_TAG => "Invalid tag argument (MPI_ERR_TAG)",
-        MPI_ERR_COMM => "Invalid communicator (MPI_ERR_COMM)",
-        MPI_ERR_RANK => "Invalid rank (MPI_ERR_RANK)",
-        MPI_ERR_ROOT => "Invalid root (MPI_ERR_ROOT)",
-        MPI_ERR_GROUP => "Invalid group (MPI_ERR_GROUP)",
-        MPI_ERR_OP => "Invalid operation (MPI_ERR_OP)",
-        MPI_ERR_TOPOLOGY => "Invalid topology (MPI_ERR_TOPOLOGY)",
-        MPI_ERR_DIMS => "Invalid dimension argument (MPI_ERR_DIMS)",
-        MPI_ERR_ARG => "Invalid argument (MPI_ERR_ARG)",
-        MPI_ERR_UNKNOWN => "Unknown error (MPI_ERR_UNKNOWN)",
-        MPI_ERR_TRUNCATE => "Message truncated on receive (MPI_ERR_TRUNCATE)",
-        MPI_ERR_OTHER => "Other MPI error (MPI_ERR_OTHER)",
-        MPI_ERR_INTERN => "Internal MPI error (MPI_ERR_INTERN)",
-        MPI_ERR_IN_STATUS => "Error code is in status (MPI_ERR_IN_STATUS)",
-        MPI_ERR_PENDING => "Pending request (MPI_ERR_PENDING)",
-        MPI_ERR_REQUEST => "Invalid request handle (MPI_ERR_REQUEST)",
-        _ => "Unknown error class",
-    }
+/// The name of a predefined error class, for the line a fatal error prints.
+fn class_name(class: c_int) -> Option<&'static str> {
+    Some(match class {
+        MPI_ERR_BUFFER => "MPI_ERR_BUFFER",
+        MPI_ERR_COUNT => "MPI_ERR_COUNT",
+        MPI_ERR_TYPE => "MPI_ERR_TYPE",
+        MPI_ERR_TAG => "MPI_ERR_TAG",
+        MPI_ERR_COMM => "MPI_ERR_COMM",
+        MPI_ERR_RANK => "MPI_ERR_RANK",
+        MPI_ERR_ROOT => "MPI_ERR_ROOT",
+        MPI_ERR_GROUP => "MPI_ERR_GROUP",
+        MPI_ERR_OP => "MPI_ERR_OP",
+        MPI_ERR_TOPOLOGY => "MPI_ERR_TOPOLOGY",
+        MPI_ERR_DIMS => "MPI_ERR_DIMS",
+        MPI_ERR_ARG => "MPI_ERR_ARG",
+        MPI_ERR_UNKNOWN => "MPI_ERR_UNKNOWN",
+        MPI_ERR_TRUNCATE => "MPI_ERR_TRUNCATE",
+        MPI_ERR_OTHER => "MPI_ERR_OTHER",
+        MPI_ERR_INTERN => "MPI_ERR_INTERN",
+        MPI_ERR_IN_STATUS => "MPI_ERR_IN_STATUS",
+        MPI_ERR_PENDING => "MPI_ERR_PENDING",
+        MPI_ERR_REQUEST => "MPI_ERR_REQUEST",
+        MPI_ERR_INFO => "MPI_ERR_INFO",
+        MPI_ERR_INFO_KEY => "MPI_ERR_INFO_KEY",
+        MPI_ERR_INFO_VALUE => "MPI_ERR_INFO_VALUE",
+        MPI_ERR_INFO_NOKEY => "MPI_ERR_INFO_NOKEY",
+        MPI_ERR_NO_MEM => "MPI_ERR_NO_MEM",
+        MPI_ERR_KEYVAL => "MPI_ERR_KEYVAL",
+        _ => return None,
+    })
 }
 
-/// The handler that handles errors on `comm` (see the module docs).
-fn errhandler_of(comm: c_int) -> c_int {
-    with_errhandlers(|m| m.get(&comm).or_else(|| m.get(&MPI_COMM_WORLD)).copied())
-        .unwrap_or(MPI_ERRORS_ARE_FATAL)
-}
-
-/// Checks that `comm` names a live communicator.
-fn live_comm(func: &str, comm: c_int) -> Result<(), MpiError> {
-    let c = handles::comm_from(comm)?;
-    engine(func, |e| e.comm_size(c)).map(|_| ())
+/// The text of an error code: the program's string for codes it added,
+/// MPICH's text of the class otherwise.
+fn code_text(code: c_int) -> String {
+    runtime::with_engine(|e| e.error_codes().text(code)).unwrap_or_else(|| class_text(code).into())
 }
 
 fn comm_name(comm: c_int) -> String {
@@ -122,18 +107,42 @@ fn comm_name(comm: c_int) -> String {
     }
 }
 
-/// Handles an error of `func` on `comm`: returns its class under
-/// MPI_ERRORS_RETURN, ends the job otherwise.
-pub fn fail(comm: c_int, func: &str, e: MpiError) -> c_int {
-    let class = error_class(e);
-    if errhandler_of(comm) == MPI_ERRORS_RETURN {
-        return class;
+/// Applies `action` to error `code` of `func` on `comm`.
+fn apply(action: ErrorAction, comm: c_int, func: &str, code: c_int) -> c_int {
+    match action {
+        ErrorAction::Return => code,
+        ErrorAction::Call(fns) => {
+            let h = fns
+                .get::<HandlerFns>()
+                .expect("created handlers hold a C function");
+            let (mut c, mut k) = (comm, code);
+            // SAFETY: the program created the handler from this function,
+            // an MPI_Comm_errhandler_function.
+            unsafe { (h.f)(&mut c, &mut k) };
+            code
+        }
+        ErrorAction::Abort => {
+            let text = code_text(code);
+            let text = match class_name(code) {
+                Some(name) => format!("{text} ({name})"),
+                None => format!("{text} (error code {code})"),
+            };
+            runtime::fatal(&format!("{func} failed on {}: {text}", comm_name(comm)))
+        }
     }
-    runtime::fatal(&format!(
-        "{func} failed on {}: {}",
-        comm_name(comm),
-        class_text(class)
-    ))
+}
+
+/// Handles an error of `func` on `comm` with the handler that handles it:
+/// returns the error code, unless the handler ends the job.
+pub fn fail(comm: c_int, func: &str, e: MpiError) -> c_int {
+    let code = error_class(e);
+    let c = handles::comm_from(comm).ok();
+    let (action, live) = runtime::with_engine(|eng| {
+        let live = c.is_some_and(|c| eng.comm_size(c).is_ok());
+        (eng.error_handling(c).1, live)
+    })
+    .unwrap_or((ErrorAction::Abort, false));
+    apply(action, if live { comm } else { MPI_COMM_WORLD }, func, code)
 }
 
 /// Turns a call's result into its return code.
@@ -144,42 +153,150 @@ pub fn finish(comm: c_int, func: &str, r: Result<(), MpiError>) -> c_int {
     }
 }
 
-mpi_fn! { fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) {
-    let func = "MPI_Comm_set_errhandler";
-    if let Err(e) = live_comm(func, comm) {
-        return fail(comm, func, e);
-    }
-    if !is_errhandler(errhandler) {
-        return fail(comm, func, MpiError::Arg);
-    }
-    with_errhandlers(|m| m.insert(comm, errhandler));
-    MPI_SUCCESS
+/// A communicator handle that names a live communicator.
+fn live_comm(func: &str, comm: c_int) -> Result<CommId, MpiError> {
+    let c = handles::comm_from(comm)?;
+    engine(func, |e| e.comm_size(c))?;
+    Ok(c)
+}
+
+unsafe fn create_errhandler(func: &str, f: Option<HandlerFn>, errhandler: *mut c_int) -> c_int {
+    let r = (|| {
+        let f = f.ok_or(MpiError::Arg)?;
+        let id = engine(func, |e| {
+            Ok(e.errhandler_create(Opaque::new(HandlerFns { f })))
+        })?;
+        write_out(errhandler, errhandler_to(id));
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+}
+
+mpi_fn! { fn MPI_Comm_create_errhandler(comm_errhandler_fn: Option<HandlerFn>, errhandler: *mut c_int) {
+    create_errhandler("MPI_Comm_create_errhandler", comm_errhandler_fn, errhandler)
 } }
 
+mpi_fn! { fn MPI_Errhandler_create(function: Option<HandlerFn>, errhandler: *mut c_int) {
+    create_errhandler("MPI_Errhandler_create", function, errhandler)
+} }
+
+unsafe fn set_errhandler(func: &str, comm: c_int, errhandler: c_int) -> c_int {
+    let r = (|| {
+        let c = live_comm(func, comm)?;
+        let h = errhandler_from(errhandler)?;
+        engine(func, |e| e.comm_set_errhandler(c, h))
+    })();
+    finish(comm, func, r)
+}
+
+mpi_fn! { fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) {
+    set_errhandler("MPI_Comm_set_errhandler", comm, errhandler)
+} }
+
+mpi_fn! { fn MPI_Errhandler_set(comm: c_int, errhandler: c_int) {
+    set_errhandler("MPI_Errhandler_set", comm, errhandler)
+} }
+
+unsafe fn get_errhandler(func: &str, comm: c_int, errhandler: *mut c_int) -> c_int {
+    let r = (|| {
+        let c = live_comm(func, comm)?;
+        let h = engine(func, |e| e.comm_get_errhandler(c))?;
+        write_out(errhandler, errhandler_to(h));
+        Ok(())
+    })();
+    finish(comm, func, r)
+}
+
 mpi_fn! { fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) {
-    let func = "MPI_Comm_get_errhandler";
-    if let Err(e) = live_comm(func, comm) {
-        return fail(comm, func, e);
-    }
-    write_out(errhandler, reported_errhandler(comm));
-    MPI_SUCCESS
+    get_errhandler("MPI_Comm_get_errhandler", comm, errhandler)
+} }
+
+mpi_fn! { fn MPI_Errhandler_get(comm: c_int, errhandler: *mut c_int) {
+    get_errhandler("MPI_Errhandler_get", comm, errhandler)
 } }
 
 mpi_fn! { fn MPI_Errhandler_free(errhandler: *mut c_int) {
-    if errhandler.is_null() || !is_errhandler(*errhandler) {
-        return fail(MPI_COMM_WORLD, "MPI_Errhandler_free", MpiError::Arg);
-    }
-    write_out(errhandler, MPI_ERRHANDLER_NULL);
-    MPI_SUCCESS
+    let func = "MPI_Errhandler_free";
+    let r = (|| {
+        if errhandler.is_null() {
+            return Err(MpiError::Arg);
+        }
+        let h = errhandler_from(*errhandler)?;
+        engine(func, |e| e.errhandler_free(h))?;
+        write_out(errhandler, MPI_ERRHANDLER_NULL);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, func, r)
 } }
 
+mpi_fn! { fn MPI_Comm_call_errhandler(comm: c_int, errorcode: c_int) {
+    let func = "MPI_Comm_call_errhandler";
+    match live_comm(func, comm) {
+        Err(e) => fail(comm, func, e),
+        Ok(c) => {
+            let action = engine(func, |e| Ok(e.error_handling(Some(c)).1));
+            match action {
+                Err(e) => fail(comm, func, e),
+                Ok(a) => {
+                    apply(a, comm, func, errorcode);
+                    // MPI: success once the handler was called and returned.
+                    MPI_SUCCESS
+                }
+            }
+        }
+    }
+} }
+
+// ---- classes, codes, strings ----
+
 mpi_fn! { fn MPI_Error_class(errorcode: c_int, errorclass: *mut c_int) {
-    write_out(errorclass, errorcode);
+    let class = runtime::with_engine(|e| e.error_codes().class_of(errorcode))
+        .unwrap_or(errorcode & 0x7f);
+    write_out(errorclass, class);
     MPI_SUCCESS
 } }
 
 mpi_fn! { fn MPI_Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) {
-    let n = write_c_string(string, MPI_MAX_ERROR_STRING as usize, class_text(errorcode));
+    let n = write_c_string(string, MPI_MAX_ERROR_STRING as usize, &code_text(errorcode));
     write_out(resultlen, n as c_int);
     MPI_SUCCESS
+} }
+
+mpi_fn! { fn MPI_Add_error_class(errorclass: *mut c_int) {
+    let func = "MPI_Add_error_class";
+    let r = engine(func, |e| e.error_codes_mut().add_class()).map(|c| write_out(errorclass, c));
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPI_Add_error_code(errorclass: c_int, errorcode: *mut c_int) {
+    let func = "MPI_Add_error_code";
+    let r = engine(func, |e| e.error_codes_mut().add_code(errorclass)).map(|c| write_out(errorcode, c));
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPI_Add_error_string(errorcode: c_int, string: *const c_char) {
+    let func = "MPI_Add_error_string";
+    let r = (|| {
+        if string.is_null() {
+            return Err(MpiError::Arg);
+        }
+        let text = CStr::from_ptr(string).to_string_lossy();
+        engine(func, |e| e.error_codes_mut().set_string(errorcode, &text))
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPIX_Delete_error_class(errorclass: c_int) {
+    let func = "MPIX_Delete_error_class";
+    finish(MPI_COMM_WORLD, func, engine(func, |e| e.error_codes_mut().remove_class(errorclass)))
+} }
+
+mpi_fn! { fn MPIX_Delete_error_code(errorcode: c_int) {
+    let func = "MPIX_Delete_error_code";
+    finish(MPI_COMM_WORLD, func, engine(func, |e| e.error_codes_mut().remove_code(errorcode)))
+} }
+
+mpi_fn! { fn MPIX_Delete_error_string(errorcode: c_int) {
+    let func = "MPIX_Delete_error_string";
+    finish(MPI_COMM_WORLD, func, engine(func, |e| e.error_codes_mut().remove_string(errorcode)))
 } }

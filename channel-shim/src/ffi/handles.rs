@@ -8,8 +8,8 @@
 
 use crate::abi::*;
 use shim_engine::{
-    BuiltinOp, BuiltinType, CommId, DatatypeId, Dest, GroupId, MpiError, OpId, RequestId, Source,
-    Tag,
+    BuiltinOp, BuiltinType, CommId, DatatypeId, Dest, ErrhandlerId, GroupId, Keyval, MpiError,
+    ObjectKind, OpId, RequestId, Source, Tag,
 };
 use std::os::raw::c_int;
 
@@ -18,7 +18,13 @@ const GROUP_BASE: u32 = 0x8800_0000;
 const TYPE_BASE: u32 = 0xcc00_0000;
 const OP_BASE: u32 = 0x9800_0000;
 const REQUEST_BASE: u32 = 0xac00_0000;
+const ERRHANDLER_BASE: u32 = 0x9400_0000;
 const ID_MASK: u32 = 0x00ff_ffff;
+/// Created keyvals: MPICH's direct keyval handles, the object kind in bits
+/// 22..26 (communicator 1, window 2, datatype 3).
+const KEYVAL_BASE: u32 = 0xa400_0000;
+const KEYVAL_KIND_SHIFT: u32 = 22;
+const KEYVAL_ID_MASK: u32 = 0x003f_ffff;
 
 fn bits(h: c_int) -> u32 {
     h as u32
@@ -228,6 +234,57 @@ pub fn request_to(r: RequestId) -> c_int {
     (REQUEST_BASE | (r.0 & ID_MASK)) as c_int
 }
 
+fn keyval_kind_bits(kind: ObjectKind) -> u32 {
+    match kind {
+        ObjectKind::Comm => 1,
+        ObjectKind::Win => 2,
+        ObjectKind::Datatype => 3,
+    }
+}
+
+/// The handle of a keyval for objects of `kind` (MPICH's: `0xa4400000 + n`
+/// for communicators, `0xa4c00000 + n` for datatypes).
+pub fn keyval_to(kind: ObjectKind, k: Keyval) -> c_int {
+    (KEYVAL_BASE | keyval_kind_bits(kind) << KEYVAL_KIND_SHIFT | (k.0 & KEYVAL_ID_MASK)) as c_int
+}
+
+/// The keyval a handle names, with the kind of objects its handle says it
+/// is for (`MPI_ERR_KEYVAL` for anything else, predefined keyvals included).
+pub fn keyval_from(h: c_int) -> Result<(ObjectKind, Keyval), MpiError> {
+    let b = bits(h);
+    if b & 0xfc00_0000 != KEYVAL_BASE {
+        return Err(MpiError::Keyval);
+    }
+    let kind = match (b >> KEYVAL_KIND_SHIFT) & 0xf {
+        1 => ObjectKind::Comm,
+        2 => ObjectKind::Win,
+        3 => ObjectKind::Datatype,
+        _ => return Err(MpiError::Keyval),
+    };
+    Ok((kind, Keyval(b & KEYVAL_ID_MASK)))
+}
+
+/// The error handler a handle names.
+pub fn errhandler_from(h: c_int) -> Result<ErrhandlerId, MpiError> {
+    match h {
+        MPI_ERRORS_ARE_FATAL => Ok(ErrhandlerId::FATAL),
+        MPI_ERRORS_RETURN => Ok(ErrhandlerId::RETURN),
+        MPI_ERRORS_ABORT => Ok(ErrhandlerId::ABORT),
+        _ if bits(h) & !ID_MASK == ERRHANDLER_BASE => Ok(ErrhandlerId(bits(h) & ID_MASK)),
+        _ => Err(MpiError::Arg),
+    }
+}
+
+/// The handle of an error handler.
+pub fn errhandler_to(e: ErrhandlerId) -> c_int {
+    match e {
+        ErrhandlerId::FATAL => MPI_ERRORS_ARE_FATAL,
+        ErrhandlerId::RETURN => MPI_ERRORS_RETURN,
+        ErrhandlerId::ABORT => MPI_ERRORS_ABORT,
+        ErrhandlerId(n) => (ERRHANDLER_BASE | (n & ID_MASK)) as c_int,
+    }
+}
+
 /// A source rank argument.
 pub fn source_from(rank: c_int) -> Result<Source, MpiError> {
     match rank {
@@ -299,6 +356,35 @@ mod tests {
         assert_eq!(op_from(MPI_SUM), Ok(OpId::Builtin(BuiltinOp::Sum)));
         assert_eq!(group_from(group_to(GroupId(4))), Ok(GroupId(4)));
         assert_eq!(datatype_from(MPI_DATATYPE_NULL), Err(MpiError::Datatype));
+    }
+
+    #[test]
+    fn keyval_and_errhandler_handles_are_mpichs() {
+        assert_eq!(
+            keyval_to(ObjectKind::Comm, Keyval(0)),
+            0xa440_0000u32 as c_int
+        );
+        assert_eq!(
+            keyval_to(ObjectKind::Datatype, Keyval(1)),
+            0xa4c0_0001u32 as c_int
+        );
+        for kind in [ObjectKind::Comm, ObjectKind::Datatype, ObjectKind::Win] {
+            let h = keyval_to(kind, Keyval(77));
+            assert_eq!(keyval_from(h), Ok((kind, Keyval(77))));
+        }
+        for h in [MPI_KEYVAL_INVALID, MPI_TAG_UB, 12345, -1] {
+            assert_eq!(keyval_from(h), Err(MpiError::Keyval), "{h:#x}");
+        }
+        assert_eq!(errhandler_to(ErrhandlerId(3)), 0x9400_0003u32 as c_int);
+        for e in [
+            ErrhandlerId::FATAL,
+            ErrhandlerId::RETURN,
+            ErrhandlerId::ABORT,
+            ErrhandlerId(9),
+        ] {
+            assert_eq!(errhandler_from(errhandler_to(e)), Ok(e));
+        }
+        assert_eq!(errhandler_from(MPI_ERRHANDLER_NULL), Err(MpiError::Arg));
     }
 
     #[test]

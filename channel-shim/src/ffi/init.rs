@@ -22,6 +22,8 @@ extern "C" fn library_loaded() {
 }
 
 static RANK: AtomicU32 = AtomicU32::new(0);
+/// The thread that initialised MPI (MPI's "main thread").
+static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
 /// The thread level MPI_Init_thread provided.
 pub(crate) static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
 
@@ -29,7 +31,9 @@ fn do_init(required: c_int) -> c_int {
     match runtime::init() {
         Ok(info) => {
             RANK.store(info.rank, Ordering::SeqCst);
-            THREAD_LEVEL.store(required.clamp(0, MPI_THREAD_MULTIPLE), Ordering::SeqCst);
+            let _ = MAIN_THREAD.set(std::thread::current().id());
+            let level = required.clamp(0, MPI_THREAD_MULTIPLE);
+            THREAD_LEVEL.store(level, Ordering::SeqCst);
             MPI_SUCCESS
         }
         Err(e) => runtime::fatal(&e),
@@ -52,7 +56,8 @@ mpi_fn! { fn MPI_Query_thread(provided: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Is_thread_main(flag: *mut c_int) {
-    write_out(flag, 1);
+    let main = MAIN_THREAD.get() == Some(&std::thread::current().id());
+    write_out(flag, main as c_int);
     MPI_SUCCESS
 } }
 
@@ -67,6 +72,14 @@ mpi_fn! { fn MPI_Finalized(flag: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Finalize() {
+    // MPI 2.2: first the delete callbacks of MPI_COMM_SELF's attributes
+    // (last set first), as an "at exit" hook; MPICH then deletes
+    // MPI_COMM_WORLD's and the predefined datatypes'.
+    if let Some(calls) = runtime::with_engine(|e| e.finalize_deletions()) {
+        if let Err(e) = crate::ffi::attr::run_deletions("MPI_Finalize", calls) {
+            return crate::ffi::errors::fail(crate::abi::MPI_COMM_SELF, "MPI_Finalize", e);
+        }
+    }
     match runtime::finalize() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => runtime::fatal(&e),
@@ -87,15 +100,27 @@ mpi_fn! { fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) {
-    write_out(version, 3);
-    write_out(subversion, 1);
+    // What Debian's mpi.h and mpif.h promise: programs compare them.
+    write_out(version, crate::abi::MPI_VERSION);
+    write_out(subversion, crate::abi::MPI_SUBVERSION);
     MPI_SUCCESS
 } }
 
 mpi_fn! { fn MPI_Get_library_version(text: *mut c_char, resultlen: *mut c_int) {
-    let s = format!("mpinetsim channel shim {} (MPICH ABI; MPI 3.1)", env!("CARGO_PKG_VERSION"));
+    let s = format!(
+        "mpinetsim channel shim {} (MPI {}.{}, the ABI of MPICH 4.0 as Debian ships it): MPI over a simulated network",
+        env!("CARGO_PKG_VERSION"), crate::abi::MPI_VERSION, crate::abi::MPI_SUBVERSION
+    );
     let n = write_c_string(text, MPI_MAX_LIBRARY_VERSION_STRING as usize, &s);
     write_out(resultlen, n as c_int);
+    MPI_SUCCESS
+} }
+
+// `MPI_Pcontrol(level, ...)`: profiling control. The shim runs no
+// profiler of its own, so, as MPICH does, it accepts any level and does
+// nothing (a PMPI profiling layer linked before the shim sees the call).
+// The variadic arguments are ignored, which the C calling convention allows.
+mpi_fn! { fn MPI_Pcontrol(_level: c_int) {
     MPI_SUCCESS
 } }
 

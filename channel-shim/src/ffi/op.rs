@@ -4,13 +4,12 @@
 //! The C function (`MPI_User_function`: `void f(void *invec, void
 //! *inoutvec, int *len, MPI_Datatype *datatype)`) becomes the engine's
 //! boxed closure. The engine hands it user-layout regions of `len`
-//! instances (see `shim_engine::op::UserFn`); the address C expects is the
-//! region start minus the span's base, which `datatype::span_base` knows.
+//! instances and their span's base (see `shim_engine::op::UserFn`); the
+//! address C expects is the region start minus that base.
 //! The function runs while the engine is busy, so it must not call MPI
 //! communication functions (MPI forbids that too).
 
 use crate::abi::*;
-use crate::ffi::datatype::span_base;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
@@ -25,8 +24,8 @@ pub type UserFunction = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_in
 /// The engine closure calling the C function `f`.
 fn wrap(f: UserFunction) -> UserFn {
     Box::new(
-        move |inp: &[u8], inout: &mut [u8], count: usize, dt: DatatypeId| {
-            let base = span_base(dt, count) as isize;
+        move |inp: &[u8], inout: &mut [u8], count: usize, dt: DatatypeId, base: i64| {
+            let base = base as isize;
             let a = inp.as_ptr().wrapping_offset(-base) as *mut c_void;
             let b = inout.as_mut_ptr().wrapping_offset(-base) as *mut c_void;
             let mut len = count as c_int;

@@ -5,58 +5,32 @@ use crate::abi::*;
 use crate::ffi::buffers::{program_memory, region, region_mut, write_status};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
+use crate::ffi::grequest::{self, generalized_of, Completed};
 use crate::ffi::handles::*;
 use crate::ffi::multiple::{block_until, thread_multiple};
 use crate::ffi::write_out;
-use crate::runtime::GatewayTransport;
+use crate::runtime::{self, GatewayTransport};
 use shim_engine::p2p::TestAny;
 use shim_engine::{Completion, DatatypeId, Engine, MpiError, RequestId, SendMode};
-use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
-use std::sync::Mutex;
 
-/// What the C layer must remember about a request: where a receive's data
-/// goes, or which buffer a persistent send sends again at each start.
-#[derive(Clone, Copy, Debug)]
-struct RequestInfo {
-    buf: usize,
-    count: usize,
-    dt: DatatypeId,
-    comm: c_int,
-    is_recv: bool,
-}
-
-static REQUESTS: Mutex<Option<HashMap<u32, RequestInfo>>> = Mutex::new(None);
-
-fn remember(r: RequestId, info: RequestInfo) {
-    REQUESTS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .insert(r.0, info);
-}
-
-/// Remembers a new request and writes its handle for the program.
+/// Writes the handle of a new request for the program; a persistent
+/// request also leaves its buffer's address with the engine, which hands
+/// it back at each start.
 ///
 /// # Safety
 /// `request` must be valid for writing an `int`.
-unsafe fn hand_out(r: RequestId, info: RequestInfo, request: *mut c_int) {
-    remember(r, info);
-    write_out(request, request_to(r));
-}
-
-fn info_of(r: RequestId) -> Option<RequestInfo> {
-    REQUESTS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .and_then(|m| m.get(&r.0).copied())
-}
-
-fn forget(r: RequestId) {
-    if let Some(m) = REQUESTS.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
-        m.remove(&r.0);
+unsafe fn hand_out(
+    e: &mut Eng,
+    id: RequestId,
+    buf: *const c_void,
+    request: *mut c_int,
+) -> Result<(), MpiError> {
+    if e.persistent_buffer(id).is_some() {
+        e.set_request_buffer_address(id, buf as usize)?;
     }
+    write_out(request, request_to(id));
+    Ok(())
 }
 
 type Eng = Engine<GatewayTransport>;
@@ -95,9 +69,10 @@ fn exchange_unlocked(
 fn wait_then<R>(
     func: &str,
     id: RequestId,
+    unlocked: bool,
     then: impl FnOnce(&mut Eng, Completion) -> Result<R, MpiError>,
 ) -> Result<R, MpiError> {
-    if !thread_multiple() {
+    if !(unlocked || thread_multiple()) {
         return engine(func, |e| {
             let c = e.wait(id)?;
             then(e, c)
@@ -110,25 +85,31 @@ fn wait_then<R>(
     })
 }
 
-/// Copies a completed receive into user memory, writes the status and
-/// clears a freed handle. Returns the request's own error, if any.
+/// The error of a call that completed generalized requests `done` (their
+/// callbacks run now, without the engine's lock), after its own result `r`.
+unsafe fn with_generalized(
+    r: Result<(), MpiError>,
+    done: Vec<Completed>,
+    multi: bool,
+) -> Result<(), MpiError> {
+    let g = grequest::run(done, multi);
+    match (r, g) {
+        (Err(e), _) => Err(e),
+        (Ok(()), Some(_)) if multi => Err(MpiError::InStatus),
+        (Ok(()), Some(e)) => Err(e),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// Writes the status of a completed request (a receive's data is already
+/// in the program's buffer) and clears a freed handle. Returns the
+/// request's own error, if any.
 unsafe fn complete(
-    e: &mut Eng,
-    id: RequestId,
     c: Completion,
     handle: *mut c_int,
     status: *mut MpiStatus,
 ) -> Result<(), MpiError> {
-    let info = info_of(id);
-    if let (Some(data), Some(i)) = (&c.data, info) {
-        if i.is_recv {
-            let span = e.datatypes().span(i.dt, i.count)?;
-            e.datatypes()
-                .unpack(i.dt, i.count, data, region_mut(i.buf as *mut c_void, span))?;
-        }
-    }
     if c.freed {
-        forget(id);
         write_out(handle, MPI_REQUEST_NULL);
     }
     write_status(status, &c.status);
@@ -138,10 +119,10 @@ unsafe fn complete(
     }
 }
 
+/// The communicator whose handler gets the errors of request `id`.
 fn comm_of(id: Option<RequestId>) -> c_int {
-    id.and_then(info_of)
-        .map(|i| i.comm)
-        .unwrap_or(MPI_COMM_WORLD)
+    id.and_then(|id| runtime::with_engine(|e| e.request_comm(id)).flatten())
+        .map_or(MPI_COMM_WORLD, comm_to)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -168,7 +149,7 @@ unsafe fn send(
                 let span = e.datatypes().span(dt, n)?;
                 e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c)
             })?;
-            return wait_then(func, id, |_, _| Ok(()));
+            return wait_then(func, id, false, |_, _| Ok(()));
         }
         engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
@@ -223,22 +204,11 @@ unsafe fn send_request(
             send_tag(tag)?,
         );
         let (dt, n) = (args.1, args.2);
-        let id = engine(func, |e| {
+        engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
-            make(e, span, args)
-        })?;
-        hand_out(
-            id,
-            RequestInfo {
-                buf: buf as usize,
-                count: n,
-                dt,
-                comm,
-                is_recv: false,
-            },
-            request,
-        );
-        Ok(())
+            let id = make(e, span, args)?;
+            hand_out(e, id, buf, request)
+        })
     })();
     finish(comm, func, r)
 }
@@ -294,7 +264,7 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
                 let span = e.datatypes().span(dt, n)?;
                 e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
             })?;
-            return wait_then("MPI_Recv", id, |_, done| report(done.status));
+            return wait_then("MPI_Recv", id, false, |_, done| report(done.status));
         }
         let st = engine("MPI_Recv", |e| {
             let span = e.datatypes().span(dt, n)?;
@@ -308,12 +278,11 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
 mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
-        let id = engine("MPI_Irecv", |e| {
+        engine("MPI_Irecv", |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
-        })?;
-        hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
-        Ok(())
+            let id = e.irecv_into(program_memory(buf, span), n, dt, s, t, c)?;
+            hand_out(e, id, buf, request)
+        })
     })();
     finish(comm, "MPI_Irecv", r)
 } }
@@ -446,7 +415,13 @@ mpi_fn! { fn MPI_Wait(request: *mut c_int, status: *mut MpiStatus) {
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
-        wait_then("MPI_Wait", id, |e, c| complete(e, id, c, request, status))
+        let g = generalized_of(&[Some(id)])[0];
+        let freed = wait_then("MPI_Wait", id, g.is_some(), |_, c| {
+            let freed = c.freed;
+            complete(c, request, status).map(|_| freed)
+        })?;
+        let done = g.map(|g| Completed::new(g, status, freed)).into_iter().collect();
+        with_generalized(Ok(()), done, false)
     })();
     finish(comm, "MPI_Wait", r)
 } }
@@ -460,16 +435,23 @@ mpi_fn! { fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut MpiSta
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
-        engine("MPI_Test", |e| match e.test(id)? {
+        let g = generalized_of(&[Some(id)])[0];
+        let done = engine("MPI_Test", |e| match e.test(id)? {
             Some(c) => {
                 write_out(flag, 1);
-                complete(e, id, c, request, status)
+                let freed = c.freed;
+                complete(c, request, status).map(|_| Some(freed))
             }
             None => {
                 write_out(flag, 0);
-                Ok(())
+                Ok(None)
             }
-        })
+        })?;
+        let done = match (g, done) {
+            (Some(g), Some(freed)) => vec![Completed::new(g, status, freed)],
+            _ => Vec::new(),
+        };
+        with_generalized(Ok(()), done, false)
     })();
     finish(comm, "MPI_Test", r)
 } }
@@ -491,25 +473,48 @@ unsafe fn status_at(statuses: *mut MpiStatus, i: usize) -> *mut MpiStatus {
     }
 }
 
+/// Completes entry `i` of a multi-request call: writes its status (into
+/// `status`), clears its handle, notes a generalized request for its
+/// callbacks. Returns the request's own error, if any.
+#[allow(clippy::too_many_arguments)]
+unsafe fn complete_entry(
+    ids: &[Option<RequestId>],
+    gens: &[Option<grequest::GrequestFns>],
+    i: usize,
+    c: Completion,
+    requests: *mut c_int,
+    status: *mut MpiStatus,
+    done: &mut Vec<Completed>,
+) -> Result<(), MpiError> {
+    if ids[i].is_none() {
+        write_status(status, &c.status);
+        return Ok(());
+    }
+    if let Some(g) = gens[i] {
+        done.push(Completed::new(g, status, c.freed));
+    }
+    complete(c, requests.add(i), status)
+}
+
 mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        if thread_multiple() {
+        let gens = generalized_of(&ids);
+        if thread_multiple() || gens.iter().any(Option::is_some) {
             // Wait until all are done (without holding the lock meanwhile),
             // then collect them as below.
             block_until("MPI_Waitall", |e| Ok(e.testall_done(&ids)?.then_some(())))?;
         }
-        engine("MPI_Waitall", |e| {
-            let done = e.waitall(&ids)?;
+        let mut done = Vec::new();
+        let r = engine("MPI_Waitall", |e| {
+            let all = e.waitall(&ids)?;
             let mut any_error = false;
-            for (i, c) in done.into_iter().enumerate() {
-                match ids[i] {
-                    Some(id) => any_error |= complete(e, id, c, requests.add(i), status_at(statuses, i)).is_err(),
-                    None => write_status(status_at(statuses, i), &c.status),
-                }
+            for (i, c) in all.into_iter().enumerate() {
+                any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done).is_err();
             }
             if any_error { Err(MpiError::InStatus) } else { Ok(()) }
-        })
+        });
+        with_generalized(r, done, true)
     })();
     finish(MPI_COMM_WORLD, "MPI_Waitall", r)
 } }
@@ -517,15 +522,14 @@ mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiS
 mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, statuses: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        engine("MPI_Testall", |e| match e.testall(&ids)? {
-            Some(done) => {
+        let gens = generalized_of(&ids);
+        let mut done = Vec::new();
+        let r = engine("MPI_Testall", |e| match e.testall(&ids)? {
+            Some(all) => {
                 write_out(flag, 1);
                 let mut any_error = false;
-                for (i, c) in done.into_iter().enumerate() {
-                    match ids[i] {
-                        Some(id) => any_error |= complete(e, id, c, requests.add(i), status_at(statuses, i)).is_err(),
-                        None => write_status(status_at(statuses, i), &c.status),
-                    }
+                for (i, c) in all.into_iter().enumerate() {
+                    any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done).is_err();
                 }
                 if any_error { Err(MpiError::InStatus) } else { Ok(()) }
             }
@@ -533,7 +537,8 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
                 write_out(flag, 0);
                 Ok(())
             }
-        })
+        });
+        with_generalized(r, done, true)
     })();
     finish(MPI_COMM_WORLD, "MPI_Testall", r)
 } }
@@ -541,20 +546,23 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
 mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, status: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        if thread_multiple() {
+        let gens = generalized_of(&ids);
+        if thread_multiple() || gens.iter().any(Option::is_some) {
             block_until("MPI_Waitany", |e| Ok(e.testany_done(&ids)?.then_some(())))?;
         }
-        engine("MPI_Waitany", |e| match e.waitany(&ids)? {
+        let mut done = Vec::new();
+        let r = engine("MPI_Waitany", |e| match e.waitany(&ids)? {
             Some((i, c)) => {
                 write_out(index, i as c_int);
-                complete(e, ids[i].expect("completed entry is a request"), c, requests.add(i), status)
+                complete_entry(&ids, &gens, i, c, requests, status, &mut done)
             }
             None => {
                 write_out(index, MPI_UNDEFINED);
                 write_status(status, &shim_engine::Status::empty());
                 Ok(())
             }
-        })
+        });
+        with_generalized(r, done, false)
     })();
     finish(MPI_COMM_WORLD, "MPI_Waitany", r)
 } }
@@ -562,11 +570,13 @@ mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, 
 mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, flag: *mut c_int, status: *mut MpiStatus) {
     let r = (|| {
         let ids = request_list(count, requests)?;
-        engine("MPI_Testany", |e| match e.testany(&ids)? {
+        let gens = generalized_of(&ids);
+        let mut done = Vec::new();
+        let r = engine("MPI_Testany", |e| match e.testany(&ids)? {
             TestAny::Done(i, c) => {
                 write_out(flag, 1);
                 write_out(index, i as c_int);
-                complete(e, ids[i].expect("completed entry is a request"), c, requests.add(i), status)
+                complete_entry(&ids, &gens, i, c, requests, status, &mut done)
             }
             TestAny::NoneActive => {
                 write_out(flag, 1);
@@ -579,7 +589,8 @@ mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, 
                 write_out(index, MPI_UNDEFINED);
                 Ok(())
             }
-        })
+        });
+        with_generalized(r, done, false)
     })();
     finish(MPI_COMM_WORLD, "MPI_Testany", r)
 } }
@@ -595,10 +606,12 @@ unsafe fn some(
 ) -> c_int {
     let r = (|| {
         let ids = request_list(incount, requests)?;
-        if wait && thread_multiple() {
+        let gens = generalized_of(&ids);
+        if wait && (thread_multiple() || gens.iter().any(Option::is_some)) {
             block_until(func, |e| Ok(e.testany_done(&ids)?.then_some(())))?;
         }
-        engine(func, |e| {
+        let mut done = Vec::new();
+        let r = engine(func, |e| {
             let got = if wait {
                 e.waitsome(&ids)?
             } else {
@@ -609,14 +622,21 @@ unsafe fn some(
                     write_out(outcount, MPI_UNDEFINED);
                     Ok(())
                 }
-                Some(done) => {
-                    write_out(outcount, done.len() as c_int);
+                Some(all) => {
+                    write_out(outcount, all.len() as c_int);
                     let mut any_error = false;
-                    for (k, (i, c)) in done.into_iter().enumerate() {
+                    for (k, (i, c)) in all.into_iter().enumerate() {
                         write_out(indices.add(k), i as c_int);
-                        let id = ids[i].expect("completed entry is a request");
-                        any_error |=
-                            complete(e, id, c, requests.add(i), status_at(statuses, k)).is_err();
+                        any_error |= complete_entry(
+                            &ids,
+                            &gens,
+                            i,
+                            c,
+                            requests,
+                            status_at(statuses, k),
+                            &mut done,
+                        )
+                        .is_err();
                     }
                     if any_error {
                         Err(MpiError::InStatus)
@@ -625,7 +645,8 @@ unsafe fn some(
                     }
                 }
             }
-        })
+        });
+        with_generalized(r, done, true)
     })();
     finish(MPI_COMM_WORLD, func, r)
 }
@@ -644,10 +665,13 @@ mpi_fn! { fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *m
             write_status(status, &shim_engine::Status::empty());
             return Ok(());
         };
+        let g = generalized_of(&[Some(id)])[0];
         let st = engine("MPI_Request_get_status", |e| e.request_get_status(id))?;
         write_out(flag, st.is_some() as c_int);
-        if let Some(st) = st {
-            write_status(status, &st);
+        match (st, g) {
+            (Some(st), None) => write_status(status, &st),
+            (Some(_), Some(g)) => grequest::status_of(&g, status)?,
+            (None, _) => {}
         }
         Ok(())
     })();
@@ -657,7 +681,13 @@ mpi_fn! { fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *m
 mpi_fn! { fn MPI_Cancel(request: *mut c_int) {
     let r = (|| {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
-        engine("MPI_Cancel", |e| e.cancel(id))
+        match generalized_of(&[Some(id)])[0] {
+            Some(g) => {
+                let complete = engine("MPI_Cancel", |e| e.is_done(id))?;
+                grequest::cancel(&g, complete)
+            }
+            None => engine("MPI_Cancel", |e| e.cancel(id)),
+        }
     })();
     finish(MPI_COMM_WORLD, "MPI_Cancel", r)
 } }
@@ -665,10 +695,10 @@ mpi_fn! { fn MPI_Cancel(request: *mut c_int) {
 mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
     let r = (|| {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
+        let g = generalized_of(&[Some(id)])[0];
         engine("MPI_Request_free", |e| e.request_free(id))?;
-        forget(id);
         write_out(request, MPI_REQUEST_NULL);
-        Ok(())
+        g.map_or(Ok(()), |g| grequest::freed(&g))
     })();
     finish(MPI_COMM_WORLD, "MPI_Request_free", r)
 } }
@@ -714,22 +744,23 @@ mpi_fn! { fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: c_int, d
 mpi_fn! { fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
-        let id = engine("MPI_Recv_init", |e| e.recv_init(n, dt, s, t, c))?;
-        hand_out(id, RequestInfo { buf: buf as usize, count: n, dt, comm, is_recv: true }, request);
-        Ok(())
+        engine("MPI_Recv_init", |e| {
+            let id = e.recv_init(n, dt, s, t, c)?;
+            hand_out(e, id, buf, request)
+        })
     })();
     finish(comm, "MPI_Recv_init", r)
 } }
 
 unsafe fn start_one(e: &mut Eng, id: RequestId) -> Result<(), MpiError> {
-    match info_of(id) {
-        Some(i) => {
+    match (e.request_buffer_address(id), e.persistent_buffer(id)) {
+        (Some(addr), Some((count, dt))) => {
             // The engine keeps the buffer: a send streams from it, a
             // receive stores its data into it.
-            let span = e.datatypes().span(i.dt, i.count)?;
-            e.start_with(id, program_memory(i.buf as *const c_void, span))
+            let span = e.datatypes().span(dt, count)?;
+            e.start_with(id, program_memory(addr as *const c_void, span))
         }
-        None => e.start(id, None),
+        _ => e.start(id, None),
     }
 }
 
@@ -758,24 +789,21 @@ mpi_fn! { fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) {
     let r = (|| {
         // A negative size is MPI_ERR_ARG in MPICH, not MPI_ERR_COUNT.
         let n = usize::try_from(size).map_err(|_| MpiError::Arg)?;
-        ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).replace((buffer as usize, n));
-        engine("MPI_Buffer_attach", |e| e.buffer_attach(n))
+        engine("MPI_Buffer_attach", |e| e.buffer_attach(buffer as usize, n))
     })();
     finish(MPI_COMM_WORLD, "MPI_Buffer_attach", r)
 } }
 
-/// The buffer the program attached for buffered sends (address, size); the
-/// engine copies messages itself, so only the size is used, but
-/// MPI_Buffer_detach must hand the address back.
-static ATTACHED: Mutex<Option<(usize, usize)>> = Mutex::new(None);
-
 mpi_fn! { fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) {
+    let func = "MPI_Buffer_detach";
     let r = (|| {
-        let n = engine("MPI_Buffer_detach", |e| e.buffer_detach())?;
-        let (addr, _) = ATTACHED.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or((0, 0));
+        if thread_multiple() {
+            block_until(func, |e| Ok(e.buffered_sends_done().then_some(())))?;
+        }
+        let (addr, n) = engine(func, |e| e.buffer_detach())?;
         write_out(buffer_addr as *mut usize, addr);
         write_out(size, n as c_int);
         Ok(())
     })();
-    finish(MPI_COMM_WORLD, "MPI_Buffer_detach", r)
+    finish(MPI_COMM_WORLD, func, r)
 } }

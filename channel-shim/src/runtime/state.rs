@@ -103,6 +103,17 @@ fn job_secret() -> Result<JobSecret, String> {
     })
 }
 
+/// The job size the launcher's environment gives (also before MPI_Init).
+pub fn job_size_from_env() -> Option<u32> {
+    launcher_u64(&SIZE_VARIABLES, "job size")
+        .ok()
+        .map(|n| n as u32)
+}
+
+/// Where launchers put the job size: mpinetsim's own variable, then
+/// hydra's PMI, Slurm's and Open MPI's.
+const SIZE_VARIABLES: [&str; 4] = [ENV_SIZE, "PMI_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"];
+
 /// Connects to the gateway named by the job's environment (MPI_Init).
 pub fn init() -> Result<JobInfo, String> {
     if INITIALIZED.load(Ordering::SeqCst) {
@@ -113,10 +124,7 @@ pub fn init() -> Result<JobInfo, String> {
         &[ENV_RANK, "PMI_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"],
         "rank",
     )? as u32;
-    let size = launcher_u64(
-        &[ENV_SIZE, "PMI_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"],
-        "job size",
-    )? as u32;
+    let size = launcher_u64(&SIZE_VARIABLES, "job size")? as u32;
     let job = env_u64(ENV_JOB)?;
     let secret = job_secret()?;
     let me = Identity {

@@ -324,6 +324,81 @@ impl BuiltinType {
     }
 }
 
+/// MPICH's name of each predefined type (what `MPI_Type_get_name`
+/// reports), in the order of [`BuiltinType::ALL`].
+const MPI_NAMES: [&str; 62] = [
+    "MPI_CHAR",
+    "MPI_SIGNED_CHAR",
+    "MPI_UNSIGNED_CHAR",
+    "MPI_BYTE",
+    "MPI_WCHAR",
+    "MPI_SHORT",
+    "MPI_UNSIGNED_SHORT",
+    "MPI_INT",
+    "MPI_UNSIGNED",
+    "MPI_LONG",
+    "MPI_UNSIGNED_LONG",
+    "MPI_FLOAT",
+    "MPI_DOUBLE",
+    "MPI_LONG_DOUBLE",
+    "MPI_LONG_LONG_INT",
+    "MPI_UNSIGNED_LONG_LONG",
+    "MPI_PACKED",
+    "MPI_FLOAT_INT",
+    "MPI_DOUBLE_INT",
+    "MPI_LONG_INT",
+    "MPI_SHORT_INT",
+    "MPI_2INT",
+    "MPI_LONG_DOUBLE_INT",
+    "MPI_COMPLEX",
+    "MPI_DOUBLE_COMPLEX",
+    "MPI_LOGICAL",
+    "MPI_REAL",
+    "MPI_DOUBLE_PRECISION",
+    "MPI_INTEGER",
+    "MPI_2INTEGER",
+    "MPI_2REAL",
+    "MPI_2DOUBLE_PRECISION",
+    "MPI_CHARACTER",
+    "MPI_REAL4",
+    "MPI_REAL8",
+    "MPI_REAL16",
+    "MPI_COMPLEX8",
+    "MPI_COMPLEX16",
+    "MPI_COMPLEX32",
+    "MPI_INTEGER1",
+    "MPI_INTEGER2",
+    "MPI_INTEGER4",
+    "MPI_INTEGER8",
+    "MPI_INT8_T",
+    "MPI_INT16_T",
+    "MPI_INT32_T",
+    "MPI_INT64_T",
+    "MPI_UINT8_T",
+    "MPI_UINT16_T",
+    "MPI_UINT32_T",
+    "MPI_UINT64_T",
+    "MPI_C_BOOL",
+    "MPI_C_COMPLEX",
+    "MPI_C_DOUBLE_COMPLEX",
+    "MPI_C_LONG_DOUBLE_COMPLEX",
+    "MPI_AINT",
+    "MPI_OFFSET",
+    "MPI_COUNT",
+    "MPI_CXX_BOOL",
+    "MPI_CXX_FLOAT_COMPLEX",
+    "MPI_CXX_DOUBLE_COMPLEX",
+    "MPI_CXX_LONG_DOUBLE_COMPLEX",
+];
+
+impl BuiltinType {
+    /// The name MPICH gives the type (`MPI_C_FLOAT_COMPLEX` is
+    /// `MPI_C_COMPLEX`, `MPI_LONG_LONG` is `MPI_LONG_LONG_INT`).
+    pub fn mpi_name(self) -> &'static str {
+        MPI_NAMES[self as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::BuiltinType as B;

@@ -159,7 +159,7 @@ impl Datatypes {
     ) -> MpiResult<DatatypeId> {
         let infos: Vec<&TypeInfo> = blocks
             .iter()
-            .map(|&(_, _, t)| self.info(t))
+            .map(|&(_, _, t)| self.live(t))
             .collect::<MpiResult<_>>()?;
         let bs: Vec<Block<'_>> = blocks
             .iter()
@@ -183,7 +183,7 @@ impl Datatypes {
         stride: i64,
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
-        let ext = self.info(old)?.extent();
+        let ext = self.live(old)?.extent();
         let stride = stride.checked_mul(ext).ok_or(MpiError::Arg)?;
         self.hvector(count, blocklen, stride, old)
     }
@@ -196,7 +196,7 @@ impl Datatypes {
         stride: i64,
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
-        let t = self.info(old)?;
+        let t = self.live(old)?;
         let blocklen = blocklen as u64;
         if count as u64 > MAX_TYPEMAP_RUNS {
             // Too many blocks to list. Empty blocks count for nothing, and a
@@ -225,7 +225,7 @@ impl Datatypes {
         disps: &[i64],
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
-        let bytes = in_bytes(disps, self.info(old)?.extent())?;
+        let bytes = in_bytes(disps, self.live(old)?.extent())?;
         self.hindexed(blocklens, &bytes, old)
     }
 
@@ -254,7 +254,7 @@ impl Datatypes {
         disps: &[i64],
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
-        let bytes = in_bytes(disps, self.info(old)?.extent())?;
+        let bytes = in_bytes(disps, self.live(old)?.extent())?;
         self.hindexed_block(blocklen, &bytes, old)
     }
 
@@ -288,7 +288,7 @@ impl Datatypes {
     /// `MPI_Type_create_resized`.
     pub fn resized(&mut self, old: DatatypeId, lb: i64, extent: i64) -> MpiResult<DatatypeId> {
         let ub = lb.checked_add(extent).ok_or(MpiError::Arg)?;
-        let mut t = self.info(old)?.clone();
+        let mut t = self.live(old)?.clone();
         t.lb = lb;
         t.ub = ub;
         t.explicit_bounds = true;
@@ -298,7 +298,7 @@ impl Datatypes {
 
     /// `MPI_Type_dup` (the copy is committed if the original is).
     pub fn dup(&mut self, old: DatatypeId) -> MpiResult<DatatypeId> {
-        let t = self.info(old)?.clone();
+        let t = self.live(old)?.clone();
         Ok(self.add(t))
     }
 }
@@ -370,6 +370,36 @@ mod tests {
         assert!(t.free(a).is_err());
         assert!(t.free(d(B::Int)).is_err());
         assert!(t.info(a).is_err());
+    }
+
+    #[test]
+    fn a_freed_type_in_use_lives_on_and_keeps_its_number() {
+        let mut t = Datatypes::new();
+        let a = t.vector(3, 1, 2, d(B::Int)).unwrap();
+        t.commit(a).unwrap();
+        t.add_use(a);
+        t.add_use(a);
+        t.free(a).unwrap();
+        // The program's handle is gone: no second free, no new use.
+        assert!(t.free(a).is_err());
+        assert!(!t.is_live(a));
+        assert!(t.live(a).is_err());
+        assert!(t.contiguous(2, a).is_err());
+        // Operations still see it, and its number is not reused.
+        assert_eq!(t.info(a).unwrap().size, 12);
+        let b = t.contiguous(2, d(B::Int)).unwrap();
+        assert_ne!(b, a);
+        t.release_use(a);
+        assert_eq!(t.committed(a).unwrap().size, 12);
+        t.release_use(a);
+        assert!(t.info(a).is_err());
+        assert_eq!(t.derived_count(), 1);
+        // Its number is free again.
+        assert_eq!(t.contiguous(1, d(B::Int)).unwrap(), a);
+        // Predefined types need no counting.
+        t.add_use(d(B::Int));
+        t.release_use(d(B::Int));
+        assert!(t.info(d(B::Int)).is_ok());
     }
 
     #[test]

@@ -131,13 +131,29 @@ impl TypeInfo {
     }
 }
 
-/// The table of datatypes of one process. Entries are shared so that an
-/// operation in progress keeps its type's description after the program
-/// frees the type (MPI lets pending operations finish with it).
+/// A derived datatype in the table: its description, whether the program
+/// freed its handle, and how many requests still name it.
+#[derive(Debug)]
+struct Slot {
+    info: Arc<TypeInfo>,
+    freed: bool,
+    uses: u32,
+}
+
+/// The table of datatypes of one process.
+///
+/// MPI's reference-counting rule: `MPI_Type_free` only drops the program's
+/// handle; pending operations finish with the type. An operation in
+/// progress holds its type's description (entries are shared); a request
+/// that names the type by its number (a persistent request, which packs
+/// or unpacks with it at every start) holds a use of it
+/// ([`add_use`](Self::add_use) / [`release_use`](Self::release_use)), so
+/// the type stays in the table and its number is not given to a new type
+/// before the last use ends.
 #[derive(Debug)]
 pub struct Datatypes {
     builtins: Vec<Arc<TypeInfo>>,
-    derived: Vec<Option<Arc<TypeInfo>>>,
+    derived: Vec<Option<Slot>>,
 }
 
 impl Default for Datatypes {
@@ -170,8 +186,68 @@ impl Datatypes {
                 .derived
                 .get(i as usize)
                 .and_then(|t| t.as_ref())
+                .map(|s| &s.info)
                 .ok_or(MpiError::Datatype),
         }
+    }
+
+    /// Whether `dt` names a type the program may still use: predefined, or
+    /// derived and not freed.
+    pub fn is_live(&self, dt: DatatypeId) -> bool {
+        match dt {
+            DatatypeId::Builtin(_) => true,
+            DatatypeId::Derived(i) => self
+                .derived
+                .get(i as usize)
+                .is_some_and(|s| s.as_ref().is_some_and(|s| !s.freed)),
+        }
+    }
+
+    /// Like [`info`](Self::info), but a type the program freed is
+    /// `MPI_ERR_TYPE` (for the calls that take a datatype argument).
+    pub fn live(&self, dt: DatatypeId) -> MpiResult<&TypeInfo> {
+        if self.is_live(dt) {
+            self.info(dt)
+        } else {
+            Err(MpiError::Datatype)
+        }
+    }
+
+    fn slot_mut(&mut self, dt: DatatypeId) -> Option<&mut Slot> {
+        match dt {
+            DatatypeId::Builtin(_) => None,
+            DatatypeId::Derived(i) => self.derived.get_mut(i as usize).and_then(|s| s.as_mut()),
+        }
+    }
+
+    /// A request starts naming `dt` (nothing for predefined types).
+    pub fn add_use(&mut self, dt: DatatypeId) {
+        if let Some(s) = self.slot_mut(dt) {
+            s.uses += 1;
+        }
+    }
+
+    /// A request stops naming `dt`; a freed type nobody names goes.
+    pub fn release_use(&mut self, dt: DatatypeId) {
+        if let Some(s) = self.slot_mut(dt) {
+            s.uses = s.uses.saturating_sub(1);
+            if s.freed && s.uses == 0 {
+                self.drop_slot(dt);
+            }
+        }
+    }
+
+    fn drop_slot(&mut self, dt: DatatypeId) {
+        if let DatatypeId::Derived(i) = dt {
+            if let Some(s) = self.derived.get_mut(i as usize) {
+                *s = None;
+            }
+        }
+    }
+
+    /// Number of derived types in the table (freed ones still in use count).
+    pub fn derived_count(&self) -> usize {
+        self.derived.iter().flatten().count()
     }
 
     /// A committed type's description, kept alive for an operation that
@@ -192,7 +268,11 @@ impl Datatypes {
     }
 
     fn add(&mut self, t: TypeInfo) -> DatatypeId {
-        let t = Arc::new(t);
+        let t = Slot {
+            info: Arc::new(t),
+            freed: false,
+            uses: 0,
+        };
         if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
             self.derived[i] = Some(t);
             DatatypeId::Derived(i as u32)
@@ -211,25 +291,26 @@ impl Datatypes {
                     .derived
                     .get_mut(i as usize)
                     .and_then(|t| t.as_mut())
+                    .filter(|s| !s.freed)
                     .ok_or(MpiError::Datatype)?;
-                Arc::make_mut(t).committed = true;
+                Arc::make_mut(&mut t.info).committed = true;
                 Ok(())
             }
         }
     }
 
-    /// `MPI_Type_free` (predefined types cannot be freed).
+    /// `MPI_Type_free` (predefined types cannot be freed): the type goes
+    /// now, or when the last request naming it lets go.
     pub fn free(&mut self, dt: DatatypeId) -> MpiResult<()> {
-        match dt {
-            DatatypeId::Builtin(_) => Err(MpiError::Datatype),
-            DatatypeId::Derived(i) => match self.derived.get_mut(i as usize) {
-                Some(slot @ Some(_)) => {
-                    *slot = None;
-                    Ok(())
-                }
-                _ => Err(MpiError::Datatype),
-            },
+        if matches!(dt, DatatypeId::Builtin(_)) || !self.is_live(dt) {
+            return Err(MpiError::Datatype);
         }
+        let s = self.slot_mut(dt).ok_or(MpiError::Datatype)?;
+        s.freed = true;
+        if s.uses == 0 {
+            self.drop_slot(dt);
+        }
+        Ok(())
     }
 
     /// `MPI_Type_size`.

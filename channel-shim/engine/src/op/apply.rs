@@ -61,6 +61,10 @@ trait Float: Elem + PartialOrd {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
+    /// C's truth of a floating value (non-zero, NaN included).
+    fn truth(self) -> bool;
+    /// 1.0 or 0.0, what C's logical operators give.
+    fn from_truth(b: bool) -> Self;
 }
 macro_rules! float_impl {
     ($t:ty, $wrap:expr, $get:expr) => {
@@ -73,6 +77,12 @@ macro_rules! float_impl {
             }
             fn mul(self, o: Self) -> Self {
                 $wrap($get(self) * $get(o))
+            }
+            fn truth(self) -> bool {
+                $get(self) != 0.0
+            }
+            fn from_truth(b: bool) -> Self {
+                $wrap(if b { 1.0 } else { 0.0 })
             }
         }
     };
@@ -113,6 +123,9 @@ fn float_kernel<T: Float>(op: BuiltinOp, i: &[u8], io: &mut [u8]) -> MpiResult<(
         BuiltinOp::Min => zip::<T>(i, io, |a, b| if a < b { a } else { b }),
         BuiltinOp::Sum => zip::<T>(i, io, |a, b| a.add(b)),
         BuiltinOp::Prod => zip::<T>(i, io, |a, b| a.mul(b)),
+        BuiltinOp::Land => zip::<T>(i, io, |a, b| T::from_truth(a.truth() && b.truth())),
+        BuiltinOp::Lor => zip::<T>(i, io, |a, b| T::from_truth(a.truth() || b.truth())),
+        BuiltinOp::Lxor => zip::<T>(i, io, |a, b| T::from_truth(a.truth() != b.truth())),
         _ => return Err(MpiError::Op),
     }
     Ok(())
@@ -172,7 +185,9 @@ fn loc_kernel<V: Elem + PartialOrd, I: Elem + PartialOrd>(
     Ok(())
 }
 
-/// Whether MPI defines `op` on elements of `ty`.
+/// Whether `op` is defined on elements of `ty`: MPI's table, plus (as in
+/// MPICH) the logical operations on floating-point types, with C's
+/// meaning (non-zero is true; the result is 1.0 or 0.0).
 pub fn allowed(op: BuiltinOp, ty: BuiltinType) -> bool {
     use BuiltinOp::*;
     let c = ty.op_class();
@@ -180,7 +195,7 @@ pub fn allowed(op: BuiltinOp, ty: BuiltinType) -> bool {
         Replace | NoOp => true,
         Max | Min => matches!(c, OpClass::Integer | OpClass::Floating),
         Sum | Prod => matches!(c, OpClass::Integer | OpClass::Floating | OpClass::Complex),
-        Land | Lor | Lxor => matches!(c, OpClass::Integer | OpClass::Logical),
+        Land | Lor | Lxor => matches!(c, OpClass::Integer | OpClass::Logical | OpClass::Floating),
         Band | Bor | Bxor => matches!(c, OpClass::Integer | OpClass::Byte),
         Minloc | Maxloc => c == OpClass::Pair,
     }

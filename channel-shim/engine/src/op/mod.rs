@@ -61,10 +61,10 @@ impl From<BuiltinOp> for OpId {
 /// `inout = in op inout` element-wise, like `MPI_User_function`.
 ///
 /// Both slices are user-layout regions of `count` instances of the
-/// datatype as given by [`Datatypes::span`]: the element buffer address
-/// the C function expects is the slice start minus `span.base` (the same
-/// as the slice start for types whose lower bound is 0).
-pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId) + Send>;
+/// datatype as given by [`Datatypes::span`], and the last argument is that
+/// span's `base`: the element buffer address the C function expects is the
+/// slice start minus `base` (0 for types whose true lower bound is 0).
+pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId, i64) + Send>;
 
 struct UserOp {
     f: UserFn,
@@ -179,7 +179,7 @@ impl Ops {
                     .and_then(|u| u.as_mut())
                     .ok_or(MpiError::Op)?;
                 if t.is_contiguous() {
-                    (u.f)(inp, inout, count, dt);
+                    (u.f)(inp, inout, count, dt, 0);
                     return Ok(());
                 }
                 let span = types.span(dt, count)?;
@@ -187,7 +187,7 @@ impl Ops {
                 let mut b = vec![0u8; span.len];
                 types.unpack(dt, count, inp, &mut a)?;
                 types.unpack(dt, count, inout, &mut b)?;
-                (u.f)(&a, &mut b, count, dt);
+                (u.f)(&a, &mut b, count, dt, span.base);
                 let packed = types.pack(dt, count, &b)?;
                 inout.copy_from_slice(&packed);
                 Ok(())
@@ -307,6 +307,35 @@ mod tests {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
     }
 
+    /// MPICH's extension: LAND, LOR and LXOR on floating types compute as
+    /// C does (non-zero, NaN included, is true; results are 1.0 or 0.0).
+    #[test]
+    fn logical_ops_on_floating_types() {
+        let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        let a = f64s(&[0.0, 2.5, -0.0, f64::NAN]);
+        for (op, want) in [
+            (BuiltinOp::Land, [0.0, 1.0, 0.0, 1.0]),
+            (BuiltinOp::Lor, [0.0, 1.0, 1.0, 1.0]),
+            (BuiltinOp::Lxor, [0.0, 0.0, 1.0, 0.0]),
+        ] {
+            let mut b = f64s(&[0.0, -1.0, 3.0, 1.0]);
+            red(op, B::Double, &a, &mut b).unwrap();
+            assert_eq!(b, f64s(&want), "{op:?}");
+        }
+        let mut x = 0.5f32.to_ne_bytes();
+        red(BuiltinOp::Lxor, B::Float, &0.0f32.to_ne_bytes(), &mut x).unwrap();
+        assert_eq!(f32::from_ne_bytes(x), 1.0);
+        let mut l = [0u8; 16];
+        float::f64_to_f80(7.0, &mut l);
+        red(BuiltinOp::Land, B::LongDouble, &l.clone(), &mut l).unwrap();
+        assert_eq!(float::f80_to_f64(&l), 1.0);
+        // Still no bitwise operations on them.
+        assert_eq!(
+            red(BuiltinOp::Band, B::Double, &a, &mut a.clone()),
+            Err(MpiError::Op)
+        );
+    }
+
     /// gfortran's LOGICAL is 4 bytes with `.TRUE.` = 1; results are 0 or 1
     /// whatever non-zero value an input holds.
     #[test]
@@ -404,7 +433,8 @@ mod tests {
         t.commit(v).unwrap();
         let mut ops = Ops::new();
         let op = ops.create(
-            Box::new(|i: &[u8], io: &mut [u8], count, _| {
+            Box::new(|i: &[u8], io: &mut [u8], count, _, base| {
+                assert_eq!(base, 0);
                 // sees user layout: ints at 0 and 8 of each 12-byte instance
                 for k in 0..count {
                     for off in [0, 8] {
