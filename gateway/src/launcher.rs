@@ -96,14 +96,12 @@ pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, Stri
 /// step: a rank starting meanwhile finds the old link or the new one,
 /// never none.
 fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
-    let target = lib
-        .canonicalize()
-        .map_err(|e| {
-            format!(
-                "cannot resolve the shim library {}: {e}; rebuild the workspace or set {ENV_SHIM_LIB}",
-                lib.display()
-            )
-        })?;
+    let target = lib.canonicalize().map_err(|e| {
+        format!(
+            "cannot resolve the shim library {}: {e}; rebuild the workspace or set {ENV_SHIM_LIB}",
+            lib.display()
+        )
+    })?;
     let link = dir.join(name);
     let fresh = dir.join(format!(".{name}.{}.mpinetsim-tmp", std::process::id()));
     let _ = std::fs::remove_file(&fresh);

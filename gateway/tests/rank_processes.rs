@@ -281,20 +281,16 @@ fn programs_of_open_mpi_or_without_mpi_get_a_sentence() {
         return;
     }
     ensure_shim();
+    let run_here = |program: &str| {
+        Command::new(bin())
+            .current_dir(d)
+            .args(["run", "-n", "2", "--net", &config("reference.toml"), "--"])
+            .arg(program)
+            .output()
+            .unwrap()
+    };
     let started = Instant::now();
-    let o = Command::new(bin())
-        .current_dir(d)
-        .args([
-            "run",
-            "-n",
-            "2",
-            "--net",
-            &config("reference.toml"),
-            "--",
-            "./ompi_prog",
-        ])
-        .output()
-        .unwrap();
+    let o = run_here("./ompi_prog");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(
@@ -304,19 +300,7 @@ fn programs_of_open_mpi_or_without_mpi_get_a_sentence() {
     assert!(!d.join("ran").exists(), "no rank was started");
     assert!(started.elapsed() < Duration::from_secs(5));
 
-    let o = Command::new(bin())
-        .current_dir(d)
-        .args([
-            "run",
-            "-n",
-            "2",
-            "--net",
-            &config("reference.toml"),
-            "--",
-            "./plain",
-        ])
-        .output()
-        .unwrap();
+    let o = run_here("./plain");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let last = error_lines(&o);

@@ -142,7 +142,7 @@ fn hello_world_runs_unmodified() {
     for r in 0..4 {
         assert!(
             out.contains(&format!(
-                "hello from {r} of 4 (initialized=1, MPI 3.1, name length 1)"
+                "hello from {r} of 4 (initialized=1, MPI 4.0, name length 1)"
             )),
             "{out}"
         );
@@ -337,7 +337,15 @@ fn long_numbers_in_errors_are_written_short() {
             "mpinetsim: --tolerance 1e200: give a fraction between 0 and 1, e.g. 0.05",
         ),
         (
-            &["run", "-n", "2", "--time-factor", "auto", "--auto-max", "1e-300"][..],
+            &[
+                "run",
+                "-n",
+                "2",
+                "--time-factor",
+                "auto",
+                "--auto-max",
+                "1e-300",
+            ][..],
             "mpinetsim: --auto-max 1e-300: give a factor of at least 1",
         ),
     ] {
