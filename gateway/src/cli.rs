@@ -35,7 +35,10 @@ pub enum Command {
     /// Internal: kills the ranks' process groups when `mpinetsim run` ends
     /// or dies (see the rank_watchdog module).
     #[command(name = "rank-watchdog", hide = true)]
-    RankWatchdog,
+    RankWatchdog {
+        /// The job's private folder, removed if mpinetsim dies.
+        private_dir: PathBuf,
+    },
 }
 
 /// The time factor options of `run` and `gateway`.

@@ -194,6 +194,9 @@ pub struct LaunchSpec<'a> {
     pub stdin_to_rank0: bool,
     /// Folder for the ranks' timeline spans, when recording a timeline.
     pub timeline_dir: Option<&'a Path>,
+    /// The job's private folder (removed by the watchdog should mpinetsim
+    /// die).
+    pub private_dir: &'a Path,
 }
 
 /// Where the ranks' output goes, always line by line and whole (see
@@ -232,7 +235,7 @@ pub fn launch(spec: &LaunchSpec) -> Result<Ranks, String> {
     let mut ranks = Ranks {
         procs: Vec::new(),
         output: Some(OutputForwarder::start()?),
-        watchdog: Some(Watchdog::start()?),
+        watchdog: Some(Watchdog::start(spec.private_dir)?),
         stopped: false,
     };
     let file = match spec.output {

@@ -50,7 +50,7 @@ fn main() {
         cli::Command::Gateway(a) => run::gateway(&a),
         cli::Command::Calibrate(a) => calibrate::run(&a),
         cli::Command::Compare(a) => compare::run(&a),
-        cli::Command::RankWatchdog => Ok(rank_watchdog::serve()),
+        cli::Command::RankWatchdog { private_dir } => Ok(rank_watchdog::serve(&private_dir)),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -5,7 +5,9 @@
 //! in a process group of its own so a signal to mpinetsim's group does not
 //! reach it — reads the groups' ids from a pipe. When the pipe closes,
 //! because the job ended or because mpinetsim died, the watchdog kills
-//! every group with SIGKILL and exits. (Ranks also die with mpinetsim
+//! every group with SIGKILL and exits; when mpinetsim died (it did not say
+//! `done` first), the watchdog also removes the job's private folder, which
+//! mpinetsim can no longer remove itself. (Ranks also die with mpinetsim
 //! directly: the shim asks the kernel for SIGKILL when its parent dies,
 //! `PR_SET_PDEATHSIG`.) A process that leaves its group (`setsid`) is out
 //! of reach.
@@ -23,13 +25,15 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Starts the watchdog; one sentence when it cannot start.
-    pub fn start() -> Result<Watchdog, String> {
+    /// Starts the watchdog for a job whose private folder is
+    /// `private_dir`; one sentence when it cannot start.
+    pub fn start(private_dir: &std::path::Path) -> Result<Watchdog, String> {
         use std::os::unix::process::CommandExt;
         // /proc/self/exe: this very binary, even if its file was replaced
         // since it started.
         let mut child = Command::new("/proc/self/exe")
             .arg(COMMAND)
+            .arg(private_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -49,9 +53,12 @@ impl Watchdog {
         }
     }
 
-    /// Ends the watchdog: it kills what is left of the groups and exits.
+    /// Ends the watchdog: it kills what is left of the groups and exits,
+    /// leaving the private folder to mpinetsim.
     pub fn finish(mut self) {
-        self.pipe = None;
+        if let Some(mut p) = self.pipe.take() {
+            let _ = writeln!(p, "{DONE}").and_then(|()| p.flush());
+        }
         let _ = self.child.wait();
     }
 }
@@ -64,19 +71,35 @@ impl Drop for Watchdog {
     }
 }
 
+/// The line mpinetsim sends when it ends the job itself.
+const DONE: &str = "done";
+
 /// The watchdog process: collects process group ids, one per line, until
-/// its input closes; then kills each group and returns the exit code.
-pub fn serve() -> i32 {
+/// its input closes; then kills each group, removes `private_dir` unless
+/// mpinetsim said it was done, and returns the exit code.
+pub fn serve(private_dir: &std::path::Path) -> i32 {
     let mut groups = Vec::new();
+    let mut done = false;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        if let Ok(pgid) = line.trim().parse::<i32>() {
-            if pgid > 1 {
-                groups.push(pgid);
+        match line.trim() {
+            DONE => done = true,
+            l => {
+                if let Ok(pgid) = l.parse::<i32>() {
+                    if pgid > 1 {
+                        groups.push(pgid);
+                    }
+                }
             }
         }
     }
     kill_groups(&groups, nix::sys::signal::Signal::SIGKILL);
+    let ours = private_dir
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("mpinetsim-"));
+    if !done && ours {
+        let _ = std::fs::remove_dir_all(private_dir);
+    }
     0
 }
 

@@ -446,6 +446,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             output: &a.output,
             stdin_to_rank0: a.stdin_to_rank0,
             timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
+            private_dir: &job_dir,
         })?,
         None => {
             print_launch_environment(

@@ -142,14 +142,33 @@ fn fortran_output_survives_a_stopped_job() {
         return;
     }
     let prog = build("fortran_stopped", "f90", "mpif90");
-    let o = run_with_input("2", &[], &prog, &[], b"");
-    let (out, err) = text(&o);
+    // Into a file, where gfortran buffers its output unless told not to.
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.txt");
+    ensure_shim();
+    let o = Command::new(bin())
+        .args(["run", "-n", "2", "--net", &config("reference.toml"), "--"])
+        .arg(&prog)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("rank 1 (pid "), "{err}");
     assert_eq!(
-        out, "fortran_stopped: rank 0 printed this before the job was stopped\n",
+        std::fs::read_to_string(&out_path).unwrap(),
+        "fortran_stopped: rank 0 printed this before the job was stopped\n",
         "{err}"
     );
+    // The ranks run with gfortran's unbuffered output, as under hydra.
+    let o = Command::new(bin())
+        .args(["run", "-n", "1", "--net", &config("reference.toml"), "--"])
+        .args(["sh", "-c", "echo \"$GFORTRAN_UNBUFFERED_PRECONNECTED\""])
+        .env_remove("GFORTRAN_UNBUFFERED_PRECONNECTED")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "y\n");
 }
 
 /// True when `pid` no longer runs (gone, or a zombie nobody reaped yet).
@@ -163,18 +182,23 @@ fn dead(pid: i32) -> bool {
 }
 
 /// The (rank, child) pids fork_and_spin wrote into `dir` for `ranks`
-/// ranks, waiting up to 20 s for them.
-fn rank_pids(dir: &Path, ranks: u32) -> Vec<i32> {
+/// ranks, waiting up to 20 s for them, and the job's socket.
+fn rank_pids(dir: &Path, ranks: u32) -> (Vec<i32>, std::path::PathBuf) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let files: Vec<String> = (0..ranks)
             .filter_map(|r| std::fs::read_to_string(dir.join(format!("rank-{r}"))).ok())
             .collect();
         if files.len() == ranks as usize {
-            return files
+            let pids = files
                 .iter()
-                .flat_map(|t| t.split_whitespace().map(|p| p.parse().unwrap()))
+                .flat_map(|t| {
+                    let first = t.lines().next().unwrap_or_default();
+                    first.split_whitespace().map(|p| p.parse().unwrap())
+                })
                 .collect();
+            let socket = files[0].lines().nth(1).unwrap_or_default();
+            return (pids, socket.into());
         }
         assert!(Instant::now() < deadline, "the ranks did not start");
         std::thread::sleep(Duration::from_millis(20));
@@ -210,7 +234,9 @@ fn ranks_and_their_children_die_with_a_killed_mpinetsim() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let pids = rank_pids(dir.path(), 2);
+    let (pids, socket) = rank_pids(dir.path(), 2);
+    let private = socket.parent().unwrap().to_path_buf();
+    assert!(private.is_dir(), "{}", private.display());
     // The ranks compute outside MPI; their children sleep.
     assert!(pids.iter().all(|&p| !dead(p)));
     job.kill().unwrap(); // SIGKILL: mpinetsim cannot stop them itself
@@ -220,6 +246,12 @@ fn ranks_and_their_children_die_with_a_killed_mpinetsim() {
         alive.is_empty(),
         "still running after mpinetsim was killed: {alive:?}"
     );
+    // The job's private folder did not outlive it either.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while private.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!private.exists(), "{} was left behind", private.display());
 }
 
 #[test]
@@ -236,7 +268,7 @@ fn children_a_rank_leaves_behind_end_with_the_job() {
     );
     let (_, err) = text(&o);
     assert!(o.status.success(), "{err}");
-    let pids = rank_pids(dir.path(), 2);
+    let (pids, _) = rank_pids(dir.path(), 2);
     let alive = all_dead_within(&pids, Duration::from_millis(500));
     assert!(alive.is_empty(), "outlived the job: {alive:?}");
 }

@@ -1,11 +1,13 @@
 /* Every rank forks a child that sleeps, writes "<rank pid> <child pid>"
- * into DIR/rank-<r> (argument 1), and then either computes outside MPI
+ * and on a second line $MPINETSIM_SOCKET (empty when not set) into
+ * DIR/rank-<r> (argument 1), and then either computes outside MPI
  * forever (argument 2 "spin") or calls MPI_Finalize and exits, leaving
  * its child behind ("finalize"). For tests that a job's processes and
  * what they start never outlive mpinetsim. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 int main(int argc, char **argv) {
@@ -24,7 +26,8 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     snprintf(path, sizeof path, "%s/rank-%d.tmp", argv[1], rank);
     FILE *f = fopen(path, "w");
-    fprintf(f, "%d %d\n", (int)getpid(), (int)child);
+    const char *socket = getenv("MPINETSIM_SOCKET");
+    fprintf(f, "%d %d\n%s\n", (int)getpid(), (int)child, socket ? socket : "");
     fclose(f);
     char done[4096];
     snprintf(done, sizeof done, "%s/rank-%d", argv[1], rank);
