@@ -346,7 +346,7 @@ fn long_numbers_in_errors_are_written_short() {
                 "--auto-max",
                 "1e-300",
             ][..],
-            "mpinetsim: --auto-max 1e-300: give a factor of at least 1",
+            "mpinetsim: --auto-max 1e-300: give a factor between 1 and 1000000",
         ),
     ] {
         let o = std::process::Command::new(bin())
