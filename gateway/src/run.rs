@@ -637,6 +637,23 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             wall_saved_s: scaled * max_factor - wall_s,
         }
     });
+    let max_behind = gw.lateness.summary();
+    let warnings = match max_behind.max_ns {
+        0 => Vec::new(),
+        late => {
+            let factor = gw
+                .time
+                .clock
+                .pieces()
+                .iter()
+                .map(|p| p.factor)
+                .fold(1.0, f64::max);
+            crate::fidelity::smallest_latency(&gw.sim)
+                .and_then(|s| crate::fidelity::warning(late, factor, &s))
+                .into_iter()
+                .collect()
+        }
+    };
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
@@ -652,7 +669,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         } else {
             0.0
         },
-        max_behind: gw.lateness.summary(),
+        max_behind,
         rank_reports,
         messages_in: gw.messages_in,
         messages_out: gw.messages_out,
@@ -666,6 +683,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
         refused_connections: gw.refused,
+        warnings,
     };
     let mut finish_error = flush_result.err();
     if let Some(path) = &a.timeline {
