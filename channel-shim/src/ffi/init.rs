@@ -10,6 +10,17 @@ use crate::abi::{
     MPI_MAX_LIBRARY_VERSION_STRING, MPI_MAX_PROCESSOR_NAME, MPI_SUCCESS, MPI_THREAD_MULTIPLE,
 };
 
+/// Runs when the loader maps the library, before the program's `main`:
+/// a rank started by `mpinetsim run` dies with it (see
+/// `runtime::arm_parent_watch`).
+#[used]
+#[link_section = ".init_array"]
+static ARM_PARENT_WATCH: extern "C" fn() = library_loaded;
+
+extern "C" fn library_loaded() {
+    runtime::arm_parent_watch();
+}
+
 static RANK: AtomicU32 = AtomicU32::new(0);
 /// The thread that initialised MPI (MPI's "main thread").
 static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
