@@ -25,7 +25,20 @@ local calls = {
   [40] = "MPI_Allgather", [41] = "MPI_Allgatherv", [42] = "MPI_Alltoall", [43] = "MPI_Alltoallv",
   [44] = "MPI_Alltoallw", [45] = "MPI_Reduce_scatter", [46] = "MPI_Reduce_scatter_block",
   [47] = "MPI_Scan", [48] = "MPI_Exscan", [64] = "MPI_Comm_dup", [65] = "MPI_Comm_split",
-  [66] = "MPI_Comm_create",
+  [66] = "MPI_Comm_create", [67] = "MPI_Cart_create", [68] = "MPI_Graph_create",
+  [69] = "MPI_Dist_graph_create", [70] = "MPI_Dist_graph_create_adjacent",
+  [71] = "MPI_Comm_idup", [72] = "MPI_Comm_split_type", [73] = "MPI_Comm_create_group",
+  [74] = "MPI_Intercomm_create", [75] = "MPI_Intercomm_merge",
+  [96] = "MPI_Neighbor_allgather", [97] = "MPI_Neighbor_allgatherv", [98] = "MPI_Neighbor_alltoall",
+  [99] = "MPI_Neighbor_alltoallv", [100] = "MPI_Neighbor_alltoallw",
+  [101] = "MPI_Ineighbor_allgather", [102] = "MPI_Ineighbor_allgatherv",
+  [103] = "MPI_Ineighbor_alltoall", [104] = "MPI_Ineighbor_alltoallv",
+  [105] = "MPI_Ineighbor_alltoallw",
+  [128] = "MPI_Ibarrier", [129] = "MPI_Ibcast", [130] = "MPI_Ireduce", [131] = "MPI_Iallreduce",
+  [132] = "MPI_Igather", [133] = "MPI_Igatherv", [134] = "MPI_Iscatter", [135] = "MPI_Iscatterv",
+  [136] = "MPI_Iallgather", [137] = "MPI_Iallgatherv", [138] = "MPI_Ialltoall",
+  [139] = "MPI_Ialltoallv", [140] = "MPI_Ialltoallw", [141] = "MPI_Ireduce_scatter",
+  [142] = "MPI_Ireduce_scatter_block", [143] = "MPI_Iscan", [144] = "MPI_Iexscan",
 }
 
 local f = {
@@ -34,6 +47,8 @@ local f = {
   kind = ProtoField.uint8("mpinetsim.kind", "Kind", base.DEC, kinds),
   sync = ProtoField.bool("mpinetsim.sync", "Synchronous send"),
   coll_error = ProtoField.bool("mpinetsim.coll_error", "Sent after the sender's collective failed"),
+  inter = ProtoField.bool("mpinetsim.inter", "Intercommunicator"),
+  coll_seq = ProtoField.uint32("mpinetsim.coll_seq", "Collective call on its communicator"),
   call = ProtoField.uint8("mpinetsim.call", "MPI call", base.DEC, calls),
   src = ProtoField.uint32("mpinetsim.src", "Source rank"),
   dst = ProtoField.uint32("mpinetsim.dst", "Destination rank"),
@@ -76,10 +91,17 @@ local function dissect_one(tvb, pinfo, tree)
   t:add(f.kind, tvb(2, 1))
   t:add(f.sync, tvb(3, 1):uint() % 2 == 1)
   t:add(f.coll_error, math.floor(tvb(3, 1):uint() / 2) % 2 == 1)
+  local inter = math.floor(tvb(3, 1):uint() / 4) % 2 == 1
+  t:add(f.inter, inter)
   t:add(f.call, tvb(4, 1))
   t:add_le(f.src, tvb(8, 4))
   t:add_le(f.dst, tvb(12, 4))
   t:add_le(f.tag, tvb(16, 4))
+  -- A collective's tag: its call's sequence number on the communicator
+  -- (bits 8-30) above the call code; negative for the calls of a subgroup
+  -- (MPI_Comm_create_group, MPI_Intercomm_create: -1 - the program's tag).
+  local collective = ctx % 2 == 1 and tag >= 0
+  if collective then t:add(f.coll_seq, math.floor(tag / 256)) end
   t:add_le(f.context, tvb(20, 4))
   t:add(f.comm, comm_name(ctx))
   t:add_le(f.seq, tvb(24, 4))

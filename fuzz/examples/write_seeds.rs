@@ -17,12 +17,13 @@ fn frames() -> Vec<(&'static str, Frame)> {
         secret: JobSecret(0x0123_4567_89ab_cdef_0011_2233_4455_6677),
     };
     let welcome = Frame::Welcome {
-        version: 4,
+        version: mpinetsim_protocol::VERSION,
         factor: 8.0,
         epoch_ns: 1_000_000,
         eager_limit: 65536,
         adaptive: true,
         analytic: false,
+        node: 0,
     };
     let counters = RankCounters {
         calls: 12,
@@ -104,7 +105,15 @@ fn frames() -> Vec<(&'static str, Frame)> {
                 srt_ns: 123_456,
             },
         ),
-        ("collective_done", Frame::CollectiveDone { vtime_ns: 99 }),
+        (
+            "collective_done",
+            Frame::CollectiveDone {
+                context: 5,
+                leader: 0,
+                seq: 3,
+                vtime_ns: 99,
+            },
+        ),
     ]
 }
 

@@ -9,7 +9,7 @@
 //! back, and answer `MPI_Get_count` / `MPI_Get_elements` consistently.
 
 use arbitrary::{Arbitrary, Unstructured};
-use shim_engine::datatype::{BuiltinType, Datatypes};
+use shim_engine::datatype::{BuiltinType, Datatypes, TypeArg};
 use shim_engine::DatatypeId;
 
 /// Largest user-memory region the harness allocates for one use.
@@ -153,7 +153,7 @@ pub fn datatypes(data: &[u8]) {
             Call::Struct { fields } => {
                 let lens: Vec<usize> = fields.iter().map(|f| f.0 .0).collect();
                 let disps: Vec<i64> = fields.iter().map(|f| f.1).collect();
-                let olds: Vec<DatatypeId> = fields.iter().map(|f| pick(f.2)).collect();
+                let olds: Vec<TypeArg> = fields.iter().map(|f| TypeArg::Type(pick(f.2))).collect();
                 dts.create_struct(&lens, &disps, &olds)
             }
             Call::Resized { old, lb, extent } => dts.resized(pick(old), lb, extent),

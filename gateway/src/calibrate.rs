@@ -269,6 +269,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 vectors: None,
                 timeline: None,
                 external: None,
+                stall: crate::stall::StallPolicy::default(),
             };
             let job = run_job(&spec)?;
             let r = &job.report;

@@ -50,6 +50,21 @@ pub struct FactorArgs {
     pub auto_raise_above: String,
 }
 
+/// What to do when a job stops making progress (`run` and `gateway`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct StallArgs {
+    /// Report the job as stuck once every connected rank has waited in MPI
+    /// this long (wall time) with nothing in flight in the network; `0`
+    /// never does.
+    #[arg(long, default_value = "10s")]
+    pub stall_timeout: String,
+    /// Then `stop` the job with the report (the default of `run`) or
+    /// `wait` on after saying so (the default of `gateway`, whose ranks a
+    /// launcher may still be starting).
+    #[arg(long, value_name = "stop|wait")]
+    pub on_stall: Option<String>,
+}
+
 /// Arguments of `mpinetsim gateway`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GatewayArgs {
@@ -66,6 +81,9 @@ pub struct GatewayArgs {
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
+    /// A job that stops making progress.
+    #[command(flatten)]
+    pub stall: StallArgs,
     /// Where ranks connect (repeatable): unix:PATH for ranks on this host,
     /// tcp:ADDR:PORT for ranks anywhere (port 0 picks a free port; IPv6 as
     /// tcp:[::]:PORT). Default: a Unix socket in a private folder.
@@ -229,6 +247,9 @@ pub struct RunArgs {
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
+    /// A job that stops making progress.
+    #[command(flatten)]
+    pub stall: StallArgs,
     /// Write pcaps of the configured capture points into this folder.
     #[arg(long)]
     pub capture: Option<PathBuf>,

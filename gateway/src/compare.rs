@@ -134,6 +134,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 vectors: None,
                 timeline: None,
                 external: None,
+                stall: crate::stall::StallPolicy::default(),
             };
             let job = run_job(&spec)?;
             if job.exit_code != 0 || job.report.outcome != "completed" {

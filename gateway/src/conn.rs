@@ -50,6 +50,12 @@ pub struct RankConnection {
     pub pid: u32,
     /// Counters sent with Finalize.
     pub counters: Option<RankCounters>,
+    /// What the rank said it waits for, until it next does something or
+    /// gets a delivery.
+    pub waiting: Option<crate::stall::RankWaiting>,
+    /// Deliver and CollectiveDone frames queued for the rank (a Waiting
+    /// frame that saw fewer is stale).
+    pub wakeups: u64,
     /// Readable data may be waiting (edge-triggered readiness not yet consumed).
     pub wants_read: bool,
     inbuf: Vec<u8>,
@@ -75,6 +81,8 @@ impl RankConnection {
             hello_srt_ns: 0,
             pid: 0,
             counters: None,
+            waiting: None,
+            wakeups: 0,
             wants_read: true,
             inbuf: Vec::with_capacity(64 * 1024),
             in_start: 0,
@@ -163,6 +171,8 @@ impl RankConnection {
 
     /// Queues a delivery without copying the message first.
     pub fn queue_deliver(&mut self, src: u32, vtime_ns: u64, bytes: &[u8]) {
+        self.wakeups += 1;
+        self.waiting = None;
         mpinetsim_protocol::encode_deliver(src, vtime_ns, bytes, &mut self.outbuf);
     }
 

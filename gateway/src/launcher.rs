@@ -244,12 +244,17 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             }
         };
         let mut forwarders = Vec::new();
+        let mut spawned = Ok(());
         if spec.output == &RankOutput::Prefix {
-            if let Some(out) = child.stdout.take() {
-                forwarders.push(forward(out, rank, false));
-            }
-            if let Some(err) = child.stderr.take() {
-                forwarders.push(forward(err, rank, true));
+            let streams = [
+                child.stdout.take().map(|s| forward(s, rank, false)),
+                child.stderr.take().map(|s| forward(s, rank, true)),
+            ];
+            for f in streams.into_iter().flatten() {
+                match f {
+                    Ok(h) => forwarders.push(h),
+                    Err(e) => spawned = Err(e),
+                }
             }
         }
         procs.push(RankProcess {
@@ -258,29 +263,40 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             status: None,
             forwarders,
         });
+        if let Err(e) = spawned {
+            stop_all(&mut procs);
+            join_forwarders(&mut procs);
+            return Err(format!(
+                "cannot start a thread to forward rank {rank}'s output for --prefix ({e}); the ranks started were stopped; raise the process or memory limits (ulimit -u, ulimit -v) or run without --prefix"
+            ));
+        }
     }
     Ok(procs)
 }
 
+/// Starts a thread copying `stream` to mpinetsim's stdout or stderr with
+/// "[rank] " before every line; an error when no thread can be started.
 fn forward(
     stream: impl std::io::Read + Send + 'static,
     rank: u32,
     to_stderr: bool,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let reader = BufReader::new(stream);
-        for line in reader.split(b'\n').map_while(Result::ok) {
-            let mut out: Box<dyn Write> = if to_stderr {
-                Box::new(std::io::stderr())
-            } else {
-                Box::new(std::io::stdout())
-            };
-            let _ = out.write_all(format!("[{rank}] ").as_bytes());
-            let _ = out.write_all(&line);
-            let _ = out.write_all(b"\n");
-            let _ = out.flush();
-        }
-    })
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(format!("rank {rank} output"))
+        .spawn(move || {
+            let reader = BufReader::new(stream);
+            for line in reader.split(b'\n').map_while(Result::ok) {
+                let mut out: Box<dyn Write> = if to_stderr {
+                    Box::new(std::io::stderr())
+                } else {
+                    Box::new(std::io::stdout())
+                };
+                let _ = out.write_all(format!("[{rank}] ").as_bytes());
+                let _ = out.write_all(&line);
+                let _ = out.write_all(b"\n");
+                let _ = out.flush();
+            }
+        })
 }
 
 /// Describes how a process ended, in words.

@@ -17,6 +17,7 @@ mod cli;
 mod clock;
 mod compare;
 mod conn;
+mod fd_limit;
 mod lateness;
 mod launcher;
 mod listen;
@@ -30,6 +31,7 @@ mod realtime;
 mod report;
 mod run;
 mod simulate;
+mod stall;
 mod stream;
 mod timeline;
 mod topo;
@@ -40,6 +42,8 @@ use clap::Parser;
 
 fn main() {
     let args = cli::Cli::parse();
+    // A job holds a descriptor per rank: allow as many as the system lets us.
+    fd_limit::raise_to_hard();
     let result = match args.command {
         cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
         cli::Command::Run(a) => run::run(&a),

@@ -62,6 +62,16 @@ impl NetworkModel {
         }
     }
 
+    /// The node each rank runs on (ranks of one node share memory): the
+    /// packet model's hosts (a hybrid network's processors), the analytic
+    /// model's SMP nodes.
+    pub fn rank_nodes(&self) -> Vec<u32> {
+        match self {
+            NetworkModel::Packet(s) => s.rank_nodes(),
+            NetworkModel::Analytic(s) => s.machine().node_of_rank.clone(),
+        }
+    }
+
     /// The packet simulator, when that is the model.
     pub fn packet(&self) -> Option<&Simulator> {
         match self {
@@ -99,6 +109,14 @@ impl NetworkModel {
         match self {
             NetworkModel::Packet(s) => s.now(),
             NetworkModel::Analytic(s) => s.now(),
+        }
+    }
+
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        match self {
+            NetworkModel::Packet(s) => s.messages_in_flight(),
+            NetworkModel::Analytic(s) => s.messages_in_flight(),
         }
     }
 

@@ -83,6 +83,9 @@ pub enum JobOutcome {
     /// A capture or time-series file could not be written (a full disk);
     /// one sentence.
     CaptureFailed(String),
+    /// No progress for the quiet period (see [`crate::stall`]); one
+    /// sentence saying who waits for whom.
+    Stalled(String),
 }
 
 /// Job parameters of the gateway.
@@ -106,6 +109,8 @@ pub struct GatewaySettings {
     pub lookahead_ns: u64,
     /// Change the factor during the run (`--time-factor auto`).
     pub adaptive: Option<crate::adaptive::AdaptivePolicy>,
+    /// What a job that makes no progress gets.
+    pub stall: crate::stall::StallPolicy,
 }
 
 /// The gateway's live state, also readable by the supervisor callback.
@@ -118,9 +123,15 @@ pub struct Gateway {
     pub lateness: LatenessRecorder,
     /// Connections by token index − FIRST_CONN.
     pub conns: Vec<Option<RankConnection>>,
+    /// The node each rank runs on, told to it in its Welcome.
+    rank_nodes: Vec<u32>,
     settings: GatewaySettings,
     poll: Poll,
     listeners: Vec<Listener>,
+    /// Listeners whose queue may hold connections an `accept` could not
+    /// take (out of descriptors): retried every turn, since no new
+    /// readiness event announces connections already queued.
+    accept_blocked: Vec<bool>,
     /// Processes this gateway launched: a connection from one of them that
     /// breaks the handshake is a failed rank (the job ends); from anyone
     /// else it is refused and the job goes on.
@@ -150,6 +161,10 @@ pub struct Gateway {
     capture_failure: Option<String>,
     next_supervise_ns: u64,
     armed_ns: Option<u64>,
+    /// When a rank last did something or an event last ran.
+    last_progress_ns: u64,
+    /// The current stall was reported (with `--on-stall wait`).
+    stall_reported: bool,
 }
 
 /// How often the supervisor callback (process reaping) runs.
@@ -194,10 +209,12 @@ impl Gateway {
                 .clone()
                 .map(|p| crate::adaptive::AdaptiveController::new(p, settings.factor, epoch_ns)),
             factor_changes: Vec::new(),
+            rank_nodes: sim.rank_nodes(),
             sim,
             lateness: LatenessRecorder::default(),
             conns: Vec::new(),
             poll,
+            accept_blocked: vec![false; listeners.len()],
             listeners,
             own_pids: Vec::new(),
             refused: 0,
@@ -215,6 +232,8 @@ impl Gateway {
             capture_failure: None,
             next_supervise_ns: 0,
             armed_ns: None,
+            last_progress_ns: monotonic_ns(),
+            stall_reported: false,
             settings,
         })
     }
@@ -269,6 +288,14 @@ impl Gateway {
                 return o;
             }
             if let Err(o) = self.expire_handshakes(now) {
+                return o;
+            }
+            for l in 0..self.listeners.len() {
+                if self.accept_blocked[l] {
+                    self.accept_all(l);
+                }
+            }
+            if let Some(o) = self.check_stall(now) {
                 return o;
             }
             if self.all_done() {
@@ -339,10 +366,16 @@ impl Gateway {
         self.armed_ns = None; // deadlines moved
     }
 
+    /// Accepts every queued connection of `listener`. Out of descriptors,
+    /// it says so once and leaves the rest queued for the next turns.
     fn accept_all(&mut self, listener: usize) {
         loop {
             match self.listeners[listener].accept() {
                 Ok(mut stream) => {
+                    if self.accept_blocked[listener] {
+                        self.accept_blocked[listener] = false;
+                        eprintln!("mpinetsim: descriptors are free again; accepting connections");
+                    }
                     let idx = self.conns.len();
                     if self
                         .poll
@@ -358,8 +391,22 @@ impl Gateway {
                             .push(Some(RankConnection::new(stream, monotonic_ns())));
                     }
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
-                Err(_) => return,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    self.accept_blocked[listener] = false;
+                    return;
+                }
+                // The peer gave up before it was accepted: take the next.
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {}
+                Err(e) => {
+                    if !self.accept_blocked[listener] {
+                        self.accept_blocked[listener] = true;
+                        eprintln!(
+                            "mpinetsim: cannot accept a connection on {} ({e}); it waits until descriptors free up (connections refused or closed, or a higher ulimit -n)",
+                            self.listeners[listener].address
+                        );
+                    }
+                    return;
+                }
             }
         }
     }
@@ -412,6 +459,12 @@ impl Gateway {
                         })
                     }
                 };
+                if !matches!(frame, Frame::ClockProbe { .. } | Frame::ClockOffset { .. }) {
+                    if !matches!(frame, Frame::Waiting { .. }) {
+                        c.waiting = None;
+                    }
+                    self.progress();
+                }
                 self.handle_frame(idx, frame)?;
             }
             let Some(c) = self.conns[idx].as_mut() else {
@@ -565,6 +618,7 @@ impl Gateway {
                     eager_limit: self.settings.eager_limit,
                     adaptive: self.settings.adaptive.is_some(),
                     analytic: self.sim.analytic().is_some(),
+                    node: self.rank_nodes.get(rank as usize).copied().unwrap_or(0),
                 });
                 // A rank that connects after factor switches learns them all.
                 for p in &self.time.clock.pieces()[1..] {
@@ -575,6 +629,7 @@ impl Gateway {
                 }
                 while let Some(f) = self.undelivered[rank as usize].pop_front() {
                     c.queue(&f);
+                    c.wakeups += 1;
                 }
                 Ok(())
             }
@@ -709,8 +764,35 @@ impl Gateway {
                 Ok(())
             }
             (ConnState::Active, Frame::Abort { code, text }) => {
-                let rank = self.conns[idx].as_ref().unwrap().rank.unwrap_or(u32::MAX);
+                // The rank waits for this before it exits, so the reason is
+                // here before the launcher can see the process end.
+                let c = self.conns[idx].as_mut().unwrap();
+                c.queue(&Frame::AbortAck);
+                let _ = c.flush();
+                let rank = c.rank.unwrap_or(u32::MAX);
                 Err(JobOutcome::Aborted { rank, code, text })
+            }
+            (
+                ConnState::Active,
+                Frame::Waiting {
+                    call,
+                    any_source,
+                    peers,
+                    more_peers,
+                    wakeups,
+                },
+            ) => {
+                let c = self.conns[idx].as_mut().unwrap();
+                // Stale when a delivery crossed it on the way.
+                if wakeups >= c.wakeups {
+                    c.waiting = Some(crate::stall::RankWaiting {
+                        call,
+                        any_source,
+                        peers,
+                        more_peers,
+                    });
+                }
+                Ok(())
             }
             (ConnState::AwaitHello, frame) => self.refuse(
                 idx,
@@ -742,6 +824,8 @@ impl Gateway {
                 break;
             }
             let (t, class) = self.sim.step_classified().expect("an event is pending");
+            self.last_progress_ns = now;
+            self.stall_reported = false;
             let late = (now.saturating_sub(deadline) as f64 / self.time.factor_at(t.0)) as u64;
             self.lateness.record(late, class, t.0);
             if let Some(a) = self.adaptive.as_mut() {
@@ -782,7 +866,14 @@ impl Gateway {
                 if let Some(c) =
                     self.rank_conn[r.rank as usize].and_then(|ci| self.conns[ci].as_mut())
                 {
-                    c.queue(&Frame::CollectiveDone { vtime_ns: r.at.0 });
+                    c.queue(&Frame::CollectiveDone {
+                        context: r.key.context,
+                        leader: r.key.leader,
+                        seq: r.key.seq,
+                        vtime_ns: r.at.0,
+                    });
+                    c.wakeups += 1;
+                    c.waiting = None;
                 }
             }
             self.events_since_flush += 1;
@@ -842,6 +933,52 @@ impl Gateway {
                 rank,
                 reason: "closed its connection to the gateway before MPI_Finalize".into(),
             })
+    }
+
+    /// A rank did something: a stall, if any, is over.
+    fn progress(&mut self) {
+        self.last_progress_ns = monotonic_ns();
+        self.stall_reported = false;
+    }
+
+    /// Where every rank is, if the job is stalled (see [`crate::stall`]):
+    /// every connected rank that has not finished waits, nothing is in
+    /// flight in the network or on its way to a rank.
+    fn stalled_ranks(&self) -> Option<Vec<crate::stall::RankState<'_>>> {
+        use crate::stall::RankState;
+        if self.sim.messages_in_flight() > 0 || self.undelivered.iter().any(|q| !q.is_empty()) {
+            return None;
+        }
+        let mut states = Vec::with_capacity(self.rank_conn.len());
+        for (r, ci) in self.rank_conn.iter().enumerate() {
+            let conn = ci.and_then(|ci| self.conns[ci].as_ref());
+            states.push(match conn {
+                None => RankState::NotConnected(self.own_pids.get(r).copied()),
+                Some(c) if c.pending_out() > 0 => return None,
+                Some(c) if c.counters.is_some() => RankState::Finished,
+                Some(c) => match &c.waiting {
+                    Some(w) if c.state == ConnState::Active => RankState::Waiting(w),
+                    _ => return None, // computing, or gone (see check_lost)
+                },
+            });
+        }
+        Some(states)
+    }
+
+    /// Reports a stall that has lasted the quiet period: ends the job with
+    /// `--on-stall stop`, else says so once and waits on.
+    fn check_stall(&mut self, now: u64) -> Option<JobOutcome> {
+        let quiet = self.settings.stall.quiet_ns?;
+        if self.stall_reported || now.saturating_sub(self.last_progress_ns) < quiet {
+            return None;
+        }
+        let text = crate::stall::describe(&self.stalled_ranks()?, quiet);
+        if self.settings.stall.stop {
+            return Some(JobOutcome::Stalled(text));
+        }
+        eprintln!("mpinetsim: {text}; the job keeps waiting (--on-stall stop would end it)");
+        self.stall_reported = true;
+        None
     }
 
     fn all_done(&self) -> bool {

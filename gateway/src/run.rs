@@ -9,7 +9,8 @@ use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::network_model::NetworkModel;
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
-use mpinetsim_protocol::{GatewayAddress, JobSecret};
+use crate::stall::StallPolicy;
+use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
 use netsim::NetworkConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -43,6 +44,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         vectors: a.vectors.clone(),
         timeline: a.timeline.clone(),
         external: None,
+        stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), true)?,
     };
     let job = run_job(&spec)?;
     Ok(conclude(job, a.report.as_deref()))
@@ -89,6 +91,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
             lib_dir: a.lib_dir.clone(),
             handshake_timeout_ns,
         }),
+        stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), false)?,
     };
     let job = run_job(&spec)?;
     Ok(conclude(job, a.report.as_deref()))
@@ -125,9 +128,10 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
     let (text, auto_max, auto_raise_above) =
         (f.time_factor.as_str(), f.auto_max, &f.auto_raise_above);
     if text == "auto" {
-        if !(auto_max >= 1.0 && auto_max.is_finite()) {
+        if !(1.0..=MAX_TIME_FACTOR).contains(&auto_max) {
             return Err(format!(
-                "--auto-max {auto_max}: give a factor of at least 1"
+                "--auto-max {}: give a factor between 1 and {MAX_TIME_FACTOR}",
+                factor_text(auto_max)
             ));
         }
         let raise = netsim::units::parse_duration_ns(auto_raise_above)
@@ -140,10 +144,19 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
         return Ok((policy.min.max(1.0), Some(policy)));
     }
     let f: f64 = text.parse().map_err(|_| {
-        format!("--time-factor {text}: give a number of at least 1 (e.g. 4) or `auto`")
+        format!("--time-factor {text} is not a number; give a factor between 1 and {MAX_TIME_FACTOR} (e.g. 4) or `auto`")
     })?;
     check_factor(f)?;
     Ok((f, None))
+}
+
+/// A factor as the user can read it (1e300 is not written out in 301 digits).
+fn factor_text(f: f64) -> String {
+    if f.is_finite() && f.abs() < 1e7 {
+        format!("{f}")
+    } else {
+        format!("{f:e}")
+    }
 }
 
 /// Tells the user how to start ranks against a standalone gateway: the
@@ -240,15 +253,26 @@ pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
     Ok(limit)
 }
 
-/// Checks a fixed time factor.
+/// Checks a fixed time factor: at least 1 (the emulated machine cannot
+/// run faster than the real one), at most [`MAX_TIME_FACTOR`] (the job's
+/// clock's range).
 pub fn check_factor(f: f64) -> Result<(), String> {
-    if f >= 1.0 && f.is_finite() {
-        Ok(())
-    } else {
-        Err(format!(
-            "--time-factor {f} is not allowed; give a number of at least 1 (e.g. 4)"
-        ))
+    if (1.0..=MAX_TIME_FACTOR).contains(&f) {
+        return Ok(());
     }
+    let why = if f.is_nan() {
+        "is not a number".to_string()
+    } else if f > MAX_TIME_FACTOR {
+        format!(
+            "is above {MAX_TIME_FACTOR}, the largest factor the job's nanosecond clock can represent (at {MAX_TIME_FACTOR} one emulated millisecond already takes 17 minutes of wall time)"
+        )
+    } else {
+        "is below 1 (wall time = factor × emulated time, and the real processes cannot run faster than they do)".to_string()
+    };
+    Err(format!(
+        "--time-factor {} {why}; give a factor between 1 and {MAX_TIME_FACTOR} (e.g. 4)",
+        factor_text(f)
+    ))
 }
 
 /// Writes `value` as pretty JSON, whole or not at all (see
@@ -293,6 +317,8 @@ pub struct JobSpec<'a> {
     /// Ranks are started by someone else (hydra's mpiexec, srun) and
     /// connect to this socket; `command` is then only a label.
     pub external: Option<External>,
+    /// What a job that makes no progress gets.
+    pub stall: StallPolicy,
 }
 
 /// A gateway waiting for ranks a launcher starts.
@@ -399,6 +425,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         handshake_timeout_ns,
         lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
         adaptive: a.adaptive.clone(),
+        stall: a.stall.clone(),
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
@@ -414,6 +441,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         crate::trusted_folder::create_private_dir_all(&timeline_dir)?;
     }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
+    let (per_rank, what) = match (&a.external, &a.output) {
+        (None, RankOutput::Prefix) => (3, "a socket and two output pipes per rank"),
+        _ => (1, "a socket per rank"),
+    };
+    crate::fd_limit::check(a.ranks, per_rank, what)?;
     gw.vectors = vectors;
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());
@@ -508,6 +540,12 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             (text, 1)
         }
         JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
+        JobOutcome::Stalled(message) => (
+            format!(
+                "{message}; the ranks were stopped (--on-stall wait keeps a stalled job waiting)"
+            ),
+            1,
+        ),
         JobOutcome::NetworkFailed(message)
         | JobOutcome::CaptureFailed(message)
         | JobOutcome::GatewayFailed(message) => (format!("{message}; the ranks were stopped"), 1),
@@ -655,5 +693,18 @@ mod tests {
         assert_eq!(parse_eager_limit("1MiB"), Ok(1 << 20));
         let e = parse_eager_limit("4MiB").unwrap_err();
         assert!(e.starts_with("--eager-limit 4MiB is above 1024 KiB"), "{e}");
+    }
+
+    #[test]
+    fn factors_are_bounded_by_the_clock_and_said_readably() {
+        assert!(check_factor(1.0).is_ok() && check_factor(MAX_TIME_FACTOR).is_ok());
+        for f in [1e13, 1e19, f64::INFINITY, f64::NAN, 0.5, 1e300] {
+            let e = check_factor(f).unwrap_err();
+            assert!(e.contains("give a factor between 1 and 1000000"), "{e}");
+            assert!(e.len() < 300, "{e}");
+        }
+        assert!(check_factor(1e300)
+            .unwrap_err()
+            .starts_with("--time-factor 1e300 is above 1000000"));
     }
 }

@@ -6,6 +6,24 @@ use netsim::workload::{self, Pattern, Workload};
 use netsim::{NetworkConfig, Simulator};
 use std::time::Instant;
 
+/// Refuses a workload whose messages cannot fit in this machine's
+/// available memory (it would abort in the allocator or be killed).
+fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> Result<(), String> {
+    let need = workload::peak_message_bytes(w, ranks);
+    let Some(available) = crate::memory::available_bytes() else {
+        return Ok(()); // no /proc: the allocator's answer will have to do
+    };
+    if need > u128::from(available) {
+        let gib = |b: u128| b as f64 / f64::from(1u32 << 30);
+        return Err(format!(
+            "--size {size_text}: the {pattern} workload on {ranks} ranks holds up to {:.1} GiB of message data at once (the message and a copy per message being received), more than the {:.1} GiB of memory available; give a smaller --size or fewer ranks",
+            gib(need),
+            gib(u128::from(available))
+        ));
+    }
+    Ok(())
+}
+
 /// Runs the command; the error is one sentence for the user.
 pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let pattern: Pattern = a.workload.parse()?;
@@ -37,6 +55,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
         seed: a.seed,
         verify: a.verify,
     };
+    check_memory(&w, ranks, &a.size, &a.workload)?;
     let started = Instant::now();
     let result = workload::run_with(
         &mut sim,

@@ -237,7 +237,8 @@ fn a_known_program_is_decoded_message_for_message_across_segments() {
     let caps = run_wire_messages(dir.path(), "pcap");
     // What tests/mpi/wire_messages.c sends, per (source, destination) in
     // order: kind (1 eager, 2 RTS, 3 CTS, 4 data, 5 ack), ranks, tag,
-    // context (0 WORLD; the dup gets 4, the split 6), sequence per
+    // context (0 WORLD; the dup gets 4, the split 8: each communicator a
+    // block of four context ids), sequence per
     // (src, dst, context) with CTS/data/ack repeating their message's,
     // call (1 MPI_Send, 2 MPI_Isend, 3 MPI_Ssend), message and payload length.
     let mut expected: BTreeMap<(u32, u32), Vec<Msg>> = BTreeMap::new();
@@ -261,7 +262,7 @@ fn a_known_program_is_decoded_message_for_message_across_segments() {
         (2, 0),
         vec![
             msg(1, 2, 0, 3, 4, 0, 2, 40_000, 40_000),
-            msg(1, 2, 0, 4, 6, 0, 1, 2_000, 2_000),
+            msg(1, 2, 0, 4, 8, 0, 1, 2_000, 2_000),
         ],
     );
     expected.insert((3, 2), vec![msg(1, 3, 2, 5, 0, 0, 1, 0, 0)]);
@@ -275,11 +276,12 @@ fn a_known_program_is_decoded_message_for_message_across_segments() {
         for (m, r) in decoded(&caps.join(format!("host{host}.pcap")), &filter, &[]) {
             assert_eq!(m.src, host, "{m:?} in host{host}'s outgoing frames");
             if m.context % 2 == 1 {
-                // Context agreement of MPI_Comm_dup / MPI_Comm_split: WORLD's
-                // collective context, the call code as tag.
+                // Context agreement of MPI_Comm_dup / MPI_Comm_split (and
+                // the split's colours): WORLD's collective context; the tag
+                // is the call's number on WORLD (0, 1) above its call code.
                 assert_eq!((m.context, m.comm.as_str()), (1, "WORLD (collective)"));
                 assert!(m.call == 64 || m.call == 65, "{m:?}");
-                assert_eq!(m.tag, m.call as i32);
+                assert_eq!(m.tag, ((m.call as i32 - 64) << 8) | m.call as i32, "{m:?}");
                 collective += 1;
                 continue;
             }
@@ -417,4 +419,25 @@ fn rank_names_resolve_from_pcapng_and_from_the_hosts_file() {
             ("1".into(), "rank1".into(), "rank0".into()),
         ]
     );
+}
+
+/// The dissector names every call code the shim's envelope can carry, as
+/// the engine does (so new calls show up by name in Wireshark).
+#[test]
+fn the_dissector_names_every_call_code_as_the_engine_does() {
+    use shim_engine::envelope::CallCode;
+    let lua = std::fs::read_to_string(root().join("docs/wireshark/mpinetsim.lua")).unwrap();
+    let table = &lua[lua.find("local calls = {").unwrap()..];
+    let table = &table[..table.find("\n}\n").unwrap()];
+    let mut named = BTreeMap::new();
+    for entry in table.split('[').skip(1) {
+        let (code, rest) = entry.split_once("] = \"").unwrap();
+        let name = &rest[..rest.find('"').unwrap()];
+        named.insert(code.trim().parse::<u8>().unwrap(), name.to_string());
+    }
+    let engine: BTreeMap<u8, String> = (0..=255u8)
+        .filter_map(|b| CallCode::from_u8(b).map(|c| (b, c.name().to_string())))
+        .map(|(b, n)| (b, if b == 0 { "other".to_string() } else { n }))
+        .collect();
+    assert_eq!(named, engine);
 }

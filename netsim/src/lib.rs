@@ -26,6 +26,7 @@ pub mod fasthash;
 pub mod faults;
 pub mod generators;
 pub mod packet;
+pub mod reach;
 pub mod rng;
 pub mod routing;
 pub mod sim;

@@ -169,6 +169,14 @@ impl Simulator {
     ) -> Result<Simulator, ConfigError> {
         let net = Network::from_config(cfg, origin)?;
         let rank_hosts = net.place_ranks(cfg, n_ranks, origin)?;
+        if let Some((a, b)) = crate::reach::unreachable_pair(&net, &rank_hosts) {
+            let name = |r: usize| &net.nodes[rank_hosts[r] as usize].name;
+            return Err(ConfigError(format!(
+                "{origin}: rank {a}'s host {} and rank {b}'s host {} are not connected (no chain of links through switches and routers joins them); link the two parts of the network, or place the ranks on connected hosts with [ranks]",
+                name(a),
+                name(b)
+            )));
+        }
         if n_ranks > MAX_RANKS {
             return Err(ConfigError(format!(
                 "{n_ranks} ranks exceed the {MAX_RANKS} this simulator can address; run fewer ranks"
@@ -302,6 +310,28 @@ impl Simulator {
         capture::host_names(&self.net, &self.rank_hosts)
     }
 
+    /// The node each rank runs on, numbered from 0 in order of the ranks:
+    /// ranks on one host share a node, and so do the cores of one
+    /// processor of a hybrid network (hosts `cpuP.coreC`: every host whose
+    /// name has the same part before its first '.'), which share memory.
+    pub fn rank_nodes(&self) -> Vec<u32> {
+        let mut seen: Vec<&str> = Vec::new();
+        self.rank_hosts
+            .iter()
+            .map(|&h| {
+                let name = self.net.nodes[h as usize].name.as_str();
+                let machine = name.split('.').next().unwrap_or(name);
+                match seen.iter().position(|m| *m == machine) {
+                    Some(i) => i as u32,
+                    None => {
+                        seen.push(machine);
+                        seen.len() as u32 - 1
+                    }
+                }
+            })
+            .collect()
+    }
+
     /// The network graph being simulated.
     pub fn network(&self) -> &Network {
         &self.net
@@ -407,6 +437,11 @@ impl Simulator {
         self.queue.push(at, Event::Inject(id));
         self.messages_injected += 1;
         Ok(id)
+    }
+
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        self.messages_injected - self.messages_delivered
     }
 
     /// Moves the messages delivered so far into `out`.

@@ -12,19 +12,19 @@ pub fn parse_rate_bps(text: &str) -> Result<u64, String> {
     }
     let (num, unit) = split_number(t)?;
     let unit_l = unit.to_ascii_lowercase();
-    let mult: f64 = match unit_l.as_str() {
-        "bps" | "bit/s" | "b/s" => 1.0,
-        "kbps" | "kbit/s" => 1e3,
-        "mbps" | "mbit/s" => 1e6,
-        "gbps" | "gbit/s" => 1e9,
-        "tbps" | "tbit/s" => 1e12,
+    let mult: u64 = match unit_l.as_str() {
+        "bps" | "bit/s" | "b/s" => 1,
+        "kbps" | "kbit/s" => 1_000,
+        "mbps" | "mbit/s" => 1_000_000,
+        "gbps" | "gbit/s" => 1_000_000_000,
+        "tbps" | "tbit/s" => 1_000_000_000_000,
         _ => {
             return Err(format!(
                 "'{text}' is not a data rate; write a number with bps, Kbps, Mbps, Gbps or Tbps (e.g. \"1Gbps\"), or \"unlimited\""
             ))
         }
     };
-    to_integer(num * mult, text)
+    num.times(mult, text, "bits per second")
 }
 
 /// Parses a duration such as "1ms", "500us", "20 ns", "1.5s" or "0" into
@@ -35,62 +35,100 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
         return Ok(0);
     }
     let (num, unit) = split_number(t)?;
-    let mult: f64 = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
+    let mult: u64 = match unit {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
         _ => {
             return Err(format!(
                 "'{text}' is not a duration; write a number with ns, us, ms or s (e.g. \"500us\")"
             ))
         }
     };
-    to_integer(num * mult, text)
+    num.times(mult, text, "nanoseconds")
 }
 
 /// Parses a byte size such as "64KiB", "1500", "1 MB", "4MiB" into bytes.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let (num, unit) = split_number(t)?;
-    let mult: f64 = match unit {
-        "" | "B" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
+    let mult: u64 = match unit {
+        "" | "B" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
         _ => {
             return Err(format!(
                 "'{text}' is not a size; write a number with B, KB, MB, GB, KiB, MiB or GiB (e.g. \"64KiB\")"
             ))
         }
     };
-    to_integer(num * mult, text)
+    num.times(mult, text, "bytes")
 }
 
-fn split_number(t: &str) -> Result<(f64, &str), String> {
+/// Largest value any of these parsers returns: the quantities are `u64`
+/// nanoseconds, bits per second and bytes.
+pub const MAX_VALUE: u64 = u64::MAX;
+
+/// A decimal number as written: `digits / 10^scale`, exactly.
+struct Decimal {
+    digits: u128,
+    scale: u32,
+}
+
+impl Decimal {
+    /// The number times `mult`, which must be a whole number no larger
+    /// than [`MAX_VALUE`].
+    fn times(&self, mult: u64, text: &str, unit: &str) -> Result<u64, String> {
+        let out_of_range = || format!("'{text}' is out of range; at most {MAX_VALUE} {unit}");
+        let scaled = self
+            .digits
+            .checked_mul(u128::from(mult))
+            .ok_or_else(out_of_range)?;
+        let div = 10u128.pow(self.scale);
+        if scaled % div != 0 {
+            return Err(format!("'{text}' is not a whole number of {unit}"));
+        }
+        u64::try_from(scaled / div).map_err(|_| out_of_range())
+    }
+}
+
+/// Splits "12.5 MiB" into the number (exactly, as digits and a decimal
+/// scale, never through a float) and the unit.
+fn split_number(t: &str) -> Result<(Decimal, &str), String> {
     let end = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
         .unwrap_or(t.len());
     let (n, u) = t.split_at(end);
+    let not_a_number = || format!("'{t}' does not start with a number");
     let n: String = n.chars().filter(|&c| c != '_').collect();
-    let num: f64 = n
-        .parse()
-        .map_err(|_| format!("'{t}' does not start with a number"))?;
-    Ok((num, u.trim()))
-}
-
-fn to_integer(v: f64, text: &str) -> Result<u64, String> {
-    if !v.is_finite() || v < 0.0 || v > u64::MAX as f64 {
-        return Err(format!("'{text}' is out of range"));
+    let (int, frac) = n.split_once('.').unwrap_or((&n, ""));
+    if int.is_empty() && frac.is_empty() || frac.contains('.') {
+        return Err(not_a_number());
     }
-    let r = v.round();
-    if (v - r).abs() > 1e-6 * v.max(1.0) {
-        return Err(format!("'{text}' is not a whole number of the base unit"));
+    // Trailing decimal zeros carry nothing.
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > 38 {
+        return Err(format!("'{t}' has more decimals than any unit can use"));
     }
-    Ok(r as u64)
+    // Leading zeros carry nothing; beyond 38 significant digits the value
+    // exceeds every bound (u128 holds 38 digits).
+    let all = format!("{int}{frac}");
+    let significant = all.trim_start_matches('0');
+    if significant.len() > 38 {
+        return Err(format!("'{t}' is out of range; at most {MAX_VALUE}"));
+    }
+    let digits = if significant.is_empty() {
+        0
+    } else {
+        significant.parse::<u128>().map_err(|_| not_a_number())?
+    };
+    let scale = frac.len() as u32;
+    Ok((Decimal { digits, scale }, u.trim()))
 }
 
 #[cfg(test)]
@@ -122,5 +160,48 @@ mod tests {
         assert_eq!(parse_bytes("1500").unwrap(), 1500);
         assert_eq!(parse_bytes("1 MB").unwrap(), 1_000_000);
         assert!(parse_bytes("12 bananas").is_err());
+    }
+
+    #[test]
+    fn numbers_are_exact_integers_up_to_u64_max() {
+        // 2^53 + 1 is not a float; 2^64 - 1 is the largest value, 2^64 is
+        // out of range (a float rounded 2^64 - 1 up and accepted 2^64).
+        assert_eq!(
+            parse_bytes("9007199254740993").unwrap(),
+            9_007_199_254_740_993
+        );
+        assert_eq!(parse_bytes("18446744073709551615").unwrap(), u64::MAX);
+        let e = parse_bytes("18446744073709551616").unwrap_err();
+        assert!(
+            e.contains("out of range; at most 18446744073709551615 bytes"),
+            "{e}"
+        );
+        assert!(parse_bytes("16777216TiB").is_err());
+        assert!(parse_bytes("17179869184GiB").is_err(), "2^64 bytes");
+        assert_eq!(
+            parse_bytes("17179869183GiB").unwrap(),
+            u64::MAX - (1 << 30) + 1
+        );
+        assert_eq!(parse_bytes("0.5KiB").unwrap(), 512);
+        assert!(parse_bytes("1.000000000000000000000000000000000000000000001KiB").is_err());
+        assert_eq!(
+            parse_bytes("00000000000000000000000000000000000000000000064").unwrap(),
+            64
+        );
+        assert!(parse_bytes("1.5").is_err());
+        assert!(parse_bytes(".").is_err() && parse_bytes("1.2.3KB").is_err());
+        assert_eq!(parse_rate_bps("2.5Gbps").unwrap(), 2_500_000_000);
+        assert!(parse_rate_bps("18446744073.709551616Gbps").is_err());
+        assert_eq!(
+            parse_rate_bps("18446744073.709551615Gbps").unwrap(),
+            u64::MAX
+        );
+        assert_eq!(parse_duration_ns("0.000001ms").unwrap(), 1);
+        assert!(parse_duration_ns("0.0000001ms").is_err());
+        assert_eq!(
+            parse_duration_ns("18446744073.709551615s").unwrap(),
+            u64::MAX
+        );
+        assert!(parse_duration_ns("18446744074s").is_err());
     }
 }

@@ -72,10 +72,34 @@ pub struct WorkloadOutcome {
 /// The content of every synthetic message: byte i is a hash of i, so a
 /// misplaced or duplicated segment changes the message.
 pub fn pattern_bytes(len: usize) -> Bytes {
-    (0..len)
-        .map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 24) as u8)
-        .collect::<Vec<u8>>()
-        .into()
+    try_pattern_bytes(len).expect("memory for the message")
+}
+
+/// [`pattern_bytes`], or an error sentence when the memory for it cannot
+/// be allocated.
+pub fn try_pattern_bytes(len: usize) -> Result<Bytes, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| {
+        format!(
+            "cannot allocate {len} bytes for the workload's message ({e}); give a smaller --size"
+        )
+    })?;
+    v.extend((0..len).map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 24) as u8));
+    Ok(v.into())
+}
+
+/// Bytes of message data a workload holds at most at once: the one
+/// payload every message shares, plus a copy of each message being
+/// reassembled by its receiver (at most one per connection that can carry
+/// a message at the same time).
+pub fn peak_message_bytes(w: &Workload, ranks: usize) -> u128 {
+    let n = ranks as u128;
+    let receiving = match w.pattern {
+        Pattern::PingPong => 1,
+        Pattern::Ring | Pattern::Random => n,
+        Pattern::AllToAll => n * n.saturating_sub(1),
+    };
+    w.size as u128 * (1 + receiving)
 }
 
 struct Driver {
@@ -195,7 +219,7 @@ pub fn run_with(
     if w.size == 0 {
         return Err("--size must be at least 1 byte".into());
     }
-    let payload = pattern_bytes(w.size);
+    let payload = try_pattern_bytes(w.size)?;
     let mut drv = Driver {
         w: w.clone(),
         n,

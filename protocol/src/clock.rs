@@ -6,6 +6,14 @@
 //! instant and scaled time stays continuous — even a process that learns of
 //! the change a little late applies it from the right moment.
 
+/// Largest time factor. The job's clock maps scaled time to
+/// CLOCK_MONOTONIC nanoseconds in 64 bits (584 years), so at factor F it
+/// reaches 584 years / F of emulated time: 5.1 hours at this bound, where
+/// one emulated millisecond already takes 17 minutes of wall time. Beyond
+/// it deadlines overflow (a factor of 1e19 "finished" a job in zero
+/// emulated time) or lie centuries away (1e13 to 1e16 hung).
+pub const MAX_TIME_FACTOR: f64 = 1e6;
+
 /// One piece: from `wall_ns` (SRT `srt_ns`) on, SRT advances 1/`factor` ns
 /// per wall ns.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,12 +49,14 @@ impl ScaledClock {
     /// (returns false).
     pub fn change(&mut self, at_srt_ns: u64, factor: f64) -> bool {
         let last = *self.pieces.last().expect("a clock has a piece");
-        let valid_factor = factor.is_finite() && factor >= 1.0;
+        let valid_factor = (1.0..=MAX_TIME_FACTOR).contains(&factor);
         if at_srt_ns <= last.srt_ns && self.pieces.len() > 1 || !valid_factor {
             return false;
         }
         let at = at_srt_ns.max(last.srt_ns);
-        let wall = last.wall_ns + ((at - last.srt_ns) as f64 * last.factor).round() as u64;
+        let wall = last
+            .wall_ns
+            .saturating_add(((at - last.srt_ns) as f64 * last.factor).round() as u64);
         self.pieces.push(Piece {
             wall_ns: wall,
             srt_ns: at,
@@ -74,7 +84,9 @@ impl ScaledClock {
             .rev()
             .find(|p| p.srt_ns <= srt_ns)
             .unwrap_or(&self.pieces[0]);
-        p.wall_ns + ((srt_ns - p.srt_ns.min(srt_ns)) as f64 * p.factor).round() as u64
+        // Saturates: a deadline beyond the clock's range is never reached.
+        p.wall_ns
+            .saturating_add(((srt_ns - p.srt_ns.min(srt_ns)) as f64 * p.factor).round() as u64)
     }
 
     /// The factor in force at SRT `srt_ns`.
@@ -106,6 +118,22 @@ impl ScaledClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deadlines_beyond_the_clock_saturate_instead_of_wrapping() {
+        let c = ScaledClock::new(1_000, MAX_TIME_FACTOR);
+        // Five hours of emulated time fit at the largest factor.
+        let five_hours = 5 * 3600 * 1_000_000_000u64;
+        assert_eq!(c.wall(five_hours), 1_000 + five_hours * 1_000_000);
+        let huge = ScaledClock::new(1_000, 1e19);
+        assert_eq!(
+            huge.wall(1_000_000),
+            u64::MAX,
+            "was 1e25 ns wrapped to the past"
+        );
+        let mut c = ScaledClock::new(0, 4.0);
+        assert!(!c.change(10, MAX_TIME_FACTOR * 2.0));
+    }
 
     #[test]
     fn one_piece_is_the_fixed_factor() {

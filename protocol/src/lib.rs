@@ -7,10 +7,12 @@
 //! gateway answers [`Frame::Welcome`]. The shim then measures its clock's
 //! offset from the gateway's with [`Frame::ClockProbe`] /
 //! [`Frame::ClockReply`] pairs and reports it with [`Frame::ClockOffset`],
-//! again now and then during the run. The shim sends [`Frame::Send`]s and
-//! finally [`Frame::Finalize`] (or [`Frame::Abort`]); the gateway sends
-//! [`Frame::Deliver`]s, [`Frame::FinalizeAck`] and, when the job ends
-//! abnormally, [`Frame::Abort`].
+//! again now and then during the run. The shim sends [`Frame::Send`]s,
+//! a [`Frame::Waiting`] when an MPI call has waited a while with nothing
+//! arriving, and finally [`Frame::Finalize`] (or [`Frame::Abort`], which the
+//! gateway acknowledges with [`Frame::AbortAck`] before the rank exits); the
+//! gateway sends [`Frame::Deliver`]s, [`Frame::FinalizeAck`] and, when the
+//! job ends abnormally, [`Frame::Abort`].
 //!
 //! Decoding never panics: a frame that is too large, truncated, of unknown
 //! kind or with trailing bytes is an [`DecodeError`].
@@ -20,14 +22,22 @@ mod clock;
 mod clock_sync;
 mod secret;
 pub use address::GatewayAddress;
-pub use clock::{Piece, ScaledClock};
+pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
 pub use secret::JobSecret;
 
 /// Protocol version; Hello and Welcome must carry the same. Version 3 added
 /// the job secret to Hello and the clock offset frames; version 4 the
-/// network model in Welcome and the collective frames.
-pub const VERSION: u16 = 4;
+/// network model in Welcome and the collective frames; version 5 the
+/// Waiting and AbortAck frames; version 6 the rank's node in Welcome and
+/// the collective's name in CollectiveDone.
+pub const VERSION: u16 = 6;
+
+/// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
+pub const MAX_CALL_NAME: usize = 64;
+
+/// Most peers a [`Frame::Waiting`] lists (beyond, it says "and more").
+pub const MAX_WAITING_PEERS: usize = 256;
 
 /// Largest Hello body: the gateway refuses a connection announcing a
 /// larger first frame before buffering it.
@@ -208,6 +218,9 @@ pub enum Frame {
         /// each collective as one [`Frame::Collective`] and sends the
         /// collective's data as [`Frame::CollectiveData`].
         analytic: bool,
+        /// The simulated node the rank runs on (ranks on one node share
+        /// memory: `MPI_COMM_TYPE_SHARED`).
+        node: u32,
     },
     /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
     /// CLOCK_MONOTONIC (see [`ClockSample`]).
@@ -302,12 +315,39 @@ pub enum Frame {
         /// Scaled real time the rank entered the call, ns.
         srt_ns: u64,
     },
-    /// Gateway → shim, analytic model only: the collective the rank waits
-    /// in ended at virtual time `vtime_ns`.
+    /// Gateway → shim, analytic model only: the collective
+    /// (`context`, `leader`, `seq` of its [`Frame::Collective`]) ended at
+    /// virtual time `vtime_ns`.
     CollectiveDone {
+        /// The communicator's collective context id.
+        context: u32,
+        /// World rank of the communicator's rank 0.
+        leader: u32,
+        /// The collective's sequence number.
+        seq: u32,
         /// Virtual end time, ns.
         vtime_ns: u64,
     },
+    /// Shim → gateway: an MPI call has waited a while (200 ms of wall
+    /// time) with nothing arriving. The gateway reports a job whose ranks
+    /// all wait, with nothing in flight, as stalled (a deadlock).
+    Waiting {
+        /// The MPI function the program is in (e.g. `MPI_Recv`).
+        call: String,
+        /// A receive from `MPI_ANY_SOURCE` is among what it waits for.
+        any_source: bool,
+        /// World ranks its unfinished operations wait for, ascending (at
+        /// most [`MAX_WAITING_PEERS`]).
+        peers: Vec<u32>,
+        /// There were more peers than listed.
+        more_peers: bool,
+        /// Deliver and CollectiveDone frames the rank had read when it
+        /// sent this: fewer than the gateway sent means one is on its way
+        /// (the rank will not wait long), so the gateway ignores it.
+        wakeups: u64,
+    },
+    /// Gateway → shim: the rank's Abort is recorded; it may exit.
+    AbortAck,
 }
 
 /// Why bytes could not be decoded into a frame.
@@ -331,6 +371,9 @@ pub enum DecodeError {
     /// Abort text not UTF-8.
     #[error("abort text is not UTF-8")]
     BadText,
+    /// A count or length beyond what the frame kind allows.
+    #[error("frame kind {0} has a field out of range")]
+    OutOfRange(u8),
 }
 
 const K_HELLO: u8 = 1;
@@ -347,6 +390,8 @@ const K_CLOCK_OFFSET: u8 = 11;
 const K_COLLECTIVE_DATA: u8 = 32;
 const K_COLLECTIVE: u8 = 33;
 const K_COLLECTIVE_DONE: u8 = 34;
+const K_WAITING: u8 = 12;
+const K_ABORT_ACK: u8 = 13;
 
 impl Frame {
     /// Appends the frame, length prefix included, to `out`.
@@ -399,6 +444,7 @@ impl Frame {
                 eager_limit,
                 adaptive,
                 analytic,
+                node,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -407,6 +453,7 @@ impl Frame {
                 out.extend_from_slice(&eager_limit.to_le_bytes());
                 out.push(*adaptive as u8);
                 out.push(*analytic as u8);
+                out.extend_from_slice(&node.to_le_bytes());
             }
             Frame::Factor { at_srt_ns, factor } => {
                 out.push(K_FACTOR);
@@ -468,10 +515,38 @@ impl Frame {
                 out.extend_from_slice(&received_bytes.to_le_bytes());
                 out.extend_from_slice(&srt_ns.to_le_bytes());
             }
-            Frame::CollectiveDone { vtime_ns } => {
+            Frame::CollectiveDone {
+                context,
+                leader,
+                seq,
+                vtime_ns,
+            } => {
                 out.push(K_COLLECTIVE_DONE);
+                out.extend_from_slice(&context.to_le_bytes());
+                out.extend_from_slice(&leader.to_le_bytes());
+                out.extend_from_slice(&seq.to_le_bytes());
                 out.extend_from_slice(&vtime_ns.to_le_bytes());
             }
+            Frame::Waiting {
+                call,
+                any_source,
+                peers,
+                more_peers,
+                wakeups,
+            } => {
+                out.push(K_WAITING);
+                out.extend_from_slice(&wakeups.to_le_bytes());
+                let name = &call.as_bytes()[..call.len().min(MAX_CALL_NAME)];
+                out.push(name.len() as u8);
+                out.extend_from_slice(name);
+                out.push(*any_source as u8 | (*more_peers as u8) << 1);
+                let listed = &peers[..peers.len().min(MAX_WAITING_PEERS)];
+                out.extend_from_slice(&(listed.len() as u32).to_le_bytes());
+                for p in listed {
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
+            }
+            Frame::AbortAck => out.push(K_ABORT_ACK),
         }
         let len = (out.len() - start - LENGTH_PREFIX) as u32;
         out[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -494,6 +569,8 @@ impl Frame {
             Frame::CollectiveData { .. } => "CollectiveData",
             Frame::Collective { .. } => "Collective",
             Frame::CollectiveDone { .. } => "CollectiveDone",
+            Frame::Waiting { .. } => "Waiting",
+            Frame::AbortAck => "AbortAck",
         }
     }
 
@@ -558,6 +635,7 @@ impl Frame {
                 eager_limit: r.u64()?,
                 adaptive: r.u8()? != 0,
                 analytic: r.u8()? != 0,
+                node: r.u32()?,
             },
             K_FACTOR => Frame::Factor {
                 at_srt_ns: r.u64()?,
@@ -602,7 +680,35 @@ impl Frame {
                 received_bytes: r.u64()?,
                 srt_ns: r.u64()?,
             },
-            K_COLLECTIVE_DONE => Frame::CollectiveDone { vtime_ns: r.u64()? },
+            K_COLLECTIVE_DONE => Frame::CollectiveDone {
+                context: r.u32()?,
+                leader: r.u32()?,
+                seq: r.u32()?,
+                vtime_ns: r.u64()?,
+            },
+            K_WAITING => {
+                let wakeups = r.u64()?;
+                let len = r.u8()? as usize;
+                if len > MAX_CALL_NAME {
+                    return Err(DecodeError::OutOfRange(kind));
+                }
+                let name = r.bytes(len)?;
+                let call = String::from_utf8(name).map_err(|_| DecodeError::BadText)?;
+                let flags = r.u8()?;
+                let n = r.u32()? as usize;
+                if n > MAX_WAITING_PEERS {
+                    return Err(DecodeError::OutOfRange(kind));
+                }
+                let peers = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
+                Frame::Waiting {
+                    call,
+                    any_source: flags & 1 != 0,
+                    peers,
+                    more_peers: flags & 2 != 0,
+                    wakeups,
+                }
+            }
+            K_ABORT_ACK => Frame::AbortAck,
             k => return Err(DecodeError::UnknownKind(k)),
         };
         if !r.buf.is_empty() {
@@ -650,6 +756,14 @@ impl Reader<'_> {
     fn u64(&mut self) -> Result<u64, DecodeError> {
         Ok(u64::from_le_bytes(self.take()?))
     }
+    fn bytes(&mut self, n: usize) -> Result<Vec<u8>, DecodeError> {
+        if self.buf.len() < n {
+            return Err(DecodeError::Truncated(self.kind));
+        }
+        let (a, b) = self.buf.split_at(n);
+        self.buf = b;
+        Ok(a.to_vec())
+    }
     fn rest(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf).to_vec()
     }
@@ -687,6 +801,7 @@ mod tests {
                 eager_limit: 65536,
                 adaptive: true,
                 analytic: true,
+                node: 3,
             },
             Frame::Factor {
                 at_srt_ns: 123,
@@ -729,7 +844,27 @@ mod tests {
                 received_bytes: 1600,
                 srt_ns: 12,
             },
-            Frame::CollectiveDone { vtime_ns: 13 },
+            Frame::CollectiveDone {
+                context: 5,
+                leader: 2,
+                seq: 9,
+                vtime_ns: 13,
+            },
+            Frame::Waiting {
+                call: "MPI_Recv".into(),
+                any_source: true,
+                peers: vec![1, 7],
+                more_peers: false,
+                wakeups: 12,
+            },
+            Frame::Waiting {
+                call: String::new(),
+                any_source: false,
+                peers: vec![],
+                more_peers: true,
+                wakeups: 0,
+            },
+            Frame::AbortAck,
         ];
         let mut buf = Vec::new();
         for f in &frames {

@@ -1,15 +1,13 @@
 //! Communicator and group calls: size/rank, groups and their algebra,
-//! dup, split, create, free and compare, with context ids agreed on over
-//! the parent communicator (see [`crate::comm`]).
+//! free and compare, and the intercommunicator queries (creating
+//! communicators is in [`crate::comm_create`]).
 
-use crate::collectives::reduce::Red;
 use crate::comm::{Comm, CommId};
-use crate::datatype::{BuiltinType, DatatypeId};
-use crate::envelope::CallCode;
+use crate::datatype::DatatypeId;
 use crate::error::{MpiError, MpiResult};
 use crate::group::{Comparison, Group, GroupId};
 use crate::object::Object;
-use crate::op::{BuiltinOp, OpId};
+use crate::op::OpId;
 use crate::transport::Transport;
 use crate::Engine;
 
@@ -145,17 +143,51 @@ impl<T: Transport> Engine<T> {
         self.groups.free(g)
     }
 
-    /// `MPI_Comm_compare`.
+    /// `MPI_Comm_compare` (intercommunicators compare both groups).
     pub fn comm_compare(&self, a: CommId, b: CommId) -> MpiResult<Comparison> {
         let (ca, cb) = (self.comm(a)?, self.comm(b)?);
-        Ok(if a == b {
-            Comparison::Ident
-        } else {
-            match ca.group.compare(&cb.group) {
-                Comparison::Ident => Comparison::Congruent,
-                c => c,
-            }
+        if a == b {
+            return Ok(Comparison::Ident);
+        }
+        let local = ca.group.compare(&cb.group);
+        let both = match (&ca.inter, &cb.inter) {
+            (None, None) => local,
+            (Some(x), Some(y)) => match (local, x.remote.compare(&y.remote)) {
+                (Comparison::Ident, Comparison::Ident) => Comparison::Ident,
+                (Comparison::Unequal, _) | (_, Comparison::Unequal) => Comparison::Unequal,
+                _ => Comparison::Similar,
+            },
+            _ => Comparison::Unequal,
+        };
+        Ok(match both {
+            Comparison::Ident => Comparison::Congruent,
+            c => c,
         })
+    }
+
+    /// `MPI_Comm_test_inter`.
+    pub fn comm_test_inter(&self, comm: CommId) -> MpiResult<bool> {
+        Ok(self.comm(comm)?.is_inter())
+    }
+
+    /// `MPI_Comm_remote_size` (`MPI_ERR_COMM` on an intracommunicator).
+    pub fn comm_remote_size(&self, comm: CommId) -> MpiResult<u32> {
+        let c = self.comm(comm)?;
+        c.inter
+            .as_ref()
+            .map(|i| i.remote.ranks.len() as u32)
+            .ok_or(MpiError::Comm)
+    }
+
+    /// `MPI_Comm_remote_group` (`MPI_ERR_COMM` on an intracommunicator).
+    pub fn comm_remote_group(&mut self, comm: CommId) -> MpiResult<GroupId> {
+        let g = self
+            .comm(comm)?
+            .inter
+            .as_ref()
+            .map(|i| i.remote.clone())
+            .ok_or(MpiError::Comm)?;
+        Ok(self.groups.add(g))
     }
 
     /// `MPI_Comm_free` (after the C layer made the attributes' delete
@@ -164,6 +196,7 @@ impl<T: Transport> Engine<T> {
     pub fn comm_free(&mut self, comm: CommId) -> MpiResult<()> {
         self.note_call();
         self.comms.free(comm)?;
+        self.topos.remove(comm);
         self.forget_object(Object::Comm(comm));
         Ok(())
     }
@@ -175,106 +208,6 @@ impl<T: Transport> Engine<T> {
         self.inherit_errhandler(parent, id);
         id
     }
-
-    /// Maximum of every member's lowest unused context id over `parent`.
-    fn agree_context(&mut self, parent: CommId, call: CallCode) -> MpiResult<u32> {
-        let c = self.ctx(parent, call)?;
-        let r = Red {
-            op: OpId::Builtin(BuiltinOp::Max),
-            dt: DatatypeId::Builtin(BuiltinType::Unsigned),
-            es: 4,
-            commutative: true,
-        };
-        let mine = self.comms.next_context.to_ne_bytes().to_vec();
-        let got = self.allreduce_bytes(&c, r, mine, 1)?;
-        let ctx = u32::from_ne_bytes(got[..4].try_into().map_err(|_| MpiError::Other)?);
-        self.comms.next_context = self.comms.next_context.max(ctx + 2);
-        Ok(ctx)
-    }
-
-    /// `MPI_Comm_dup` (collective over `comm`).
-    pub fn comm_dup(&mut self, comm: CommId) -> MpiResult<CommId> {
-        let group = self.comm(comm)?.group.clone();
-        let ctx = self.agree_context(comm, CallCode::Comm_dup)?;
-        let me = self.t.rank();
-        Ok(self.add_comm(comm, Comm::new(ctx, group, me)))
-    }
-
-    /// `MPI_Comm_create` (collective over `comm`): members of `group` get the
-    /// new communicator, the others `None` (`MPI_COMM_NULL`).
-    pub fn comm_create(&mut self, comm: CommId, group: GroupId) -> MpiResult<Option<CommId>> {
-        let g = self.groups.get(group)?.clone();
-        let parent = self.comm(comm)?;
-        if g.ranks.iter().any(|w| parent.rank_of_world(*w).is_none()) {
-            return Err(MpiError::Group);
-        }
-        let ctx = self.agree_context(comm, CallCode::Comm_create)?;
-        let me = self.t.rank();
-        if g.rank_of(me).is_none() {
-            return Ok(None);
-        }
-        Ok(Some(self.add_comm(comm, Comm::new(ctx, g, me))))
-    }
-
-    /// `MPI_Comm_split` (collective over `comm`): `color` `None` is
-    /// `MPI_UNDEFINED` (the caller gets `None`); any other colour, negative
-    /// ones included (MPICH accepts them), names a new communicator whose
-    /// members are ordered by (key, rank in `comm`).
-    pub fn comm_split(
-        &mut self,
-        comm: CommId,
-        color: Option<i32>,
-        key: i32,
-    ) -> MpiResult<Option<CommId>> {
-        let c = self.ctx(comm, CallCode::Comm_split)?;
-        let mine = split_entry(color, key, self.comms.next_context);
-        let all = self.allgather_ring(&c, mine, &vec![SPLIT_ENTRY_LEN; c.n as usize])?;
-        let mut ctx = 0;
-        let mut members = Vec::new();
-        for (r, b) in all.iter().enumerate() {
-            let (col, k, next) = read_split_entry(b)?;
-            ctx = ctx.max(next);
-            if col.is_some() && col == color {
-                members.push((k, r as u32));
-            }
-        }
-        self.comms.next_context = self.comms.next_context.max(ctx + 2);
-        if color.is_none() {
-            return Ok(None);
-        }
-        members.sort_unstable();
-        let ranks = members.iter().map(|&(_, r)| c.ranks[r as usize]).collect();
-        let me = self.t.rank();
-        Ok(Some(
-            self.add_comm(comm, Comm::new(ctx, Group { ranks }, me)),
-        ))
-    }
-}
-
-/// Bytes each member contributes to `MPI_Comm_split`'s exchange.
-const SPLIT_ENTRY_LEN: usize = 16;
-
-/// One member's split entry: colour defined (0/1), colour, key, lowest
-/// unused context id, as little-endian words.
-fn split_entry(color: Option<i32>, key: i32, next_context: u32) -> Vec<u8> {
-    let mut e = Vec::with_capacity(SPLIT_ENTRY_LEN);
-    e.extend_from_slice(&u32::from(color.is_some()).to_le_bytes());
-    e.extend_from_slice(&color.unwrap_or(0).to_le_bytes());
-    e.extend_from_slice(&key.to_le_bytes());
-    e.extend_from_slice(&next_context.to_le_bytes());
-    e
-}
-
-/// (colour, key, lowest unused context id) of a split entry.
-fn read_split_entry(b: &[u8]) -> MpiResult<(Option<i32>, i32, u32)> {
-    let word = |i: usize| -> MpiResult<u32> {
-        b.get(4 * i..4 * i + 4)
-            .and_then(|s| s.try_into().ok())
-            .map(u32::from_le_bytes)
-            .ok_or(MpiError::Other)
-    };
-    let color = (word(0)? != 0).then_some(word(1)? as i32);
-    Ok((color, word(2)? as i32, word(3)?))
 }
 
 #[cfg(test)]
@@ -424,6 +357,65 @@ mod tests {
             e.barrier(d).unwrap();
             e.group_free(g).unwrap();
             assert!(e.group_size(g).is_err());
+        });
+    }
+
+    #[test]
+    fn split_type_groups_ranks_by_node() {
+        use crate::comm_create::SplitType;
+        use crate::mem_transport::run_world_on_nodes;
+        let nodes = [0, 1, 0, 2, 1, 0];
+        run_world_on_nodes(&nodes, 64, |e| {
+            let me = e.rank();
+            let c = e
+                .comm_split_type(W, SplitType::Shared, -(me as i32))
+                .unwrap()
+                .unwrap();
+            let mates: Vec<u32> = (0..6u32)
+                .rev()
+                .filter(|&r| nodes[r as usize] == nodes[me as usize])
+                .collect();
+            assert_eq!(e.comm_size(c).unwrap() as usize, mates.len());
+            assert_eq!(e.world_rank(c, 0).unwrap(), mates[0]);
+            assert!(e
+                .comm_split_type(W, SplitType::Undefined, 0)
+                .unwrap()
+                .is_none());
+        });
+    }
+
+    #[test]
+    fn create_group_involves_only_the_group() {
+        run_world(6, 64, |e| {
+            let me = e.rank();
+            let wg = e.comm_group(W).unwrap();
+            // Two disjoint groups create their communicators concurrently
+            // with the same tag; rank 5 takes part in neither.
+            let odd = e.group_incl(wg, &[1, 3]).unwrap();
+            let even = e.group_incl(wg, &[4, 2, 0]).unwrap();
+            let g = match me {
+                5 => None,
+                m if m % 2 == 1 => Some(odd),
+                _ => Some(even),
+            };
+            if let Some(g) = g {
+                let c = e.comm_create_group(W, g, 3).unwrap();
+                let members = e.group(g).unwrap().ranks.clone();
+                let pos = members.iter().position(|&r| r == me).unwrap();
+                assert_eq!(e.comm_rank(c).unwrap(), pos as u32);
+                let s = e
+                    .allreduce(
+                        CollInput::Buf(&int(me as i32)),
+                        1,
+                        INT,
+                        BuiltinOp::Sum.into(),
+                        c,
+                    )
+                    .unwrap();
+                assert_eq!(s, int(members.iter().sum::<u32>() as i32));
+            }
+            // World's own collectives are not disturbed.
+            e.barrier(W).unwrap();
         });
     }
 }

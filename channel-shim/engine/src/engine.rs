@@ -20,8 +20,11 @@ use crate::message_data::MessageData;
 use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
-use crate::request::{Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State};
+use crate::request::{
+    OnDone, Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State,
+};
 use crate::status::{Completion, Status};
+use crate::topo::Topologies;
 use crate::transport::{Incoming, Transport};
 use std::collections::HashMap;
 
@@ -50,6 +53,10 @@ pub struct CollThresholds {
     /// Allgather: recursive doubling below this total for powers of two,
     /// ring above (ALLGATHER_LONG_MSG_SIZE = 524288).
     pub allgather_long: u64,
+    /// Intercommunicator gather and scatter: through the receiving
+    /// group's rank 0 below this total, linear above
+    /// (GATHER_INTER_SHORT_MSG_SIZE, SCATTER_INTER_SHORT_MSG_SIZE = 2048).
+    pub inter_short: u64,
 }
 
 impl Default for CollThresholds {
@@ -63,6 +70,7 @@ impl Default for CollThresholds {
             alltoall_medium: 32768,
             allgather_short: 81920,
             allgather_long: 524288,
+            inter_short: 2048,
         }
     }
 }
@@ -144,6 +152,7 @@ pub struct Engine<T: Transport> {
     pub(crate) groups: Groups,
     pub(crate) reqs: Requests,
     pub(crate) queues: MatchQueues<RequestId, Msg>,
+    pub(crate) topos: Topologies,
     seq: HashMap<(u32, u32), u32>,
     next_op: u32,
     /// Rendezvous sends waiting for their CTS, by sender op.
@@ -152,13 +161,15 @@ pub struct Engine<T: Transport> {
     pub(crate) streams_out: HashMap<u32, OutStream>,
     /// Rendezvous receives waiting for data, by receiver op.
     pub(crate) rdv_recv: HashMap<u32, RequestId>,
-    sync_send: HashMap<u32, RequestId>,
+    pub(crate) sync_send: HashMap<u32, RequestId>,
     /// The attached buffer for buffered sends: (address, size). The engine
     /// copies messages itself, so only the size is used; the address is
     /// what `MPI_Buffer_detach` hands back.
     pub(crate) bsend_attached: Option<(usize, usize)>,
     pub(crate) bsend_used: usize,
     pub(crate) counters: Counters,
+    /// Started collectives that have not finished, in start order.
+    pub(crate) tasks: Vec<(RequestId, crate::collectives::task::Task)>,
     pub(crate) attrs: Attributes,
     pub(crate) errhandlers: Errhandlers,
     pub(crate) error_codes: ErrorCodes,
@@ -194,6 +205,7 @@ impl<T: Transport> Engine<T> {
             groups: Groups::new(),
             reqs: Requests::default(),
             queues: MatchQueues::new(),
+            topos: Topologies::default(),
             seq: HashMap::new(),
             next_op: 1,
             rdv_send: HashMap::new(),
@@ -203,6 +215,7 @@ impl<T: Transport> Engine<T> {
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
+            tasks: Vec::new(),
             attrs: Attributes::new(),
             errhandlers: Errhandlers::new(),
             error_codes: ErrorCodes::new(),
@@ -249,6 +262,16 @@ impl<T: Transport> Engine<T> {
     /// The op table (create, free, commutative).
     pub fn ops_mut(&mut self) -> &mut Ops {
         &mut self.ops
+    }
+
+    /// `MPI_Op_free`: the op is dropped once no started collective may
+    /// still reduce with it.
+    pub fn op_free(&mut self, op: crate::op::OpId) -> MpiResult<()> {
+        self.ops.free(op)?;
+        if self.tasks.is_empty() {
+            self.ops.purge_freed();
+        }
+        Ok(())
     }
 
     /// The counters so far.
@@ -314,9 +337,21 @@ impl<T: Transport> Engine<T> {
             any = true;
         }
         if !any && block {
-            let m = self.t.recv_blocking();
+            let m = match self.t.recv_within(crate::waiting::REPORT_WAITING_AFTER) {
+                Some(m) => m,
+                None => {
+                    // Nothing for a while: say what this rank waits for
+                    // (once per wait), then wait on.
+                    let w = self.waiting();
+                    self.t.report_waiting(&w);
+                    self.t.recv_blocking()
+                }
+            };
             self.handle(m);
             any = true;
+        }
+        if any {
+            self.advance_tasks();
         }
         any
     }
@@ -329,7 +364,8 @@ impl<T: Transport> Engine<T> {
             return;
         };
         match env.kind {
-            Kind::Eager | Kind::Rts => {
+            Kind::Control if env.src != self.t.rank() => self.counters.bad_messages += 1,
+            Kind::Eager | Kind::Rts | Kind::Control => {
                 let arrived = Arrived {
                     context: env.context,
                     src: env.src,
@@ -352,7 +388,6 @@ impl<T: Transport> Engine<T> {
                     self.finish(req, Completion::inactive());
                 }
             }
-            Kind::Control => self.counters.bad_messages += 1,
         }
     }
 
@@ -459,6 +494,7 @@ impl<T: Transport> Engine<T> {
                     self.tsend(dst, &env, &data);
                     State::Pending(Pending::Send {
                         data: MessageData::default(),
+                        dst,
                     })
                 } else {
                     self.tsend(dst, &env, &data);
@@ -471,7 +507,7 @@ impl<T: Transport> Engine<T> {
                 env.sender_op = self.new_op();
                 self.rdv_send.insert(env.sender_op, req);
                 self.tsend(dst, &env, &[]);
-                State::Pending(Pending::Send { data })
+                State::Pending(Pending::Send { data, dst })
             }
         };
         match state {
@@ -609,6 +645,7 @@ impl<T: Transport> Engine<T> {
             Completion {
                 status,
                 data,
+                output: Default::default(),
                 freed: false,
             },
         );
@@ -627,18 +664,37 @@ impl<T: Transport> Engine<T> {
             State::Pending(_) => Ok(None),
             State::Inactive => Ok(Some(Completion::inactive())),
             State::Done(_) => {
-                if r.persistent.is_some() {
+                let mut on_done = r.on_done.take();
+                let mut c = if r.persistent.is_some() {
                     let State::Done(c) = std::mem::replace(&mut r.state, State::Inactive) else {
                         unreachable!()
                     };
-                    Ok(Some(c))
+                    c
                 } else {
                     let State::Done(mut c) = self.reqs.remove(req)?.state else {
                         unreachable!()
                     };
                     c.freed = true;
-                    Ok(Some(c))
+                    c
+                };
+                if let Some(OnDone(f)) = &mut on_done {
+                    if c.status.error.is_none() {
+                        let out = std::mem::take(&mut c.output);
+                        if let Err(e) = (f.deliver)(&self.types, out) {
+                            c.status.error = Some(e);
+                        }
+                    }
                 }
+                if !c.freed {
+                    if let Ok(r) = self.reqs.get_mut(req) {
+                        r.on_done = on_done;
+                    }
+                } else if let Some(OnDone(f)) = on_done {
+                    for dt in f.types {
+                        self.types.release_use(dt);
+                    }
+                }
+                Ok(Some(c))
             }
         }
     }
@@ -663,6 +719,7 @@ impl<T: Transport> Engine<T> {
                 Completion {
                     status,
                     data: Some(Vec::new()),
+                    output: Default::default(),
                     freed: false,
                 },
             );

@@ -10,13 +10,13 @@
 //! |-------:|-----:|---------------|---------|
 //! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
 //! | 1      | 1    | `version`     | always `1` |
-//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control, 7 piece ack |
-//! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; other bits zero |
+//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack |
+//! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; bit 2 [`FLAG_INTERCOMM`]: sent on an intercommunicator; other bits zero |
 //! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
 //! | 5      | 3    | reserved      | zero |
 //! | 8      | 4    | `src`         | sending world rank (u32) |
 //! | 12     | 4    | `dst`         | destination world rank (u32) |
-//! | 16     | 4    | `tag`         | MPI tag (i32); collectives use their call code as tag |
+//! | 16     | 4    | `tag`         | MPI tag (i32); a collective's messages carry the call's sequence number on its communicator (bits 8–30) and its call code (bits 0–7), see [`coll_tag`](crate::collectives::coll_tag) |
 //! | 20     | 4    | `context`     | communicator context id (u32); even = point-to-point, odd = collectives of the same communicator |
 //! | 24     | 4    | `seq`         | sequence number of the matchable message per (src, dst, context), from 0; CTS, data and acks repeat the number of the message they belong to |
 //! | 28     | 4    | `sender_op`   | sender's operation id: set on RTS, CTS, data and acks, and on eager messages with `FLAG_SYNC`; else 0 |
@@ -50,8 +50,11 @@ pub const FLAG_SYNC: u8 = 1;
 /// collective failed (MPICH's error bit in the tag); the receiving rank's
 /// collective then fails with `MPI_ERR_OTHER` too.
 pub const FLAG_COLL_ERROR: u8 = 2;
+/// Flag: a message on an intercommunicator (its source and destination
+/// are in different groups).
+pub const FLAG_INTERCOMM: u8 = 4;
 /// Every flag bit a header may carry.
-const KNOWN_FLAGS: u8 = FLAG_SYNC | FLAG_COLL_ERROR;
+const KNOWN_FLAGS: u8 = FLAG_SYNC | FLAG_COLL_ERROR | FLAG_INTERCOMM;
 
 /// What a message is, in the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,7 +70,9 @@ pub enum Kind {
     Data = 4,
     /// Acknowledgement of a matched synchronous eager send.
     SyncAck = 5,
-    /// Reserved for engine control messages.
+    /// The end of a collective the network model times as one operation
+    /// (analytic model): delivered by the rank's own transport from the
+    /// rank itself, on the call's context and tag; never on the wire.
     Control = 6,
     /// The receiver stored a piece of rendezvous data: the sender may send
     /// the piece one window further.
@@ -187,6 +192,134 @@ call_codes! {
     Comm_split = 65,
     /// MPI_Comm_create (context-id agreement).
     Comm_create = 66,
+    /// MPI_Cart_create (context-id agreement).
+    Cart_create = 67,
+    /// MPI_Graph_create (context-id agreement).
+    Graph_create = 68,
+    /// MPI_Dist_graph_create (context-id agreement, edges to their ends).
+    Dist_graph_create = 69,
+    /// MPI_Dist_graph_create_adjacent (context-id agreement).
+    Dist_graph_create_adjacent = 70,
+    /// MPI_Comm_idup (context-id agreement).
+    Comm_idup = 71,
+    /// MPI_Comm_split_type (colours by node).
+    Comm_split_type = 72,
+    /// MPI_Comm_create_group (context-id agreement over the group).
+    Comm_create_group = 73,
+    /// MPI_Intercomm_create (context ids and groups between the leaders).
+    Intercomm_create = 74,
+    /// MPI_Intercomm_merge (context-id agreement, order of the groups).
+    Intercomm_merge = 75,
+    /// MPI_Neighbor_allgather.
+    Neighbor_allgather = 96,
+    /// MPI_Neighbor_allgatherv.
+    Neighbor_allgatherv = 97,
+    /// MPI_Neighbor_alltoall.
+    Neighbor_alltoall = 98,
+    /// MPI_Neighbor_alltoallv.
+    Neighbor_alltoallv = 99,
+    /// MPI_Neighbor_alltoallw.
+    Neighbor_alltoallw = 100,
+    /// MPI_Ineighbor_allgather.
+    Ineighbor_allgather = 101,
+    /// MPI_Ineighbor_allgatherv.
+    Ineighbor_allgatherv = 102,
+    /// MPI_Ineighbor_alltoall.
+    Ineighbor_alltoall = 103,
+    /// MPI_Ineighbor_alltoallv.
+    Ineighbor_alltoallv = 104,
+    /// MPI_Ineighbor_alltoallw.
+    Ineighbor_alltoallw = 105,
+    /// MPI_Ibarrier.
+    Ibarrier = 128,
+    /// MPI_Ibcast.
+    Ibcast = 129,
+    /// MPI_Ireduce.
+    Ireduce = 130,
+    /// MPI_Iallreduce.
+    Iallreduce = 131,
+    /// MPI_Igather.
+    Igather = 132,
+    /// MPI_Igatherv.
+    Igatherv = 133,
+    /// MPI_Iscatter.
+    Iscatter = 134,
+    /// MPI_Iscatterv.
+    Iscatterv = 135,
+    /// MPI_Iallgather.
+    Iallgather = 136,
+    /// MPI_Iallgatherv.
+    Iallgatherv = 137,
+    /// MPI_Ialltoall.
+    Ialltoall = 138,
+    /// MPI_Ialltoallv.
+    Ialltoallv = 139,
+    /// MPI_Ialltoallw.
+    Ialltoallw = 140,
+    /// MPI_Ireduce_scatter.
+    Ireduce_scatter = 141,
+    /// MPI_Ireduce_scatter_block.
+    Ireduce_scatter_block = 142,
+    /// MPI_Iscan.
+    Iscan = 143,
+    /// MPI_Iexscan.
+    Iexscan = 144,
+}
+
+/// Each nonblocking collective's call code and its blocking call's.
+const NONBLOCKING: [(CallCode, CallCode); 22] = {
+    use CallCode::*;
+    [
+        (Ibarrier, Barrier),
+        (Ibcast, Bcast),
+        (Ireduce, Reduce),
+        (Iallreduce, Allreduce),
+        (Igather, Gather),
+        (Igatherv, Gatherv),
+        (Iscatter, Scatter),
+        (Iscatterv, Scatterv),
+        (Iallgather, Allgather),
+        (Iallgatherv, Allgatherv),
+        (Ialltoall, Alltoall),
+        (Ialltoallv, Alltoallv),
+        (Ialltoallw, Alltoallw),
+        (Ireduce_scatter, Reduce_scatter),
+        (Ireduce_scatter_block, Reduce_scatter_block),
+        (Iscan, Scan),
+        (Iexscan, Exscan),
+        (Ineighbor_allgather, Neighbor_allgather),
+        (Ineighbor_allgatherv, Neighbor_allgatherv),
+        (Ineighbor_alltoall, Neighbor_alltoall),
+        (Ineighbor_alltoallv, Neighbor_alltoallv),
+        (Ineighbor_alltoallw, Neighbor_alltoallw),
+    ]
+};
+
+impl CallCode {
+    /// The blocking call of a nonblocking collective (itself otherwise):
+    /// both run the same algorithm and the network model times them alike.
+    pub fn blocking(self) -> CallCode {
+        NONBLOCKING
+            .iter()
+            .find(|(i, _)| *i == self)
+            .map_or(self, |(_, b)| *b)
+    }
+
+    /// The nonblocking call of a blocking collective (itself otherwise).
+    pub fn nonblocking(self) -> CallCode {
+        NONBLOCKING
+            .iter()
+            .find(|(_, b)| *b == self)
+            .map_or(self, |(i, _)| *i)
+    }
+
+    /// Whether the code is a neighbourhood collective's (blocking or
+    /// not): its messages are the collective (one per edge of the
+    /// topology), so the analytic network model times them as
+    /// point-to-point messages.
+    pub fn is_neighborhood(self) -> bool {
+        (96..=127).contains(&(self as u8))
+    }
 }
 
 /// A decoded header.
@@ -435,7 +568,7 @@ mod tests {
         assert!(d.is_sync() && d.is_coll_error());
         assert!(!sample().is_coll_error());
         let mut b = sample().encode(&[]);
-        b[3] = 4;
+        b[3] = 8;
         assert_eq!(Envelope::decode(&b), Err(EnvelopeError::Reserved));
     }
 

@@ -10,7 +10,9 @@
 pub mod attr;
 pub mod collectives;
 pub mod comm;
+pub mod comm_create;
 pub mod comm_ops;
+pub mod context;
 pub mod datatype;
 pub mod engine;
 pub mod envelope;
@@ -32,7 +34,9 @@ pub mod p2p;
 mod rendezvous;
 pub mod request;
 pub mod status;
+pub mod topo;
 pub mod transport;
+pub mod waiting;
 
 pub use attr::{AttrCall, Keyval, PredefinedAttr};
 pub use comm::CommId;

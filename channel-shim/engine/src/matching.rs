@@ -203,6 +203,11 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
         self.posted.len()
     }
 
+    /// The posted receives, oldest first.
+    pub fn posted(&self) -> impl Iterator<Item = &Posted<R>> {
+        self.posted.iter()
+    }
+
     /// Number of unexpected messages.
     pub fn unexpected_len(&self) -> usize {
         self.unexpected.len()

@@ -3,7 +3,8 @@
 //! the engine and of code above it.
 
 use crate::engine::{Engine, EngineConfig};
-use crate::transport::{Incoming, Transport};
+use crate::envelope::{CallCode, Envelope, Kind};
+use crate::transport::{CollectiveStart, Incoming, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -17,6 +18,11 @@ pub struct MemTransport {
     rx: Receiver<Incoming>,
     clock: Arc<AtomicU64>,
     eager_limit: u64,
+    /// Set: collectives are timed as one operation (a stand-in for the
+    /// analytic model): each call is recorded here and released at once.
+    timed: Option<Vec<CallCode>>,
+    /// The node of each rank (`MPI_COMM_TYPE_SHARED`).
+    nodes: Vec<u32>,
 }
 
 /// Endpoints for `n` ranks sharing one logical clock. The clock ticks by
@@ -33,11 +39,23 @@ pub fn mem_network(n: u32, eager_limit: u64) -> Vec<MemTransport> {
             rx,
             clock: clock.clone(),
             eager_limit,
+            timed: None,
+            nodes: vec![0; n as usize],
         })
         .collect()
 }
 
 impl MemTransport {
+    /// The collectives reported so far, when collectives are timed.
+    pub fn reported(&self) -> Option<&[CallCode]> {
+        self.timed.as_deref()
+    }
+
+    /// Places the ranks on nodes (`nodes[r]` is rank r's).
+    pub fn set_nodes(&mut self, nodes: Vec<u32>) {
+        self.nodes = nodes;
+    }
+
     /// The shared logical clock (tests may read or advance it).
     pub fn clock(&self) -> Arc<AtomicU64> {
         self.clock.clone()
@@ -77,6 +95,36 @@ impl Transport for MemTransport {
     fn eager_limit(&self) -> u64 {
         self.eager_limit
     }
+    fn collective_begin(&mut self, c: &CollectiveStart) -> bool {
+        let Some(calls) = &mut self.timed else {
+            return false;
+        };
+        calls.push(c.call);
+        let release = Envelope {
+            kind: Kind::Control,
+            flags: 0,
+            call: CallCode::Other,
+            src: self.rank,
+            dst: self.rank,
+            tag: c.tag,
+            context: c.recv_context,
+            seq: 0,
+            sender_op: 0,
+            receiver_op: 0,
+            msg_len: 0,
+            payload_len: 0,
+        };
+        let vtime_ns = self.clock.fetch_add(1, Ordering::SeqCst) + 1;
+        let _ = self.txs[self.rank as usize].send(Incoming {
+            src: self.rank,
+            vtime_ns,
+            bytes: release.encode(&[]),
+        });
+        true
+    }
+    fn node(&self) -> u32 {
+        self.nodes.get(self.rank as usize).copied().unwrap_or(0)
+    }
 }
 
 /// Runs `f` on `n` ranks, one thread each, with engines over an in-memory
@@ -95,9 +143,47 @@ where
     R: Send,
     F: Fn(&mut Engine<MemTransport>) -> R + Sync,
 {
+    run_on(mem_network(n, eager_limit), cfg, f)
+}
+
+/// Like [`run_world`] with collectives timed as one operation each (see
+/// [`Transport::collective_begin`]): returns the calls each rank reported.
+pub fn run_world_timed<F>(n: u32, eager_limit: u64, f: F) -> Vec<Vec<CallCode>>
+where
+    F: Fn(&mut Engine<MemTransport>) + Sync,
+{
+    let mut net = mem_network(n, eager_limit);
+    for t in &mut net {
+        t.timed = Some(Vec::new());
+    }
+    run_on(net, EngineConfig::default(), |e| {
+        f(e);
+        e.transport().reported().unwrap_or_default().to_vec()
+    })
+}
+
+/// Like [`run_world`] with rank r on node `nodes[r]`.
+pub fn run_world_on_nodes<R, F>(nodes: &[u32], eager_limit: u64, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(&mut Engine<MemTransport>) -> R + Sync,
+{
+    let mut net = mem_network(nodes.len() as u32, eager_limit);
+    for t in &mut net {
+        t.set_nodes(nodes.to_vec());
+    }
+    run_on(net, EngineConfig::default(), f)
+}
+
+/// Runs `f` on the ranks of `net`, one thread each.
+fn run_on<R, F>(net: Vec<MemTransport>, cfg: EngineConfig, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(&mut Engine<MemTransport>) -> R + Sync,
+{
     let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> = mem_network(n, eager_limit)
+        let handles: Vec<_> = net
             .into_iter()
             .map(|t| {
                 s.spawn(move || {

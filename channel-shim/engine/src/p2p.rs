@@ -316,6 +316,7 @@ impl<T: Transport> Engine<T> {
                 let c = Completion {
                     status: Status::proc_null(),
                     data: Some(Vec::new()),
+                    output: Default::default(),
                     freed: false,
                 };
                 let r = match req {

@@ -31,6 +31,13 @@ pub(crate) struct OutStream {
     error: Option<MpiError>,
 }
 
+impl OutStream {
+    /// The rank the pieces go to (whose acks this stream waits for).
+    pub(crate) fn dst(&self) -> u32 {
+        self.piece.dst
+    }
+}
+
 impl<T: Transport> Engine<T> {
     /// Pieces a message of `len` bytes is sent in.
     fn pieces(&self, len: u64) -> u64 {

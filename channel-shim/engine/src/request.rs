@@ -58,6 +58,8 @@ pub(crate) enum Pending {
     Send {
         /// The data, kept until the CTS (empty when waiting for an ack).
         data: MessageData,
+        /// Destination world rank.
+        dst: u32,
     },
     Recv {
         comm: CommId,
@@ -68,6 +70,8 @@ pub(crate) enum Pending {
         /// The data could not be stored there.
         error: Option<MpiError>,
     },
+    /// A collective whose task has not finished.
+    Coll,
     /// A generalized request the program has not completed yet.
     Generalized,
 }
@@ -116,8 +120,21 @@ pub(crate) struct Request {
     /// The address of a persistent request's buffer, which the C layer
     /// hands back to the engine as program memory at each start.
     pub buffer_addr: Option<usize>,
+    /// A collective's delivery of its output into program memory, run
+    /// when the program takes the completion (see
+    /// [`Engine::on_collective_done`](crate::Engine::on_collective_done)).
+    pub on_done: Option<OnDone>,
     /// A generalized request's callbacks (`MPI_Grequest_start`).
     pub generalized: Option<Opaque>,
+}
+
+/// A collective's delivery of its output (see [`crate::collectives::CollFinish`]).
+pub(crate) struct OnDone(pub crate::collectives::CollFinish);
+
+impl std::fmt::Debug for OnDone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnDone")
+    }
 }
 
 impl Request {
@@ -129,6 +146,7 @@ impl Request {
             bsend_bytes: 0,
             comm: None,
             buffer_addr: None,
+            on_done: None,
             generalized: None,
         }
     }

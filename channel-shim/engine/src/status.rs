@@ -1,5 +1,6 @@
 //! What a completed operation reports.
 
+use crate::collectives::CollOutput;
 use crate::error::MpiError;
 use crate::matching::{Source, Tag};
 
@@ -48,6 +49,8 @@ pub struct Completion {
     /// For receives: the packed bytes received (at most the receive
     /// buffer's size), to unpack with the receive's datatype and count.
     pub data: Option<Vec<u8>>,
+    /// For collectives: what the call hands back.
+    pub output: CollOutput,
     /// Whether the request was deallocated (the C layer sets the handle to
     /// `MPI_REQUEST_NULL`); false for persistent requests and null/inactive
     /// entries.
@@ -60,6 +63,7 @@ impl Completion {
         Completion {
             status: Status::empty(),
             data: None,
+            output: CollOutput::None,
             freed: false,
         }
     }

@@ -4,6 +4,8 @@
 //! The shim implements it over its connection to the mpinetsim gateway;
 //! tests implement it in memory.
 
+use crate::envelope::CallCode;
+
 /// A message delivered to this rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Incoming {
@@ -13,6 +15,36 @@ pub struct Incoming {
     pub vtime_ns: u64,
     /// The bytes the sender passed to [`Transport::send`].
     pub bytes: Vec<u8>,
+}
+
+/// A collective call as a network model that times whole collectives
+/// (the analytic model) needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollectiveStart {
+    /// The communicator's collective context id (the lower of the two
+    /// groups' ids on an intercommunicator): with `leader`, names the
+    /// communicator alike on every member.
+    pub context: u32,
+    /// The context this rank receives the call's messages (and the
+    /// model's release) on.
+    pub recv_context: u32,
+    /// The call's tag on that context (unique per call).
+    pub tag: i32,
+    /// World rank naming the communicator (its rank 0; the lower of both
+    /// groups' ranks 0 on an intercommunicator).
+    pub leader: u32,
+    /// The call (a nonblocking call reports itself; see [`CallCode::blocking`]).
+    pub call: CallCode,
+    /// Members taking part (both groups of an intercommunicator).
+    pub members: u32,
+    /// This rank is the operation's root.
+    pub is_root: bool,
+    /// Bytes the call's send arguments describe (count × type size; per
+    /// member block for gather/scatter/allgather/alltoall, the mean block
+    /// for their `v` and `w` forms).
+    pub sent_bytes: u64,
+    /// Bytes the call's receive arguments describe, likewise.
+    pub received_bytes: u64,
 }
 
 /// The engine's connection to the other ranks.
@@ -28,8 +60,33 @@ pub trait Transport {
     fn try_recv(&mut self) -> Option<Incoming>;
     /// Blocks until a message is delivered.
     fn recv_blocking(&mut self) -> Incoming;
+    /// Waits at most `timeout` for a delivered message (by default without
+    /// limit, for transports that cannot wait with a timeout).
+    fn recv_within(&mut self, timeout: std::time::Duration) -> Option<Incoming> {
+        let _ = timeout;
+        Some(self.recv_blocking())
+    }
+    /// The rank has waited [`REPORT_WAITING_AFTER`](crate::waiting::REPORT_WAITING_AFTER)
+    /// with nothing arriving: tells whoever watches the job what it waits
+    /// for (by default nobody).
+    fn report_waiting(&mut self, waiting: &crate::waiting::Waiting) {
+        let _ = waiting;
+    }
     /// Scaled real time now, ns (what MPI_Wtime reports × 1e9).
     fn now_srt_ns(&self) -> u64;
     /// Messages with more payload bytes than this use rendezvous.
     fn eager_limit(&self) -> u64;
+    /// A public collective call starts. A transport whose network model
+    /// times whole collectives reports it and returns true: it will then
+    /// deliver, at the modelled end, a [`Kind::Control`](crate::envelope::Kind::Control) message from this
+    /// rank to itself on the call's context and tag, which the call awaits
+    /// after its own messages. Others return false (the default).
+    fn collective_begin(&mut self, _call: &CollectiveStart) -> bool {
+        false
+    }
+    /// The simulated host this rank runs on (ranks on one host form one
+    /// `MPI_COMM_TYPE_SHARED` communicator); 0 when unknown.
+    fn node(&self) -> u32 {
+        0
+    }
 }

@@ -126,3 +126,20 @@ arg_kind! {
     /// [`Status`]); `MPI_STATUSES_IGNORE` becomes the C sentinel.
     Statuses: *mut Fint => *mut c_void, |f| sentinel::statuses(f)
 }
+
+arg_kind! {
+    /// A weights array (`MPI_DIST_GRAPH_CREATE`): `MPI_UNWEIGHTED` and
+    /// `MPI_WEIGHTS_EMPTY` become the C sentinels.
+    Weights: *const Fint => *const c_int, |f| sentinel::weights(f)
+}
+
+arg_kind! {
+    /// A weights output array (`MPI_DIST_GRAPH_NEIGHBORS`), which may be
+    /// `MPI_UNWEIGHTED`.
+    WeightsOut: *mut Fint => *mut c_int, |f| sentinel::weights(f) as *mut c_int
+}
+
+arg_kind! {
+    /// An `INTEGER(KIND=MPI_COUNT_KIND)` input: C takes its value.
+    CountIn: *const i64 => i64, |f| *f
+}

@@ -1,4 +1,4 @@
-//! Collectives and local reductions. `MPI_IN_PLACE` and `MPI_BOTTOM` arrive
+//! Collectives, blocking and nonblocking, and local reductions. `MPI_IN_PLACE` and `MPI_BOTTOM` arrive
 //! by address (see [`crate::sentinel`]); counts and displacements arrays are
 //! `INTEGER` arrays, as in C.
 
@@ -44,7 +44,63 @@ fortran_wrappers! {
         sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In,
         recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In,
     );
+    fn mpi_alltoallw_ = MPI_Alltoallw(
+        sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtypes: IntRef,
+        recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtypes: IntRef, comm: In,
+    );
+    fn mpi_ibarrier_ = MPI_Ibarrier(comm: In, request: IntRef);
+    fn mpi_ibcast_ = MPI_Ibcast(buffer: Buf, count: In, datatype: In, root: In, comm: In, request: IntRef);
+    fn mpi_ireduce_ = MPI_Ireduce(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, root: In, comm: In, request: IntRef);
+    fn mpi_iallreduce_ = MPI_Iallreduce(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In, request: IntRef);
+    fn mpi_iscan_ = MPI_Iscan(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In, request: IntRef);
+    fn mpi_iexscan_ = MPI_Iexscan(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In, request: IntRef);
+    fn mpi_ireduce_scatter_ = MPI_Ireduce_scatter(sendbuf: Buf, recvbuf: Buf, recvcounts: IntRef, datatype: In, op: In, comm: In, request: IntRef);
+    fn mpi_ireduce_scatter_block_ = MPI_Ireduce_scatter_block(sendbuf: Buf, recvbuf: Buf, recvcount: In, datatype: In, op: In, comm: In, request: IntRef);
+    fn mpi_igather_ = MPI_Igather(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In, request: IntRef,
+    );
+    fn mpi_igatherv_ = MPI_Igatherv(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, root: In, comm: In, request: IntRef,
+    );
+    fn mpi_iscatter_ = MPI_Iscatter(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In, request: IntRef,
+    );
+    fn mpi_iscatterv_ = MPI_Iscatterv(
+        sendbuf: Buf, sendcounts: IntRef, displs: IntRef, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In, request: IntRef,
+    );
+    fn mpi_iallgather_ = MPI_Iallgather(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, comm: In, request: IntRef,
+    );
+    fn mpi_iallgatherv_ = MPI_Iallgatherv(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In, request: IntRef,
+    );
+    fn mpi_ialltoall_ = MPI_Ialltoall(
+        sendbuf: Buf, sendcount: In, sendtype: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, comm: In, request: IntRef,
+    );
+    fn mpi_ialltoallv_ = MPI_Ialltoallv(
+        sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In,
+        recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In, request: IntRef,
+    );
+    fn mpi_ialltoallw_ = MPI_Ialltoallw(
+        sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtypes: IntRef,
+        recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtypes: IntRef, comm: In, request: IntRef,
+    );
     fn mpi_op_create_ = MPI_Op_create(user_fn: Procedure, commute: Logical, op: IntRef);
     fn mpi_op_free_ = MPI_Op_free(op: IntRef);
     fn mpi_op_commutative_ = MPI_Op_commutative(op: In, commute: IntRef);
+}
+
+fortran_wrappers! {
+    fn mpi_neighbor_allgather_ = MPI_Neighbor_allgather(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In);
+    fn mpi_neighbor_allgatherv_ = MPI_Neighbor_allgatherv(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In);
+    fn mpi_neighbor_alltoall_ = MPI_Neighbor_alltoall(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In);
+    fn mpi_neighbor_alltoallv_ = MPI_Neighbor_alltoallv(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In);
+    fn mpi_neighbor_alltoallw_ = MPI_Neighbor_alltoallw(sendbuf: Buf, sendcounts: IntRef, sdispls: AintRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: AintRef, recvtypes: IntRef, comm: In);
 }

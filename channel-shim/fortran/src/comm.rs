@@ -18,6 +18,13 @@ fortran_wrappers! {
     fn mpi_comm_compare_ = MPI_Comm_compare(comm1: In, comm2: In, result: IntRef);
     fn mpi_comm_group_ = MPI_Comm_group(comm: In, group: IntRef);
     fn mpi_comm_test_inter_ = MPI_Comm_test_inter(comm: In, flag: IntRef);
+    fn mpi_comm_remote_size_ = MPI_Comm_remote_size(comm: In, size: IntRef);
+    fn mpi_comm_remote_group_ = MPI_Comm_remote_group(comm: In, group: IntRef);
+    fn mpi_comm_idup_ = MPI_Comm_idup(comm: In, newcomm: IntRef, request: IntRef);
+    fn mpi_comm_split_type_ = MPI_Comm_split_type(comm: In, split_type: In, key: In, info: In, newcomm: IntRef);
+    fn mpi_comm_create_group_ = MPI_Comm_create_group(comm: In, group: In, tag: In, newcomm: IntRef);
+    fn mpi_intercomm_create_ = MPI_Intercomm_create(local_comm: In, local_leader: In, peer_comm: In, remote_leader: In, tag: In, newintercomm: IntRef);
+    fn mpi_intercomm_merge_ = MPI_Intercomm_merge(intercomm: In, high: Logical, newintracomm: IntRef);
     fn mpi_comm_get_errhandler_ = MPI_Comm_get_errhandler(comm: In, errhandler: IntRef);
     fn mpi_comm_set_errhandler_ = MPI_Comm_set_errhandler(comm: In, errhandler: In);
     fn mpi_errhandler_free_ = MPI_Errhandler_free(errhandler: IntRef);

@@ -85,6 +85,7 @@ pub mod c;
 pub mod coll;
 pub mod comm;
 pub mod datatype;
+pub mod datatype_ext;
 pub mod env;
 pub mod grequest;
 pub mod info;
@@ -92,6 +93,7 @@ pub mod module_procedures;
 pub mod p2p;
 pub mod sentinel;
 pub mod strings;
+pub mod topo;
 
 /// Stubs of every MPI routine without a Fortran wrapper (generated). They
 /// take no arguments and never return, so calling them is always safe.

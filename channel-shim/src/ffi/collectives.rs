@@ -1,111 +1,67 @@
-//! Collective operations: the C arguments become regions of user memory
-//! and [`CollInput`]s for the engine, whose packed results are unpacked
-//! into the receive buffers.
+//! Collective operations, blocking and nonblocking: the C arguments become
+//! regions of user memory and [`CollInput`]s for the engine, whose packed
+//! results are unpacked into the receive buffers when the call completes
+//! (see [`crate::ffi::nbc`]).
 //!
 //! Buffers that MPI makes significant only at the root are touched only at
 //! the root (and their datatypes are not even looked at elsewhere).
 //! `MPI_IN_PLACE` is accepted where MPI allows it and is an
-//! `MPI_ERR_BUFFER` elsewhere.
-//!
-//! On the analytic network model each call also reports itself as one
-//! operation ([`Sizes`] are the bytes its arguments describe) and returns
-//! only when the model says the collective ended.
+//! `MPI_ERR_BUFFER` elsewhere. On intercommunicators the counts of the
+//! receive side describe the remote group, and roots may be `MPI_ROOT`
+//! and `MPI_PROC_NULL`.
 
 use crate::abi::*;
 use crate::ffi::buffers::{is_in_place, region, region_mut};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
-use crate::runtime::{CollectiveReport, GatewayTransport};
-use mpinetsim_protocol::coll_op;
-use shim_engine::collectives::CollInput;
-use shim_engine::datatype::Span;
-use shim_engine::{CommId, DatatypeId, Engine, MpiError};
+use crate::ffi::nbc;
+use crate::runtime::GatewayTransport;
+use shim_engine::collectives::{
+    AlltoallwArgs, CollFinish, CollInput, CollOutput, Form, ScatterRecv, ROOT_HERE, ROOT_NULL,
+};
+use shim_engine::datatype::{Datatypes, Span};
+use shim_engine::{CommId, DatatypeId, Engine, MpiError, RequestId};
 use std::os::raw::{c_int, c_void};
+use std::ptr::null_mut;
 
 /// The engine as the C layer holds it.
 pub type Eng = Engine<GatewayTransport>;
 
 type R = Result<(), MpiError>;
+type Started = Result<(RequestId, Option<CollFinish>), MpiError>;
 
-/// What one rank's arguments of a collective describe, for the analytic
-/// model: bytes sent and received (count × type size; per member block
-/// for gather/scatter/allgather/alltoall, the mean block for their `v`
-/// forms) and whether this rank is the root.
-#[derive(Clone, Copy, Debug, Default)]
-struct Sizes {
-    sent: u64,
-    received: u64,
-    is_root: bool,
-}
-
-impl Sizes {
-    fn both(bytes: u64) -> Sizes {
-        Sizes {
-            sent: bytes,
-            received: bytes,
-            is_root: false,
-        }
+/// The root argument of a rooted collective as the engine takes it (on an
+/// intercommunicator `MPI_ROOT` and `MPI_PROC_NULL` too, else a member
+/// checked before the other arguments, as MPICH does), and whether this
+/// rank is the root.
+fn root_arg(e: &Eng, c: CommId, root: c_int) -> Result<(u32, bool), MpiError> {
+    if e.comm_test_inter(c)? {
+        return Ok(match root {
+            MPI_ROOT => (ROOT_HERE, true),
+            MPI_PROC_NULL => (ROOT_NULL, false),
+            r => (u32::try_from(r).map_err(|_| MpiError::Root)?, false),
+        });
     }
-    fn root(mut self, is_root: bool) -> Sizes {
-        self.is_root = is_root;
-        self
-    }
-}
-
-/// Runs collective `op` on `comm`, reports it to the analytic model when
-/// the job runs one, and turns the result into a return code.
-fn run(
-    func: &str,
-    comm: c_int,
-    op: u8,
-    f: impl FnOnce(&mut Eng, CommId) -> Result<Sizes, MpiError>,
-) -> c_int {
-    let r = comm_from(comm).and_then(|c| {
-        engine(func, |e| {
-            let entered_srt_ns = e.transport().srt_ns();
-            let sizes = f(e, c)?;
-            if e.transport().is_analytic() {
-                let report = CollectiveReport {
-                    context: e.coll_context(c)?,
-                    leader: e.world_rank(c, 0)?,
-                    op,
-                    members: e.comm_size(c)?,
-                    is_root: sizes.is_root,
-                    sent_bytes: sizes.sent,
-                    received_bytes: sizes.received,
-                    entered_srt_ns,
-                };
-                e.transport_mut().collective(report);
-            }
-            Ok(())
-        })
-    });
-    finish(comm, func, r)
-}
-
-/// Bytes of `count` instances of `dt`.
-fn bytes(e: &Eng, dt: DatatypeId, count: usize) -> Result<u64, MpiError> {
-    Ok(e.datatypes().size(dt)? * count as u64)
-}
-
-/// Mean block of `counts` instances of `dt` over `n` members.
-fn mean_block(e: &Eng, dt: DatatypeId, counts: &[usize], n: usize) -> Result<u64, MpiError> {
-    Ok(bytes(e, dt, counts.iter().sum())? / n.max(1) as u64)
-}
-
-fn root_from(root: c_int) -> Result<u32, MpiError> {
-    u32::try_from(root).map_err(|_| MpiError::Root)
-}
-
-/// A root that must be a member of `c` (checked before the other
-/// arguments, as MPICH does).
-fn root_in(e: &Eng, c: CommId, root: c_int) -> Result<u32, MpiError> {
-    let r = root_from(root)?;
+    let r = u32::try_from(root).map_err(|_| MpiError::Root)?;
     if r >= e.comm_size(c)? {
         return Err(MpiError::Root);
     }
-    Ok(r)
+    Ok((r, e.comm_rank(c)? == r))
+}
+
+/// Members the receive (or send) counts of `c` describe: the remote group
+/// of an intercommunicator, else the communicator's.
+fn peers(e: &Eng, c: CommId) -> Result<usize, MpiError> {
+    Ok(if e.comm_test_inter(c)? {
+        e.comm_remote_size(c)?
+    } else {
+        e.comm_size(c)?
+    } as usize)
+}
+
+fn local_size(e: &Eng, c: CommId) -> Result<usize, MpiError> {
+    Ok(e.comm_size(c)? as usize)
 }
 
 /// The span of `count` instances of `dt`.
@@ -132,10 +88,56 @@ unsafe fn input<'a>(
 }
 
 /// Unpacks `count` instances of `dt` into `buf`.
-unsafe fn unpack_to(e: &Eng, dt: DatatypeId, count: usize, data: &[u8], buf: *mut c_void) -> R {
-    let s = span(e, dt, count)?;
-    e.datatypes().unpack(dt, count, data, region_mut(buf, s))?;
+unsafe fn unpack_to(
+    t: &Datatypes,
+    dt: DatatypeId,
+    count: usize,
+    data: &[u8],
+    buf: *mut c_void,
+) -> R {
+    let s = t.span(dt, count)?;
+    t.unpack(dt, count, data, region_mut(buf, s))?;
     Ok(())
+}
+
+/// No output reaches program memory.
+fn nothing() -> Option<CollFinish> {
+    None
+}
+
+/// A finisher unpacking a `Bytes` output as `count` instances of `dt`
+/// into the buffer at `buf`.
+fn unpack_bytes(dt: DatatypeId, count: usize, buf: *mut c_void) -> Option<CollFinish> {
+    let buf = buf as usize;
+    Some(CollFinish {
+        types: vec![dt],
+        deliver: Box::new(move |t, out| match out {
+            // SAFETY: the program keeps the receive buffer until completion.
+            CollOutput::Bytes(d) => unsafe { unpack_to(t, dt, count, &d, buf as *mut c_void) },
+            _ => Ok(()),
+        }),
+    })
+}
+
+/// A finisher unpacking a `Blocks` output, block i as `b[i]` (first
+/// instance, count) of `dt`, into the buffer at `buf`.
+fn unpack_blocks(dt: DatatypeId, b: Vec<(i64, usize)>, buf: *mut c_void) -> Option<CollFinish> {
+    let buf = buf as usize;
+    Some(CollFinish {
+        types: vec![dt],
+        deliver: Box::new(move |t, out| {
+            let CollOutput::Blocks(data) = out else {
+                return Ok(());
+            };
+            let s = t.span_blocks(dt, &b)?;
+            // SAFETY: the program keeps the receive buffer until completion.
+            let mem = unsafe { region_mut(buf as *mut c_void, s) };
+            for (&(first, count), d) in b.iter().zip(&data) {
+                t.unpack_at(dt, first, count, d, mem, s.base)?;
+            }
+            Ok(())
+        }),
+    })
 }
 
 /// `n` counts from a C array.
@@ -152,6 +154,14 @@ unsafe fn displs(n: usize, p: *const c_int) -> Result<Vec<i64>, MpiError> {
         return Err(MpiError::Arg);
     }
     Ok((0..n).map(|i| *p.add(i) as i64).collect())
+}
+
+/// `n` datatypes from a C array.
+unsafe fn types(n: usize, p: *const c_int) -> Result<Vec<DatatypeId>, MpiError> {
+    if n > 0 && p.is_null() {
+        return Err(MpiError::Datatype);
+    }
+    (0..n).map(|i| datatype_from(*p.add(i))).collect()
 }
 
 /// The (displacement, count) blocks of a v-collective buffer.
@@ -173,69 +183,170 @@ fn split(b: &[(i64, usize)]) -> (Vec<usize>, Vec<i64>) {
     )
 }
 
-/// Unpacks one packed block per entry of `b` into `buf`.
-unsafe fn unpack_blocks(
-    e: &Eng,
-    dt: DatatypeId,
-    b: &[(i64, usize)],
-    data: &[Vec<u8>],
-    buf: *mut c_void,
-) -> R {
-    let s = e.datatypes().span_blocks(dt, b)?;
-    let mem = region_mut(buf, s);
-    for (&(first, count), d) in b.iter().zip(data) {
-        e.datatypes().unpack_at(dt, first, count, d, mem, s.base)?;
-    }
-    Ok(())
+/// Defines the blocking and the nonblocking C function of one collective,
+/// both calling `$body` (a function taking the form and, last, the
+/// request pointer):
+///
+/// ```ignore
+/// coll_pair! { fn MPI_Barrier(comm: c_int); fn MPI_Ibarrier = barrier; }
+/// ```
+macro_rules! coll_pair {
+    (fn $blocking:ident ( $($arg:ident : $ty:ty),* ); fn $nonblocking:ident = $body:ident;) => {
+        mpi_fn! { fn $blocking($($arg: $ty),*) {
+            $body(stringify!($blocking), Form::Blocking, $($arg,)* null_mut())
+        } }
+        mpi_fn! { fn $nonblocking($($arg: $ty,)* request: *mut c_int) {
+            $body(stringify!($nonblocking), Form::Nonblocking, $($arg,)* request)
+        } }
+    };
 }
 
-fn size_of(e: &Eng, c: CommId) -> Result<usize, MpiError> {
-    Ok(e.comm_size(c)? as usize)
+unsafe fn barrier(func: &str, form: Form, comm: c_int, request: *mut c_int) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| {
+        Ok((e.start_barrier(form, c)?, nothing()))
+    })
 }
+coll_pair! { fn MPI_Barrier(comm: c_int); fn MPI_Ibarrier = barrier; }
 
-mpi_fn! { fn MPI_Barrier(comm: c_int) {
-    run("MPI_Barrier", comm, coll_op::BARRIER, |e, c| e.barrier(c).map(|_| Sizes::default()))
-} }
-
-mpi_fn! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Bcast", comm, coll_op::BCAST, |e, c| {
-        let (dt, n, root) = (datatype_from(datatype)?, count_from(count)?, root_from(root)?);
+#[allow(clippy::too_many_arguments)]
+unsafe fn bcast(
+    func: &str,
+    form: Form,
+    buffer: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (dt, n) = (datatype_from(datatype)?, count_from(count)?);
+        let (root, at_root) = root_arg(e, c, root)?;
         let s = span(e, dt, n)?;
-        let at_root = e.comm_rank(c)? == root;
         let src: &[u8] = if at_root { region(buffer, s) } else { &[] };
-        let data = e.bcast(src, n, dt, root, c)?;
-        if !at_root {
-            unpack_to(e, dt, n, &data, buffer)?;
-        }
-        Ok(Sizes::both(bytes(e, dt, n)?).root(at_root))
+        let id = e.start_bcast(form, src, n, dt, root, c)?;
+        let fin = if at_root {
+            nothing()
+        } else {
+            unpack_bytes(dt, n, buffer)
+        };
+        Ok((id, fin))
     })
-} }
+}
+coll_pair! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int); fn MPI_Ibcast = bcast; }
 
-mpi_fn! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int) {
-    run("MPI_Reduce", comm, coll_op::REDUCE, |e, c| {
-        let root = root_in(e, c, root)?;
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    op: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (root, at_root) = root_arg(e, c, root)?;
         let (dt, o) = reduction_from(datatype, op)?;
         let n = count_from(count)?;
         let s = span(e, dt, n)?;
-        let at_root = e.comm_rank(c)? == root;
-        let inp = input(sendbuf, recvbuf, s, at_root)?;
-        if let Some(data) = e.reduce(inp, n, dt, o, root, c)? {
-            unpack_to(e, dt, n, &data, recvbuf)?;
-        }
-        Ok(Sizes::both(bytes(e, dt, n)?).root(at_root))
+        let inter = e.comm_test_inter(c)?;
+        let inp = if inter && (root == ROOT_HERE || root == ROOT_NULL) {
+            CollInput::Buf(&[])
+        } else {
+            input(sendbuf, recvbuf, s, at_root && !inter)?
+        };
+        let id = e.start_reduce(form, inp, n, dt, o, root, c)?;
+        Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int); fn MPI_Ireduce = reduce; }
 
-mpi_fn! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Allreduce", comm, coll_op::ALLREDUCE, |e, c| {
+/// The allreduce-like collectives: a send buffer (or in place) of `count`
+/// instances and a receive buffer of as many.
+macro_rules! reduction {
+    ($name:ident, $start:ident) => {
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name(
+            func: &str,
+            form: Form,
+            sendbuf: *const c_void,
+            recvbuf: *mut c_void,
+            count: c_int,
+            datatype: c_int,
+            op: c_int,
+            comm: c_int,
+            request: *mut c_int,
+        ) -> c_int {
+            nbc::run(func, comm, form, request, |e, c| -> Started {
+                let (dt, o) = reduction_from(datatype, op)?;
+                let n = count_from(count)?;
+                let s = span(e, dt, n)?;
+                let inter = e.comm_test_inter(c)?;
+                let id = e.$start(form, input(sendbuf, recvbuf, s, !inter)?, n, dt, o, c)?;
+                Ok((id, unpack_bytes(dt, n, recvbuf)))
+            })
+        }
+    };
+}
+reduction!(allreduce, start_allreduce);
+reduction!(scan, start_scan);
+reduction!(exscan, start_exscan);
+coll_pair! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iallreduce = allreduce; }
+coll_pair! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iscan = scan; }
+coll_pair! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iexscan = exscan; }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_scatter_block(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
         let (dt, o) = reduction_from(datatype, op)?;
-        let n = count_from(count)?;
-        let s = span(e, dt, n)?;
-        let data = e.allreduce(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
-        unpack_to(e, dt, n, &data, recvbuf)?;
-        Ok(Sizes::both(bytes(e, dt, n)?))
+        let n = count_from(recvcount)?;
+        let s = span(e, dt, n * local_size(e, c)?)?;
+        let inter = e.comm_test_inter(c)?;
+        let id =
+            e.start_reduce_scatter_block(form, input(sendbuf, recvbuf, s, !inter)?, n, dt, o, c)?;
+        Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter_block = reduce_scatter_block; }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_scatter(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (dt, o) = reduction_from(datatype, op)?;
+        let rc = counts(local_size(e, c)?, recvcounts)?;
+        let s = span(e, dt, rc.iter().sum())?;
+        let inter = e.comm_test_inter(c)?;
+        let id =
+            e.start_reduce_scatter(form, input(sendbuf, recvbuf, s, !inter)?, &rc, dt, o, c)?;
+        let mine = rc[e.comm_rank(c)? as usize];
+        Ok((id, unpack_bytes(dt, mine, recvbuf)))
+    })
+}
+coll_pair! { fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter = reduce_scatter; }
 
 mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int) {
     let r = (|| {
@@ -244,249 +355,418 @@ mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count
         engine("MPI_Reduce_local", |e| {
             let s = span(e, dt, n)?;
             let data = e.reduce_local(region(inbuf, s), region(inoutbuf, s), n, dt, o)?;
-            unpack_to(e, dt, n, &data, inoutbuf)
+            unpack_to(e.datatypes(), dt, n, &data, inoutbuf)
         })
     })();
     finish(MPI_COMM_WORLD, "MPI_Reduce_local", r)
 } }
 
-mpi_fn! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Scan", comm, coll_op::SCAN, |e, c| {
-        let (dt, o) = reduction_from(datatype, op)?;
-        let n = count_from(count)?;
-        let s = span(e, dt, n)?;
-        let data = e.scan(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
-        unpack_to(e, dt, n, &data, recvbuf)?;
-        Ok(Sizes::both(bytes(e, dt, n)?))
-    })
-} }
+/// The send side of a gather-like call: the send buffer, or in place the
+/// receive region `own` describes (then `sendcount` is 0 and the type the
+/// receive type).
+unsafe fn send_side<'a>(
+    e: &Eng,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    in_place: Option<(*const c_void, Span, DatatypeId)>,
+) -> Result<(CollInput<'a>, usize, DatatypeId), MpiError> {
+    if is_in_place(sendbuf) {
+        let (recvbuf, own, rt) = in_place.ok_or(MpiError::Buffer)?;
+        return Ok((CollInput::InPlace(region(recvbuf, own)), 0, rt));
+    }
+    let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
+    Ok((CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st))
+}
 
-mpi_fn! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Exscan", comm, coll_op::EXSCAN, |e, c| {
-        let (dt, o) = reduction_from(datatype, op)?;
-        let n = count_from(count)?;
-        let s = span(e, dt, n)?;
-        if let Some(data) = e.exscan(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)? {
-            unpack_to(e, dt, n, &data, recvbuf)?;
-        }
-        Ok(Sizes::both(bytes(e, dt, n)?))
-    })
-} }
-
-mpi_fn! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Reduce_scatter_block", comm, coll_op::REDUCE_SCATTER_BLOCK, |e, c| {
-        let (dt, o) = reduction_from(datatype, op)?;
-        let n = count_from(recvcount)?;
-        let s = span(e, dt, n * size_of(e, c)?)?;
-        let data = e.reduce_scatter_block(input(sendbuf, recvbuf, s, true)?, n, dt, o, c)?;
-        unpack_to(e, dt, n, &data, recvbuf)?;
-        let received = bytes(e, dt, n)?;
-        Ok(Sizes { sent: received * size_of(e, c)? as u64, received, is_root: false })
-    })
-} }
-
-mpi_fn! { fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int) {
-    run("MPI_Reduce_scatter", comm, coll_op::REDUCE_SCATTER, |e, c| {
-        let (dt, o) = reduction_from(datatype, op)?;
-        let rc = counts(size_of(e, c)?, recvcounts)?;
-        let s = span(e, dt, rc.iter().sum())?;
-        let data = e.reduce_scatter(input(sendbuf, recvbuf, s, true)?, &rc, dt, o, c)?;
-        let mine = rc[e.comm_rank(c)? as usize];
-        unpack_to(e, dt, mine, &data, recvbuf)?;
-        Ok(Sizes { sent: bytes(e, dt, rc.iter().sum())?, received: bytes(e, dt, mine)?, is_root: false })
-    })
-} }
-
-mpi_fn! { fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Gather", comm, coll_op::GATHER, |e, c| {
-        let root = root_from(root)?;
-        let at_root = e.comm_rank(c)? == root;
-        let (inp, sn, st, rn, rt, total) = if at_root {
-            let (rt, rn) = (datatype_from(recvtype)?, count_from(recvcount)?);
-            let total = rn * size_of(e, c)?;
-            if is_in_place(sendbuf) {
-                (CollInput::InPlace(region(recvbuf, span(e, rt, total)?)), 0, rt, rn, rt, total)
-            } else {
-                let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-                (CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st, rn, rt, total)
-            }
+#[allow(clippy::too_many_arguments)]
+unsafe fn gather(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (root, at_root) = root_arg(e, c, root)?;
+        let inter = e.comm_test_inter(c)?;
+        let sends = !(inter && (root == ROOT_HERE || root == ROOT_NULL));
+        let (rt, rn) = if at_root {
+            (datatype_from(recvtype)?, count_from(recvcount)?)
         } else {
-            let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            (input(sendbuf, sendbuf, span(e, st, sn)?, false)?, sn, st, 0, st, 0)
+            (DatatypeId::Builtin(shim_engine::BuiltinType::Byte), 0)
         };
-        if let Some(data) = e.gather(inp, sn, st, rn, rt, root, c)? {
-            unpack_to(e, rt, total, &data, recvbuf)?;
-        }
-        let received = if at_root { bytes(e, rt, rn)? } else { 0 };
-        let sent = if at_root && sn == 0 { received } else { bytes(e, st, sn)? };
-        Ok(Sizes { sent, received, is_root: at_root })
+        let total = rn * peers(e, c)?;
+        let (inp, sn, st) = if sends {
+            let own =
+                (at_root && !inter).then(|| (recvbuf as *const c_void, span(e, rt, total), rt));
+            let own = match own {
+                Some((b, s, t)) => Some((b, s?, t)),
+                None => None,
+            };
+            send_side(e, sendbuf, sendcount, sendtype, own)?
+        } else {
+            (CollInput::Buf(&[]), 0, rt)
+        };
+        let id = e.start_gather(form, inp, sn, st, rn, rt, root, c)?;
+        Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igather = gather; }
 
-mpi_fn! { fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Gatherv", comm, coll_op::GATHERV, |e, c| {
-        let root = root_from(root)?;
-        let me = e.comm_rank(c)?;
-        if me != root {
-            let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            let inp = input(sendbuf, sendbuf, span(e, st, sn)?, false)?;
-            e.gatherv(inp, sn, st, &[], &[], st, root, c)?;
-            return Ok(Sizes { sent: bytes(e, st, sn)?, received: 0, is_root: false });
+#[allow(clippy::too_many_arguments)]
+unsafe fn gatherv(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs_: *const c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (root, at_root) = root_arg(e, c, root)?;
+        let inter = e.comm_test_inter(c)?;
+        let sends = !(inter && (root == ROOT_HERE || root == ROOT_NULL));
+        if !at_root {
+            if !sends {
+                return Ok((
+                    e.start_gatherv(
+                        form,
+                        CollInput::Buf(&[]),
+                        0,
+                        DatatypeId::Builtin(shim_engine::BuiltinType::Byte),
+                        &[],
+                        &[],
+                        DatatypeId::Builtin(shim_engine::BuiltinType::Byte),
+                        root,
+                        c,
+                    )?,
+                    nothing(),
+                ));
+            }
+            let (inp, sn, st) = send_side(e, sendbuf, sendcount, sendtype, None)?;
+            return Ok((
+                e.start_gatherv(form, inp, sn, st, &[], &[], st, root, c)?,
+                nothing(),
+            ));
         }
         let rt = datatype_from(recvtype)?;
-        let b = blocks(size_of(e, c)?, recvcounts, displs_)?;
+        let b = blocks(peers(e, c)?, recvcounts, displs_)?;
         let (rc, rd) = split(&b);
-        let (inp, sn, st) = if is_in_place(sendbuf) {
-            let own = e.datatypes().span_blocks(rt, &[b[me as usize]])?;
-            (CollInput::InPlace(region(recvbuf, own)), 0, rt)
+        let (inp, sn, st) = if inter {
+            (CollInput::Buf(&[]), 0, rt)
         } else {
-            let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            (CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st)
+            let me = e.comm_rank(c)? as usize;
+            let own = e.datatypes().span_blocks(rt, &[b[me]])?;
+            send_side(e, sendbuf, sendcount, sendtype, Some((recvbuf, own, rt)))?
         };
-        if let Some(data) = e.gatherv(inp, sn, st, &rc, &rd, rt, root, c)? {
-            unpack_blocks(e, rt, &b, &data, recvbuf)?;
-        }
-        let received = mean_block(e, rt, &rc, rc.len())?;
-        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
-        Ok(Sizes { sent, received, is_root: true })
+        let id = e.start_gatherv(form, inp, sn, st, &rc, &rd, rt, root, c)?;
+        Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igatherv = gatherv; }
 
-mpi_fn! { fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Scatter", comm, coll_op::SCATTER, |e, c| {
-        let root = root_from(root)?;
-        let at_root = e.comm_rank(c)? == root;
-        let recv = if at_root && is_in_place(recvbuf) {
-            None
-        } else {
-            Some((count_from(recvcount)?, datatype_from(recvtype)?))
-        };
+/// The receive side of a scatter: `None` for `MPI_IN_PLACE` at the root of
+/// an intracommunicator, nothing at all at an intercommunicator's root group.
+fn scatter_recv(
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    at_root: bool,
+    receives: bool,
+) -> Result<ScatterRecv, MpiError> {
+    if !receives || (at_root && is_in_place(recvbuf)) {
+        return Ok(None);
+    }
+    Ok(Some((count_from(recvcount)?, datatype_from(recvtype)?)))
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (root, at_root) = root_arg(e, c, root)?;
+        let inter = e.comm_test_inter(c)?;
+        let receives = !(inter && (root == ROOT_HERE || root == ROOT_NULL));
+        let recv = scatter_recv(recvbuf, recvcount, recvtype, at_root, receives)?;
         let (src, sn, st): (&[u8], usize, DatatypeId) = if at_root {
             let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            (region(sendbuf, span(e, st, sn * size_of(e, c)?)?), sn, st)
+            (region(sendbuf, span(e, st, sn * peers(e, c)?)?), sn, st)
         } else {
-            let (_, rt) = recv.ok_or(MpiError::Buffer)?;
-            (&[], 0, rt)
+            let t = recv.map_or(DatatypeId::Builtin(shim_engine::BuiltinType::Byte), |r| r.1);
+            (&[], 0, t)
         };
-        if let (Some(data), Some((rn, rt))) = (e.scatter(src, sn, st, recv, root, c)?, recv) {
-            unpack_to(e, rt, rn, &data, recvbuf)?;
-        }
-        let sent = if at_root { bytes(e, st, sn)? } else { 0 };
-        let received = match recv {
-            Some((rn, rt)) => bytes(e, rt, rn)?,
-            None => sent,
+        let id = e.start_scatter(form, src, sn, st, recv, root, c)?;
+        let fin = match recv {
+            Some((rn, rt)) => unpack_bytes(rt, rn, recvbuf),
+            None => nothing(),
         };
-        Ok(Sizes { sent, received, is_root: at_root })
+        Ok((id, fin))
     })
-} }
+}
+coll_pair! { fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatter = scatter; }
 
-mpi_fn! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) {
-    run("MPI_Scatterv", comm, coll_op::SCATTERV, |e, c| {
-        let root = root_from(root)?;
-        let at_root = e.comm_rank(c)? == root;
-        let recv = if at_root && is_in_place(recvbuf) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatterv(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs_: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (root, at_root) = root_arg(e, c, root)?;
+        let inter = e.comm_test_inter(c)?;
+        let receives = !(inter && (root == ROOT_HERE || root == ROOT_NULL));
+        let recv = scatter_recv(recvbuf, recvcount, recvtype, at_root, receives)?;
+        let id = if at_root {
+            let st = datatype_from(sendtype)?;
+            let b = blocks(peers(e, c)?, sendcounts, displs_)?;
+            let (sc, sd) = split(&b);
+            let src = region(sendbuf, e.datatypes().span_blocks(st, &b)?);
+            e.start_scatterv(form, src, &sc, &sd, st, recv, root, c)?
+        } else {
+            let t = recv.map_or(DatatypeId::Builtin(shim_engine::BuiltinType::Byte), |r| r.1);
+            e.start_scatterv(form, &[], &[], &[], t, recv, root, c)?
+        };
+        let fin = match recv {
+            Some((rn, rt)) => unpack_bytes(rt, rn, recvbuf),
+            None => nothing(),
+        };
+        Ok((id, fin))
+    })
+}
+coll_pair! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatterv = scatterv; }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgather(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let (rt, rn) = (datatype_from(recvtype)?, count_from(recvcount)?);
+        let total = rn * peers(e, c)?;
+        let own = if e.comm_test_inter(c)? {
             None
         } else {
-            Some((count_from(recvcount)?, datatype_from(recvtype)?))
+            Some((recvbuf as *const c_void, span(e, rt, total)?, rt))
         };
-        let mut sent = 0;
-        let data = if at_root {
-            let st = datatype_from(sendtype)?;
-            let b = blocks(size_of(e, c)?, sendcounts, displs_)?;
-            let (sc, sd) = split(&b);
-            sent = mean_block(e, st, &sc, sc.len())?;
-            let src = region(sendbuf, e.datatypes().span_blocks(st, &b)?);
-            e.scatterv(src, &sc, &sd, st, recv, root, c)?
-        } else {
-            let (_, rt) = recv.ok_or(MpiError::Buffer)?;
-            e.scatterv(&[], &[], &[], rt, recv, root, c)?
-        };
-        if let (Some(data), Some((rn, rt))) = (data, recv) {
-            unpack_to(e, rt, rn, &data, recvbuf)?;
-        }
-        let received = match recv {
-            Some((rn, rt)) => bytes(e, rt, rn)?,
-            None => sent,
-        };
-        Ok(Sizes { sent, received, is_root: at_root })
+        let (inp, sn, st) = send_side(e, sendbuf, sendcount, sendtype, own)?;
+        let id = e.start_allgather(form, inp, sn, st, rn, rt, c)?;
+        Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Iallgather = allgather; }
 
-mpi_fn! { fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Allgather", comm, coll_op::ALLGATHER, |e, c| {
-        let (rt, rn) = (datatype_from(recvtype)?, count_from(recvcount)?);
-        let total = rn * size_of(e, c)?;
-        let (inp, sn, st) = if is_in_place(sendbuf) {
-            (CollInput::InPlace(region(recvbuf, span(e, rt, total)?)), 0, rt)
-        } else {
-            let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            (CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st)
-        };
-        let data = e.allgather(inp, sn, st, rn, rt, c)?;
-        unpack_to(e, rt, total, &data, recvbuf)?;
-        let received = bytes(e, rt, rn)?;
-        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
-        Ok(Sizes { sent, received, is_root: false })
-    })
-} }
-
-mpi_fn! { fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Allgatherv", comm, coll_op::ALLGATHERV, |e, c| {
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgatherv(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs_: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
         let rt = datatype_from(recvtype)?;
-        let b = blocks(size_of(e, c)?, recvcounts, displs_)?;
+        let b = blocks(peers(e, c)?, recvcounts, displs_)?;
         let (rc, rd) = split(&b);
-        let (inp, sn, st) = if is_in_place(sendbuf) {
-            let own = e.datatypes().span_blocks(rt, &[b[e.comm_rank(c)? as usize]])?;
-            (CollInput::InPlace(region(recvbuf, own)), 0, rt)
+        let own = if e.comm_test_inter(c)? {
+            None
         } else {
-            let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            (CollInput::Buf(region(sendbuf, span(e, st, sn)?)), sn, st)
+            let me = e.comm_rank(c)? as usize;
+            Some((
+                recvbuf as *const c_void,
+                e.datatypes().span_blocks(rt, &[b[me]])?,
+                rt,
+            ))
         };
-        let data = e.allgatherv(inp, sn, st, &rc, &rd, rt, c)?;
-        unpack_blocks(e, rt, &b, &data, recvbuf)?;
-        let received = mean_block(e, rt, &rc, rc.len())?;
-        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
-        Ok(Sizes { sent, received, is_root: false })
+        let (inp, sn, st) = send_side(e, sendbuf, sendcount, sendtype, own)?;
+        let id = e.start_allgatherv(form, inp, sn, st, &rc, &rd, rt, c)?;
+        Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Iallgatherv = allgatherv; }
 
-mpi_fn! { fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Alltoall", comm, coll_op::ALLTOALL, |e, c| {
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoall(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
         let (rt, rn) = (datatype_from(recvtype)?, count_from(recvcount)?);
-        let n = size_of(e, c)?;
+        let n = peers(e, c)?;
         let (inp, sn, st) = if is_in_place(sendbuf) {
-            (CollInput::InPlace(region(recvbuf, span(e, rt, rn * n)?)), 0, rt)
+            (
+                CollInput::InPlace(region(recvbuf, span(e, rt, rn * n)?)),
+                0,
+                rt,
+            )
         } else {
             let (st, sn) = (datatype_from(sendtype)?, count_from(sendcount)?);
-            (CollInput::Buf(region(sendbuf, span(e, st, sn * n)?)), sn, st)
+            (
+                CollInput::Buf(region(sendbuf, span(e, st, sn * n)?)),
+                sn,
+                st,
+            )
         };
-        let data = e.alltoall(inp, sn, st, rn, rt, c)?;
-        unpack_to(e, rt, rn * n, &data, recvbuf)?;
-        let received = bytes(e, rt, rn)?;
-        let sent = if sn == 0 { received } else { bytes(e, st, sn)? };
-        Ok(Sizes { sent, received, is_root: false })
+        let id = e.start_alltoall(form, inp, sn, st, rn, rt, c)?;
+        Ok((id, unpack_bytes(rt, rn * n, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ialltoall = alltoall; }
 
-mpi_fn! { fn MPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int,
-                           recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) {
-    run("MPI_Alltoallv", comm, coll_op::ALLTOALLV, |e, c| {
-        let n = size_of(e, c)?;
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallv(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let n = peers(e, c)?;
         let rt = datatype_from(recvtype)?;
         let rb = blocks(n, recvcounts, rdispls)?;
         let (rc, rd) = split(&rb);
-        let received = mean_block(e, rt, &rc, n)?;
-        let (data, sent) = if is_in_place(sendbuf) {
+        let id = if is_in_place(sendbuf) {
             let inp = CollInput::InPlace(region(recvbuf, e.datatypes().span_blocks(rt, &rb)?));
-            (e.alltoallv(inp, &rc, &rd, rt, &rc, &rd, rt, c)?, received)
+            e.start_alltoallv(form, inp, &rc, &rd, rt, &rc, &rd, rt, c)?
         } else {
             let st = datatype_from(sendtype)?;
             let sb = blocks(n, sendcounts, sdispls)?;
             let (sc, sd) = split(&sb);
             let inp = CollInput::Buf(region(sendbuf, e.datatypes().span_blocks(st, &sb)?));
-            (e.alltoallv(inp, &sc, &sd, st, &rc, &rd, rt, c)?, mean_block(e, st, &sc, n)?)
+            e.start_alltoallv(form, inp, &sc, &sd, st, &rc, &rd, rt, c)?
         };
-        unpack_blocks(e, rt, &rb, &data, recvbuf)?;
-        Ok(Sizes { sent, received, is_root: false })
+        Ok((id, unpack_blocks(rt, rb, recvbuf)))
     })
-} }
+}
+coll_pair! { fn MPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ialltoallv = alltoallv; }
+
+/// The (byte displacement, count, datatype) blocks of a w-collective buffer.
+unsafe fn w_blocks(
+    n: usize,
+    cnts: *const c_int,
+    disps: *const c_int,
+    tys: *const c_int,
+) -> Result<Vec<(i64, usize, DatatypeId)>, MpiError> {
+    Ok(displs(n, disps)?
+        .into_iter()
+        .zip(counts(n, cnts)?)
+        .zip(types(n, tys)?)
+        .map(|((d, k), t)| (d, k, t))
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallw(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nbc::run(func, comm, form, request, |e, c| -> Started {
+        let n = peers(e, c)?;
+        let recv = w_blocks(n, recvcounts, rdispls, recvtypes)?;
+        let rspan = e.datatypes().span_w(&recv)?;
+        let (input, send) = if is_in_place(sendbuf) {
+            (CollInput::InPlace(region(recvbuf, rspan)), Vec::new())
+        } else {
+            let send = w_blocks(n, sendcounts, sdispls, sendtypes)?;
+            (
+                CollInput::Buf(region(sendbuf, e.datatypes().span_w(&send)?)),
+                send,
+            )
+        };
+        let send = if send.is_empty() { recv.clone() } else { send };
+        let args = AlltoallwArgs {
+            input,
+            send: &send,
+            recv: &recv,
+        };
+        let id = e.start_alltoallw(form, &args, c)?;
+        let buf = recvbuf as usize;
+        let types = recv.iter().map(|b| b.2).collect();
+        let deliver = Box::new(move |t: &Datatypes, out| {
+            let CollOutput::Blocks(data) = out else {
+                return Ok(());
+            };
+            let s = t.span_w(&recv)?;
+            // SAFETY: the program keeps the receive buffer until completion.
+            let mem = unsafe { region_mut(buf as *mut c_void, s) };
+            for (&b, d) in recv.iter().zip(&data) {
+                t.unpack_w(b, d, mem, s.base)?;
+            }
+            Ok(())
+        });
+        Ok((id, Some(CollFinish { types, deliver })))
+    })
+}
+coll_pair! { fn MPI_Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const c_int, comm: c_int); fn MPI_Ialltoallw = alltoallw; }

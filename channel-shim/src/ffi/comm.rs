@@ -1,16 +1,22 @@
-//! Communicators and groups: size and rank, dup/split/create/free/compare,
-//! the group algebra, and communicator names.
+//! Communicators and groups: size and rank, dup/idup/split/split_type/
+//! create/create_group/free/compare, intercommunicators (create, merge,
+//! remote size and group), the group algebra, and communicator names.
 //!
 //! A new communicator inherits its parent's error handler (the engine sees
-//! to it); `MPI_Comm_dup` also copies the parent's attributes and
-//! `MPI_Comm_free` deletes them (see [`crate::ffi::attr`]).
+//! to it); `MPI_Comm_dup` and `MPI_Comm_idup` also copy the parent's
+//! attributes and `MPI_Comm_free` deletes them (see [`crate::ffi::attr`]).
+//! `MPI_Comm_idup` hands out the new handle at once, usable when its
+//! request completes.
 
 use crate::abi::*;
+use crate::ffi::collectives::Eng;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::multiple::{block_until, thread_multiple};
 use crate::ffi::{attr, write_c_string, write_out};
-use shim_engine::{CommId, Comparison, GroupId, MpiError, Object};
+use shim_engine::comm_create::SplitType;
+use shim_engine::{CommId, Comparison, GroupId, MpiError, Object, RequestId};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
@@ -37,7 +43,7 @@ unsafe fn query(
 }
 
 /// Hands a new communicator (or `MPI_COMM_NULL`) to the program.
-unsafe fn hand_out_comm(id: Option<CommId>, newcomm: *mut c_int) {
+pub(crate) unsafe fn hand_out_comm(id: Option<CommId>, newcomm: *mut c_int) {
     write_out(newcomm, id.map_or(MPI_COMM_NULL, comm_to));
 }
 
@@ -58,8 +64,21 @@ mpi_fn! { fn MPI_Comm_size(comm: c_int, size: *mut c_int) {
 mpi_fn! { fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) {
     query("MPI_Comm_test_inter", comm, flag, || {
         let c = comm_from(comm)?;
-        engine("MPI_Comm_test_inter", |e| e.comm_size(c))?;
-        Ok(0)
+        Ok(engine("MPI_Comm_test_inter", |e| e.comm_test_inter(c))? as c_int)
+    })
+} }
+
+mpi_fn! { fn MPI_Comm_remote_size(comm: c_int, size: *mut c_int) {
+    query("MPI_Comm_remote_size", comm, size, || {
+        let c = comm_from(comm)?;
+        Ok(engine("MPI_Comm_remote_size", |e| e.comm_remote_size(c))? as c_int)
+    })
+} }
+
+mpi_fn! { fn MPI_Comm_remote_group(comm: c_int, group: *mut c_int) {
+    query("MPI_Comm_remote_group", comm, group, || {
+        let c = comm_from(comm)?;
+        Ok(group_to(engine("MPI_Comm_remote_group", |e| e.comm_remote_group(c))?))
     })
 } }
 
@@ -70,19 +89,37 @@ mpi_fn! { fn MPI_Comm_compare(comm1: c_int, comm2: c_int, result: *mut c_int) {
     })
 } }
 
-/// `MPI_Comm_dup` of `c` and its attributes (their copy callbacks) and
-/// hints. If a copy callback fails, the new communicator is freed again
-/// and the program gets `MPI_COMM_NULL`.
-///
-/// # Safety
-/// The attribute callbacks the program registered must be valid C functions.
-pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<CommId, MpiError> {
-    let id = engine(func, |e| {
-        let id = e.comm_dup(c)?;
-        let hints = e.comm_hints(c)?;
-        e.set_comm_hints(id, hints)?;
-        Ok(id)
-    })?;
+/// Waits for the task of a call that creates a communicator (without the
+/// engine lock under `MPI_THREAD_MULTIPLE`): the new communicator, or
+/// `None` (`MPI_COMM_NULL`).
+fn wait_comm(func: &str, id: RequestId) -> Result<Option<CommId>, MpiError> {
+    if thread_multiple() {
+        block_until(func, |e| Ok(e.testall_done(&[Some(id)])?.then_some(())))?;
+    }
+    engine(func, |e| e.wait_comm(id))
+}
+
+/// Runs a call that creates a communicator: `start` starts the engine's
+/// task; the result goes to `newcomm`.
+unsafe fn create(
+    func: &str,
+    newcomm: *mut c_int,
+    start: impl FnOnce(&mut Eng) -> Result<RequestId, MpiError>,
+) -> Result<(), MpiError> {
+    let id = engine(func, start)?;
+    hand_out_comm(wait_comm(func, id)?, newcomm);
+    Ok(())
+}
+
+/// Copies `c`'s attributes to its duplicate `id` (the engine copied its
+/// hints) and hands `id` out; if a copy callback fails, the duplicate is
+/// freed again and the program gets `MPI_COMM_NULL`.
+unsafe fn hand_out_dup(
+    func: &str,
+    c: CommId,
+    id: CommId,
+    newcomm: *mut c_int,
+) -> Result<CommId, MpiError> {
     if let Err(err) = attr::copy_all(func, Object::Comm(c), Object::Comm(id)) {
         engine(func, |e| e.comm_free(id))?;
         write_out(newcomm, MPI_COMM_NULL);
@@ -92,9 +129,32 @@ pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<Com
     Ok(id)
 }
 
+/// `MPI_Comm_dup` of `c` and its attributes (their copy callbacks) and
+/// hints. If a copy callback fails, the new communicator is freed again
+/// and the program gets `MPI_COMM_NULL`.
+///
+/// # Safety
+/// The attribute callbacks the program registered must be valid C functions.
+pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<CommId, MpiError> {
+    let req = engine(func, |e| e.start_comm_dup(c))?;
+    let id = wait_comm(func, req)?.ok_or(MpiError::Other)?;
+    hand_out_dup(func, c, id, newcomm)
+}
+
 mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
     let func = "MPI_Comm_dup";
     let r = comm_from(comm).and_then(|c| dup_comm(func, c, newcomm).map(|_| ()));
+    finish(comm, func, r)
+} }
+
+mpi_fn! { fn MPI_Comm_idup(comm: c_int, newcomm: *mut c_int, request: *mut c_int) {
+    let func = "MPI_Comm_idup";
+    let r = (|| {
+        let c = comm_from(comm)?;
+        let (id, req) = engine(func, |e| e.comm_idup(c))?;
+        write_out(request, request_to(req));
+        hand_out_dup(func, c, id, newcomm).map(|_| ())
+    })();
     finish(comm, func, r)
 } }
 
@@ -103,21 +163,67 @@ mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut
         let c = comm_from(comm)?;
         // MPICH takes every colour but MPI_UNDEFINED, negative ones too.
         let color = (color != MPI_UNDEFINED).then_some(color);
-        let id = engine("MPI_Comm_split", |e| e.comm_split(c, color, key))?;
-        hand_out_comm(id, newcomm);
-        Ok(())
+        create("MPI_Comm_split", newcomm, |e| e.start_comm_split(c, color, key))
     })();
     finish(comm, "MPI_Comm_split", r)
+} }
+
+mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _info: c_int, newcomm: *mut c_int) {
+    let r = (|| {
+        let c = comm_from(comm)?;
+        // The emulated machine has one level: its nodes. Hardware-guided
+        // splits below it (MPI 4.0) and MPICH's neighbourhoods give
+        // MPI_COMM_NULL, as the standard allows.
+        let kind = match split_type {
+            MPI_COMM_TYPE_SHARED => SplitType::Shared,
+            MPI_UNDEFINED | MPI_COMM_TYPE_HW_GUIDED | MPI_COMM_TYPE_HW_UNGUIDED
+            | MPIX_COMM_TYPE_NEIGHBORHOOD => SplitType::Undefined,
+            _ => return Err(MpiError::Arg),
+        };
+        create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key))
+    })();
+    finish(comm, "MPI_Comm_split_type", r)
 } }
 
 mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        let id = engine("MPI_Comm_create", |e| e.comm_create(c, g))?;
-        hand_out_comm(id, newcomm);
-        Ok(())
+        create("MPI_Comm_create", newcomm, |e| e.start_comm_create(c, g))
     })();
     finish(comm, "MPI_Comm_create", r)
+} }
+
+mpi_fn! { fn MPI_Comm_create_group(comm: c_int, group: c_int, tag: c_int, newcomm: *mut c_int) {
+    let r = (|| {
+        let (c, g) = (comm_from(comm)?, group_from(group)?);
+        create("MPI_Comm_create_group", newcomm, |e| e.start_comm_create_group(c, g, tag))
+    })();
+    finish(comm, "MPI_Comm_create_group", r)
+} }
+
+mpi_fn! { fn MPI_Intercomm_create(local_comm: c_int, local_leader: c_int, peer_comm: c_int, remote_leader: c_int, tag: c_int, newintercomm: *mut c_int) {
+    let func = "MPI_Intercomm_create";
+    let r = (|| {
+        let c = comm_from(local_comm)?;
+        let ll = u32::try_from(local_leader).map_err(|_| MpiError::Rank)?;
+        // The peer communicator and the remote leader matter at the local leader only.
+        let leads = engine(func, |e| Ok(e.comm_rank(c)? == ll))?;
+        let (p, rl) = if leads {
+            (comm_from(peer_comm)?, u32::try_from(remote_leader).map_err(|_| MpiError::Rank)?)
+        } else {
+            (c, 0)
+        };
+        create(func, newintercomm, |e| e.start_intercomm_create(c, ll, p, rl, tag))
+    })();
+    finish(local_comm, func, r)
+} }
+
+mpi_fn! { fn MPI_Intercomm_merge(intercomm: c_int, high: c_int, newintracomm: *mut c_int) {
+    let r = (|| {
+        let c = comm_from(intercomm)?;
+        create("MPI_Intercomm_merge", newintracomm, |e| e.start_intercomm_merge(c, high != 0))
+    })();
+    finish(intercomm, "MPI_Intercomm_merge", r)
 } }
 
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {

@@ -20,7 +20,10 @@ pub type Count = i64;
 type R = Result<(), MpiError>;
 
 /// Runs a constructor on the datatype table and hands out the new type.
-unsafe fn make(
+///
+/// # Safety
+/// `newtype` must be null or valid for writing an `int`.
+pub(crate) unsafe fn make(
     func: &str,
     newtype: *mut c_int,
     f: impl FnOnce(&mut Datatypes) -> Result<DatatypeId, MpiError>,
@@ -30,7 +33,7 @@ unsafe fn make(
 }
 
 /// Runs a query on the datatype table.
-fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
+pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
     finish(MPI_COMM_WORLD, func, engine(func, |e| f(e.datatypes())))
 }
 
@@ -161,27 +164,10 @@ unsafe fn create_struct(
         if n > 0 && types.is_null() {
             return Err(MpiError::Arg);
         }
-        let (mut keep, mut lb, mut ub) = ((vec![], vec![], vec![]), None::<i64>, None::<i64>);
-        for i in 0..n {
-            match *types.add(i) {
-                MPI_LB => lb = Some(lb.map_or(dp[i], |x| x.min(dp[i]))),
-                MPI_UB => ub = Some(ub.map_or(dp[i], |x| x.max(dp[i]))),
-                h => {
-                    keep.0.push(bl[i]);
-                    keep.1.push(dp[i]);
-                    keep.2.push(datatype_from(h)?);
-                }
-            }
-        }
-        let id = t.create_struct(&keep.0, &keep.1, &keep.2)?;
-        if lb.is_none() && ub.is_none() {
-            return Ok(id);
-        }
-        let (l, ext) = t.extent(id)?;
-        let (lb, ub) = (lb.unwrap_or(l), ub.unwrap_or(l + ext));
-        let r = t.resized(id, lb, ub - lb);
-        t.free(id)?;
-        r
+        let members = (0..n)
+            .map(|i| type_arg_from(*types.add(i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        t.create_struct(&bl, &dp, &members)
     })
 }
 
@@ -246,6 +232,12 @@ mpi_fn! { fn MPI_Type_set_name(datatype: c_int, type_name: *const c_char) {
 
 mpi_fn! { fn MPI_Type_get_name(datatype: c_int, type_name: *mut c_char, resultlen: *mut c_int) {
     let func = "MPI_Type_get_name";
+    // MPI-1's bound markers are predefined datatype handles with names.
+    if let Some(marker) = [(MPI_LB, "MPI_LB"), (MPI_UB, "MPI_UB")].iter().find(|m| m.0 == datatype) {
+        let n = crate::ffi::write_c_string(type_name, MPI_MAX_OBJECT_NAME as usize, marker.1);
+        write_out(resultlen, n as c_int);
+        return MPI_SUCCESS;
+    }
     let r = datatype_from(datatype).and_then(|d| get_name(func, Object::Datatype(d), type_name, resultlen));
     finish(MPI_COMM_WORLD, func, r)
 } }

@@ -7,6 +7,7 @@
 //! request `0xac00_0000 + id`.
 
 use crate::abi::*;
+use shim_engine::datatype::TypeArg;
 use shim_engine::{
     BuiltinOp, BuiltinType, CommId, DatatypeId, Dest, ErrhandlerId, GroupId, Keyval, MpiError,
     ObjectKind, OpId, RequestId, Source, Tag,
@@ -148,6 +149,25 @@ pub fn datatype_from(h: c_int) -> Result<DatatypeId, MpiError> {
         .find(|(handle, _)| *handle == h)
         .map(|&(_, b)| DatatypeId::Builtin(b))
         .ok_or(MpiError::Datatype)
+}
+
+/// A datatype argument of a constructor: a datatype, or MPI-1's
+/// `MPI_LB` / `MPI_UB` marker.
+pub fn type_arg_from(h: c_int) -> Result<TypeArg, MpiError> {
+    match h {
+        MPI_LB => Ok(TypeArg::Lb),
+        MPI_UB => Ok(TypeArg::Ub),
+        _ => datatype_from(h).map(TypeArg::Type),
+    }
+}
+
+/// The handle of a constructor's datatype argument.
+pub fn type_arg_to(a: TypeArg) -> c_int {
+    match a {
+        TypeArg::Lb => MPI_LB,
+        TypeArg::Ub => MPI_UB,
+        TypeArg::Type(t) => datatype_to(t),
+    }
 }
 
 /// The handle of a datatype.

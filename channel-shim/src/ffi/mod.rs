@@ -40,6 +40,7 @@ pub mod buffers;
 pub mod collectives;
 pub mod comm;
 pub mod datatype;
+pub mod datatype_ext;
 pub mod engine_access;
 pub mod errors;
 pub mod grequest;
@@ -47,12 +48,18 @@ pub mod handles;
 pub mod info;
 pub mod init;
 pub mod multiple;
+pub mod nbc;
+pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod symbols;
+pub mod topo;
 
 /// Called at the entry of every MPI function: accounts compute time and
-/// sleeps to stretch it by the time factor.
+/// sleeps to stretch it by the time factor; then, while nonblocking
+/// collectives are under way, lets them progress (every MPI call does, as
+/// the tests and waits do), so communication overlaps the computation
+/// between calls in emulated time.
 pub fn enter(name: &'static str) {
     if crate::runtime::clock_is_adaptive() {
         // Learn of factor changes before computing how long to sleep.
@@ -65,6 +72,11 @@ pub fn enter(name: &'static str) {
     if let Some(c) = crate::runtime::clock_snapshot() {
         crate::runtime::pacer(|p| p.enter(name, &c));
     }
+    crate::runtime::try_with_engine(|e| {
+        if e.has_pending_collectives() {
+            e.progress(false);
+        }
+    });
 }
 
 /// Called at the exit of every MPI function.

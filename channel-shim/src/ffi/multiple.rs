@@ -10,6 +10,7 @@ use crate::abi::MPI_THREAD_MULTIPLE;
 use crate::ffi::engine_access::engine;
 use crate::ffi::init::THREAD_LEVEL;
 use crate::runtime::{self, GatewayTransport};
+use shim_engine::waiting::REPORT_WAITING_AFTER;
 use shim_engine::{Engine, MpiError};
 use std::sync::atomic::Ordering;
 
@@ -27,11 +28,43 @@ pub fn block_until<R>(
     func: &str,
     mut poll: impl FnMut(&mut Engine<GatewayTransport>) -> Result<Option<R>, MpiError>,
 ) -> Result<R, MpiError> {
+    let mut watch = QuietWatch::default();
     loop {
-        if let Some(r) = engine(func, &mut poll)? {
+        let done = engine(func, |e| {
+            let r = poll(e)?;
+            if r.is_none() {
+                watch.observe(e);
+            }
+            Ok(r)
+        })?;
+        if let Some(r) = done {
             return Ok(r);
         }
         wait_for_gateway();
+    }
+}
+
+/// Tells the gateway what a waiting call waits for once nothing has
+/// arrived for [`REPORT_WAITING_AFTER`] (as the engine does when it
+/// blocks itself), and again after each later arrival and quiet spell.
+#[derive(Default)]
+struct QuietWatch {
+    received: u64,
+    since: Option<std::time::Instant>,
+    reported: bool,
+}
+
+impl QuietWatch {
+    fn observe(&mut self, e: &mut Engine<GatewayTransport>) {
+        let now = std::time::Instant::now();
+        let received = e.counters().messages_received;
+        if self.since.is_none() || received != self.received {
+            (self.received, self.since, self.reported) = (received, Some(now), false);
+        } else if !self.reported && now - self.since.unwrap_or(now) >= REPORT_WAITING_AFTER {
+            let w = e.waiting();
+            e.transport_mut().send_waiting(&w);
+            self.reported = true;
+        }
     }
 }
 

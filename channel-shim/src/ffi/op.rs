@@ -52,7 +52,7 @@ mpi_fn! { fn MPI_Op_create(user_fn: Option<UserFunction>, commute: c_int, op: *m
 mpi_fn! { fn MPI_Op_free(op: *mut c_int) {
     let r = (|| {
         let o = op_from(*op)?;
-        engine("MPI_Op_free", |e| e.ops_mut().free(o))?;
+        engine("MPI_Op_free", |e| e.op_free(o))?;
         write_out(op, MPI_OP_NULL);
         Ok(())
     })();

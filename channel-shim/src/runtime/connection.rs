@@ -9,13 +9,18 @@ use super::gateway_stream::GatewayStream;
 use mpinetsim_protocol::{
     Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY, VERSION,
 };
-use shim_engine::transport::{Incoming, Transport};
+use shim_engine::envelope::{CallCode, Envelope, Kind};
+use shim_engine::transport::{CollectiveStart, Incoming, Transport};
+use shim_engine::waiting::Waiting;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::time::Duration;
 
 /// How long the gateway may take to answer the Hello and the clock probes.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a rank that aborts waits for the gateway to acknowledge it.
+const ABORT_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Who this rank is, for the Hello.
 pub struct Identity {
@@ -45,39 +50,33 @@ pub struct GatewayTransport {
     last_read_ns: u64,
     sync: ClockSync,
     analytic: bool,
+    node: u32,
     coll_seq: HashMap<(u32, u32), u32>,
-    collective_done: Option<u64>,
-}
-
-/// One collective call as the analytic network model needs it.
-#[derive(Clone, Copy, Debug)]
-pub struct CollectiveReport {
-    /// The communicator's collective context id.
-    pub context: u32,
-    /// World rank of the communicator's rank 0.
-    pub leader: u32,
-    /// Operation code (netsim's `CollectiveOp`).
-    pub op: u8,
-    /// Members of the communicator.
-    pub members: u32,
-    /// This rank is the root.
-    pub is_root: bool,
-    /// Bytes of the call's send arguments.
-    pub sent_bytes: u64,
-    /// Bytes of the call's receive arguments.
-    pub received_bytes: u64,
-    /// Scaled time the rank entered the call, ns.
-    pub entered_srt_ns: u64,
+    /// Collectives reported to the analytic model, by their name there:
+    /// where to deliver their release (receive context and tag).
+    reported: HashMap<(u32, u32, u32), (u32, i32)>,
+    /// Deliver and CollectiveDone frames read (see `Frame::Waiting`).
+    wakeups: u64,
 }
 
 /// Envelope offset of the context id (see `shim_engine::envelope`).
 const CONTEXT_OFFSET: usize = 20;
+/// Envelope offset of the call code.
+const CALL_OFFSET: usize = 4;
 
-/// True for a message on a collective context (odd context ids).
+/// True for a message the analytic model's collective timing covers: one
+/// on a collective context (odd context ids), except a neighbourhood
+/// collective's, whose messages are timed one by one like point-to-point
+/// ones (the model has no neighbourhood operation).
 fn is_collective_message(bytes: &[u8]) -> bool {
-    bytes
+    let odd = bytes
         .get(CONTEXT_OFFSET..CONTEXT_OFFSET + 4)
-        .is_some_and(|c| u32::from_le_bytes(c.try_into().unwrap()) & 1 == 1)
+        .is_some_and(|c| u32::from_le_bytes(c.try_into().unwrap()) & 1 == 1);
+    let neighborhood = bytes
+        .get(CALL_OFFSET)
+        .and_then(|&c| shim_engine::envelope::CallCode::from_u8(c))
+        .is_some_and(|c| c.is_neighborhood());
+    odd && !neighborhood
 }
 
 impl GatewayTransport {
@@ -100,8 +99,10 @@ impl GatewayTransport {
             last_read_ns: 0,
             sync: ClockSync::default(),
             analytic: false,
+            node: 0,
             coll_seq: HashMap::new(),
-            collective_done: None,
+            reported: HashMap::new(),
+            wakeups: 0,
         };
         t.write_frame(&Frame::Hello {
             version: VERSION,
@@ -119,8 +120,10 @@ impl GatewayTransport {
                 eager_limit,
                 adaptive,
                 analytic,
+                node,
             }) if version == VERSION => {
                 t.analytic = analytic;
+                t.node = node;
                 clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
             }
@@ -137,7 +140,11 @@ impl GatewayTransport {
         }
         t.initial_clock_sync();
         t.handshaking = false;
-        let _ = t.stream.set_read_timeout(None);
+        // Blocking reads give up after this long, so a rank that waits
+        // with nothing arriving can tell the gateway what it waits for.
+        let _ = t
+            .stream
+            .set_read_timeout(Some(shim_engine::waiting::REPORT_WAITING_AFTER));
         Ok(t)
     }
 
@@ -249,7 +256,8 @@ impl GatewayTransport {
     }
 
     /// Reads until one frame is complete; without `block`, returns None
-    /// when the socket has nothing more right now.
+    /// when the socket has nothing more right now, with `block` when
+    /// nothing arrived within the read timeout (after the handshake).
     fn read_frame(&mut self, block: bool) -> Option<Frame> {
         loop {
             match Frame::decode(&self.inbuf) {
@@ -272,12 +280,15 @@ impl GatewayTransport {
                         if matches!(
                             e.kind(),
                             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) && self.handshaking =>
+                        ) =>
                     {
-                        self.lost(&format!(
-                            "did not answer within {} s",
-                            HANDSHAKE_TIMEOUT.as_secs()
-                        ))
+                        if self.handshaking {
+                            self.lost(&format!(
+                                "did not answer within {} s",
+                                HANDSHAKE_TIMEOUT.as_secs()
+                            ))
+                        }
+                        return None;
                     }
                     Err(e) => self.lost(&format!("could not be read from ({e})")),
                 }
@@ -315,7 +326,12 @@ impl GatewayTransport {
                     self.apply_new_estimate();
                 }
             }
-            Frame::CollectiveDone { vtime_ns } => self.collective_done = Some(vtime_ns),
+            Frame::CollectiveDone {
+                context,
+                leader,
+                seq,
+                vtime_ns,
+            } => self.release(context, leader, seq, vtime_ns),
             other => super::fatal(&format!(
                 "the mpinetsim gateway at {} sent an unexpected {} frame",
                 self.addr,
@@ -333,6 +349,7 @@ impl GatewayTransport {
                 vtime_ns,
                 bytes,
             }) => {
+                self.wakeups += 1;
                 self.ready.push_back(Incoming {
                     src,
                     vtime_ns,
@@ -361,45 +378,88 @@ impl GatewayTransport {
         }
     }
 
-    /// The job runs on the analytic network model: collectives are
-    /// reported with [`GatewayTransport::collective`].
-    pub fn is_analytic(&self) -> bool {
-        self.analytic
+    /// Tells the gateway what the MPI call in progress waits for.
+    pub fn send_waiting(&mut self, w: &Waiting) {
+        let call = super::pacer(|p| p.call_name()).unwrap_or_default();
+        let listed = w.peers.len().min(mpinetsim_protocol::MAX_WAITING_PEERS);
+        self.write_frame(&Frame::Waiting {
+            call: call.to_string(),
+            any_source: w.any_source,
+            peers: w.peers[..listed].to_vec(),
+            more_peers: listed < w.peers.len(),
+            wakeups: self.wakeups,
+        });
     }
 
-    /// Analytic model: reports a finished collective's data exchange as one
-    /// operation, waits until the gateway releases it and then until scaled
-    /// time reaches the modelled end.
-    pub fn collective(&mut self, r: CollectiveReport) {
-        let seq = self.coll_seq.entry((r.context, r.leader)).or_insert(0);
-        let frame = Frame::Collective {
-            context: r.context,
-            leader: r.leader,
-            seq: *seq,
-            op: r.op,
-            members: r.members,
-            is_root: r.is_root,
-            sent_bytes: r.sent_bytes,
-            received_bytes: r.received_bytes,
-            srt_ns: r.entered_srt_ns,
+    /// The analytic model released collective (`context`, `leader`,
+    /// `seq`) at virtual time `vtime_ns`: the call's release message (see
+    /// [`Transport::collective_begin`]) is delivered like any message, at
+    /// that time.
+    fn release(&mut self, context: u32, leader: u32, seq: u32, vtime_ns: u64) {
+        let Some((recv_context, tag)) = self.reported.remove(&(context, leader, seq)) else {
+            super::fatal(&format!(
+                "the mpinetsim gateway at {} released a collective this rank never entered",
+                self.addr
+            ))
         };
-        *seq += 1;
-        self.write_frame(&frame);
-        while self.collective_done.is_none() {
-            self.pump(true);
-        }
-        let end = self.collective_done.take().unwrap();
-        self.wait_until_srt(end);
+        let env = Envelope {
+            kind: Kind::Control,
+            flags: 0,
+            call: CallCode::Other,
+            src: self.rank,
+            dst: self.rank,
+            tag,
+            context: recv_context,
+            seq: 0,
+            sender_op: 0,
+            receiver_op: 0,
+            msg_len: 0,
+            payload_len: 0,
+        };
+        self.wakeups += 1;
+        self.ready.push_back(Incoming {
+            src: self.rank,
+            vtime_ns,
+            bytes: env.encode(&[]),
+        });
     }
 
-    /// Tells the gateway the job is aborted; false when it could not be
-    /// told (it is gone), so the caller prints the reason itself.
+    /// Tells the gateway the job is aborted and waits (at most
+    /// [`ABORT_ACK_TIMEOUT`]) until it has recorded that, so the reason
+    /// reaches the job's report before this process exits and the gateway
+    /// sees it end. False when the gateway could not be told (it is gone),
+    /// so the caller prints the reason itself.
     pub fn send_abort(&mut self, code: i32, text: &str) -> bool {
         let f = Frame::Abort {
             code,
             text: text.to_string(),
         };
-        self.stream.write_all(&f.to_bytes()).is_ok()
+        if self.stream.write_all(&f.to_bytes()).is_err() {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + ABORT_ACK_TIMEOUT;
+        let mut chunk = [0u8; 64 * 1024];
+        while std::time::Instant::now() < deadline {
+            // Frames before the ack (deliveries) no longer matter.
+            while let Ok(Some((f, used))) = Frame::decode(&self.inbuf) {
+                self.inbuf.drain(..used);
+                if f == Frame::AbortAck {
+                    return true;
+                }
+            }
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return true, // the gateway ended the job: it read the Abort
+                Ok(n) => self.inbuf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return true,
+            }
+        }
+        true
     }
 }
 
@@ -445,10 +505,76 @@ impl Transport for GatewayTransport {
         self.wait_until_srt(due);
         self.ready.pop_front().unwrap()
     }
+    fn recv_within(&mut self, timeout: Duration) -> Option<Incoming> {
+        let deadline = std::time::Instant::now() + timeout;
+        while self.ready.is_empty() {
+            if !self.pump(true) && std::time::Instant::now() >= deadline {
+                return None;
+            }
+        }
+        Some(self.recv_blocking())
+    }
+    fn report_waiting(&mut self, w: &Waiting) {
+        self.send_waiting(w);
+    }
     fn now_srt_ns(&self) -> u64 {
         self.srt_ns()
     }
     fn eager_limit(&self) -> u64 {
         self.eager_limit
+    }
+    /// Analytic model: reports the call as one operation entered now (its
+    /// data goes untimed as [`Frame::CollectiveData`]); the gateway's
+    /// [`Frame::CollectiveDone`] becomes the release message.
+    fn collective_begin(&mut self, c: &CollectiveStart) -> bool {
+        if !self.analytic {
+            return false;
+        }
+        let seq_slot = self.coll_seq.entry((c.context, c.leader)).or_insert(0);
+        let seq = *seq_slot;
+        *seq_slot += 1;
+        self.reported
+            .insert((c.context, c.leader, seq), (c.recv_context, c.tag));
+        let frame = Frame::Collective {
+            context: c.context,
+            leader: c.leader,
+            seq,
+            op: coll_op_of(c.call),
+            members: c.members,
+            is_root: c.is_root,
+            sent_bytes: c.sent_bytes,
+            received_bytes: c.received_bytes,
+            srt_ns: self.srt_ns(),
+        };
+        self.write_frame(&frame);
+        true
+    }
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+/// The analytic model's operation for a collective call (a nonblocking
+/// call is timed as its blocking form, `MPI_Alltoallw` as `MPI_Alltoallv`).
+fn coll_op_of(call: CallCode) -> u8 {
+    use mpinetsim_protocol::coll_op::*;
+    match call.blocking() {
+        CallCode::Barrier => BARRIER,
+        CallCode::Bcast => BCAST,
+        CallCode::Reduce => REDUCE,
+        CallCode::Allreduce => ALLREDUCE,
+        CallCode::Gather => GATHER,
+        CallCode::Gatherv => GATHERV,
+        CallCode::Scatter => SCATTER,
+        CallCode::Scatterv => SCATTERV,
+        CallCode::Allgather => ALLGATHER,
+        CallCode::Allgatherv => ALLGATHERV,
+        CallCode::Alltoall => ALLTOALL,
+        CallCode::Alltoallv | CallCode::Alltoallw => ALLTOALLV,
+        CallCode::Reduce_scatter => REDUCE_SCATTER,
+        CallCode::Reduce_scatter_block => REDUCE_SCATTER_BLOCK,
+        CallCode::Scan => SCAN,
+        CallCode::Exscan => EXSCAN,
+        _ => 0,
     }
 }

@@ -13,7 +13,7 @@ pub use clock::{
     is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, snapshot as clock_snapshot,
 };
 pub use clock_sync::round_due as clock_round_due;
-pub use connection::{CollectiveReport, GatewayTransport};
+pub use connection::GatewayTransport;
 pub use pacer::Pacer;
 pub use state::{
     abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, job_size_from_env,

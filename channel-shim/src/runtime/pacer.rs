@@ -61,6 +61,11 @@ impl Pacer {
         }
     }
 
+    /// The outermost MPI call in progress (or the last one made).
+    pub fn call_name(&self) -> &'static str {
+        self.call_name
+    }
+
     /// Records every compute, sleep and MPI-call span into `log`.
     pub fn with_timeline(mut self, log: SpanLog) -> Pacer {
         self.timeline = Some(log);

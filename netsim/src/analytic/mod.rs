@@ -73,6 +73,8 @@ pub struct CollectiveEntry {
 pub struct Release {
     /// World rank.
     pub rank: u32,
+    /// The collective (a rank may have several nonblocking ones under way).
+    pub key: CollectiveKey,
     /// Virtual time the collective ended.
     pub at: Nanos,
 }
@@ -104,7 +106,7 @@ enum Event {
     /// A message arrives.
     Deliver(Box<Delivery>, EventClass),
     /// A collective ends for these members.
-    Release(Vec<u32>),
+    Release(CollectiveKey, Vec<u32>),
 }
 
 struct Gathering {
@@ -302,7 +304,7 @@ impl AnalyticSim {
         self.stats.collective_ns += d;
         let end = after(start, d).max(self.now);
         let ranks = g.entered.iter().map(|x| x.0).collect();
-        self.queue.push(end, Event::Release(ranks));
+        self.queue.push(end, Event::Release(e.key, ranks));
         Ok(())
     }
 
@@ -376,9 +378,9 @@ impl AnalyticSim {
                 self.deliveries.push(*m);
                 class
             }
-            Event::Release(ranks) => {
+            Event::Release(key, ranks) => {
                 self.releases
-                    .extend(ranks.into_iter().map(|rank| Release { rank, at: t }));
+                    .extend(ranks.into_iter().map(|rank| Release { rank, key, at: t }));
                 EventClass::Collective
             }
         };
@@ -411,6 +413,11 @@ impl AnalyticSim {
     /// Collectives some but not all members have entered.
     pub fn collectives_waiting(&self) -> usize {
         self.gathering.len()
+    }
+
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        self.injected - self.delivered
     }
 
     /// The model's counters.

@@ -26,6 +26,7 @@ fn configs() -> Vec<(u64, EngineConfig)> {
         alltoall_medium: u64::MAX,
         allgather_short: u64::MAX,
         allgather_long: 0,
+        inter_short: u64::MAX,
     };
     let long = CollThresholds {
         bcast_short: 0,
@@ -36,6 +37,7 @@ fn configs() -> Vec<(u64, EngineConfig)> {
         alltoall_medium: 0,
         allgather_short: 0,
         allgather_long: 0,
+        inter_short: 0,
     };
     vec![
         (1 << 20, d),

@@ -8,7 +8,7 @@
 //! bound to the largest element alignment, as MPICH does, unless a member
 //! has explicit bounds.
 
-use super::{DatatypeId, Datatypes, TypeInfo, TypeRun};
+use super::{Combiner, Contents, DatatypeId, Datatypes, TypeArg, TypeInfo, TypeRun};
 use crate::error::{MpiError, MpiResult};
 
 /// Most runs (stretches of consecutive elements of one predefined type) the
@@ -140,6 +140,7 @@ fn build(blocks: &[Block<'_>], struct_padding: bool) -> MpiResult<TypeInfo> {
         align,
         explicit_bounds: explicit,
         committed: false,
+        contents: Contents::named(),
     })
 }
 
@@ -152,11 +153,24 @@ fn in_bytes(disps: &[i64], ext: i64) -> MpiResult<Vec<i64>> {
 }
 
 impl Datatypes {
-    fn made(
+    /// A new type of `blocks` (displacement in bytes, count, type), made
+    /// by the call `contents` records.
+    pub(super) fn made(
         &mut self,
         blocks: &[(i64, u64, DatatypeId)],
         struct_padding: bool,
+        contents: Contents,
     ) -> MpiResult<DatatypeId> {
+        let t = self.build_blocks(blocks, struct_padding)?;
+        Ok(self.add(TypeInfo { contents, ..t }))
+    }
+
+    /// The type of `blocks`, not stored.
+    pub(super) fn build_blocks(
+        &self,
+        blocks: &[(i64, u64, DatatypeId)],
+        struct_padding: bool,
+    ) -> MpiResult<TypeInfo> {
         let infos: Vec<&TypeInfo> = blocks
             .iter()
             .map(|&(_, _, t)| self.live(t))
@@ -166,13 +180,18 @@ impl Datatypes {
             .zip(infos)
             .map(|(&(disp, len, _), old)| Block { disp, len, old })
             .collect();
-        let t = build(&bs, struct_padding)?;
-        Ok(self.add(t))
+        build(&bs, struct_padding)
     }
 
     /// `MPI_Type_contiguous`.
     pub fn contiguous(&mut self, count: usize, old: DatatypeId) -> MpiResult<DatatypeId> {
-        self.made(&[(0, count as u64, old)], false)
+        let c = Contents::of(
+            Combiner::Contiguous,
+            vec![int(count)],
+            vec![],
+            vec![TypeArg::Type(old)],
+        );
+        self.made(&[(0, count as u64, old)], false, c)
     }
 
     /// `MPI_Type_vector`: stride in elements of `old`.
@@ -184,8 +203,11 @@ impl Datatypes {
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
         let ext = self.live(old)?.extent();
-        let stride = stride.checked_mul(ext).ok_or(MpiError::Arg)?;
-        self.hvector(count, blocklen, stride, old)
+        let bytes = stride.checked_mul(ext).ok_or(MpiError::Arg)?;
+        let t = self.hvector_info(count, blocklen, bytes, old)?;
+        let ints = vec![int(count), int(blocklen), stride as i32];
+        let c = Contents::of(Combiner::Vector, ints, vec![], vec![TypeArg::Type(old)]);
+        Ok(self.add(TypeInfo { contents: c, ..t }))
     }
 
     /// `MPI_Type_create_hvector`: stride in bytes.
@@ -196,6 +218,24 @@ impl Datatypes {
         stride: i64,
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
+        let t = self.hvector_info(count, blocklen, stride, old)?;
+        let ints = vec![int(count), int(blocklen)];
+        let c = Contents::of(
+            Combiner::Hvector,
+            ints,
+            vec![stride],
+            vec![TypeArg::Type(old)],
+        );
+        Ok(self.add(TypeInfo { contents: c, ..t }))
+    }
+
+    fn hvector_info(
+        &self,
+        count: usize,
+        blocklen: usize,
+        stride: i64,
+        old: DatatypeId,
+    ) -> MpiResult<TypeInfo> {
         let t = self.live(old)?;
         let blocklen = blocklen as u64;
         if count as u64 > MAX_TYPEMAP_RUNS {
@@ -203,19 +243,19 @@ impl Datatypes {
             // vector whose blocks abut is one contiguous block as long as
             // its old type tiles; anything else is beyond the limit.
             if blocklen == 0 {
-                return self.made(&[], false);
+                return self.build_blocks(&[], false);
             }
             let block_bytes = i128::from(blocklen as i64) * i128::from(t.extent());
             if t.size > 0 && tiles(t) && i128::from(stride) == block_bytes {
                 let len = blocklen.checked_mul(count as u64).ok_or(MpiError::Arg)?;
-                return self.made(&[(0, len, old)], false);
+                return self.build_blocks(&[(0, len, old)], false);
             }
             return Err(MpiError::Other);
         }
         let blocks: Vec<_> = (0..count as i64)
             .map(|i| Ok((aint(i128::from(i) * i128::from(stride))?, blocklen, old)))
             .collect::<MpiResult<_>>()?;
-        self.made(&blocks, false)
+        self.build_blocks(&blocks, false)
     }
 
     /// `MPI_Type_indexed`: displacements in elements of `old`.
@@ -226,7 +266,12 @@ impl Datatypes {
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
         let bytes = in_bytes(disps, self.live(old)?.extent())?;
-        self.hindexed(blocklens, &bytes, old)
+        let t = self.hindexed_info(blocklens, &bytes, old)?;
+        let mut ints = vec![int(blocklens.len())];
+        ints.extend(blocklens.iter().map(|&b| int(b)));
+        ints.extend(disps.iter().map(|&d| d as i32));
+        let c = Contents::of(Combiner::Indexed, ints, vec![], vec![TypeArg::Type(old)]);
+        Ok(self.add(TypeInfo { contents: c, ..t }))
     }
 
     /// `MPI_Type_create_hindexed`: displacements in bytes.
@@ -236,6 +281,24 @@ impl Datatypes {
         disps: &[i64],
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
+        let t = self.hindexed_info(blocklens, disps, old)?;
+        let mut ints = vec![int(blocklens.len())];
+        ints.extend(blocklens.iter().map(|&b| int(b)));
+        let c = Contents::of(
+            Combiner::Hindexed,
+            ints,
+            disps.to_vec(),
+            vec![TypeArg::Type(old)],
+        );
+        Ok(self.add(TypeInfo { contents: c, ..t }))
+    }
+
+    fn hindexed_info(
+        &self,
+        blocklens: &[usize],
+        disps: &[i64],
+        old: DatatypeId,
+    ) -> MpiResult<TypeInfo> {
         if blocklens.len() != disps.len() {
             return Err(MpiError::Arg);
         }
@@ -244,7 +307,7 @@ impl Datatypes {
             .zip(blocklens)
             .map(|(&d, &l)| (d, l as u64, old))
             .collect();
-        self.made(&blocks, false)
+        self.build_blocks(&blocks, false)
     }
 
     /// `MPI_Type_create_indexed_block`: displacements in elements of `old`.
@@ -255,7 +318,16 @@ impl Datatypes {
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
         let bytes = in_bytes(disps, self.live(old)?.extent())?;
-        self.hindexed_block(blocklen, &bytes, old)
+        let blocks: Vec<_> = bytes.iter().map(|&d| (d, blocklen as u64, old)).collect();
+        let mut ints = vec![int(disps.len()), int(blocklen)];
+        ints.extend(disps.iter().map(|&d| d as i32));
+        let c = Contents::of(
+            Combiner::IndexedBlock,
+            ints,
+            vec![],
+            vec![TypeArg::Type(old)],
+        );
+        self.made(&blocks, false, c)
     }
 
     /// `MPI_Type_create_hindexed_block`: displacements in bytes.
@@ -266,23 +338,47 @@ impl Datatypes {
         old: DatatypeId,
     ) -> MpiResult<DatatypeId> {
         let blocks: Vec<_> = disps.iter().map(|&d| (d, blocklen as u64, old)).collect();
-        self.made(&blocks, false)
+        let ints = vec![int(disps.len()), int(blocklen)];
+        let c = Contents::of(
+            Combiner::HindexedBlock,
+            ints,
+            disps.to_vec(),
+            vec![TypeArg::Type(old)],
+        );
+        self.made(&blocks, false, c)
     }
 
-    /// `MPI_Type_create_struct`.
+    /// `MPI_Type_create_struct` (also MPI-1's `MPI_Type_struct`, whose
+    /// `MPI_LB` / `MPI_UB` members set explicit bounds: the lowest `MPI_LB`
+    /// and the highest `MPI_UB` displacement; a missing one is the bound the
+    /// other members give).
     pub fn create_struct(
         &mut self,
         blocklens: &[usize],
         disps: &[i64],
-        types: &[DatatypeId],
+        types: &[TypeArg],
     ) -> MpiResult<DatatypeId> {
         if blocklens.len() != disps.len() || disps.len() != types.len() {
             return Err(MpiError::Arg);
         }
-        let blocks: Vec<_> = (0..types.len())
-            .map(|i| (disps[i], blocklens[i] as u64, types[i]))
-            .collect();
-        self.made(&blocks, true)
+        let (mut blocks, mut lb, mut ub) = (Vec::new(), None::<i64>, None::<i64>);
+        for i in 0..types.len() {
+            match types[i] {
+                TypeArg::Type(t) => blocks.push((disps[i], blocklens[i] as u64, t)),
+                TypeArg::Lb => lb = Some(lb.map_or(disps[i], |x| x.min(disps[i]))),
+                TypeArg::Ub => ub = Some(ub.map_or(disps[i], |x| x.max(disps[i]))),
+            }
+        }
+        let mut t = self.build_blocks(&blocks, true)?;
+        if lb.is_some() || ub.is_some() {
+            let (l, u) = (lb.unwrap_or(t.lb), ub.unwrap_or(t.ub));
+            aint(i128::from(u) - i128::from(l))?;
+            (t.lb, t.ub, t.explicit_bounds) = (l, u, true);
+        }
+        let mut ints = vec![int(types.len())];
+        ints.extend(blocklens.iter().map(|&b| int(b)));
+        t.contents = Contents::of(Combiner::Struct, ints, disps.to_vec(), types.to_vec());
+        Ok(self.add(t))
     }
 
     /// `MPI_Type_create_resized`.
@@ -293,22 +389,39 @@ impl Datatypes {
         t.ub = ub;
         t.explicit_bounds = true;
         t.committed = false;
+        t.contents = Contents::of(
+            Combiner::Resized,
+            vec![],
+            vec![lb, extent],
+            vec![TypeArg::Type(old)],
+        );
         Ok(self.add(t))
     }
 
     /// `MPI_Type_dup` (the copy is committed if the original is).
     pub fn dup(&mut self, old: DatatypeId) -> MpiResult<DatatypeId> {
-        let t = self.live(old)?.clone();
+        let mut t = self.live(old)?.clone();
+        t.contents = Contents::of(Combiner::Dup, vec![], vec![], vec![TypeArg::Type(old)]);
         Ok(self.add(t))
     }
 }
 
+/// A count or length as the `int` the program gave (constructors take
+/// C `int`s, so this never saturates for their arguments).
+fn int(v: usize) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::datatype::{BuiltinType as B, DatatypeId, Datatypes};
+    use crate::datatype::{BuiltinType as B, DatatypeId, Datatypes, TypeArg};
 
     fn d(b: B) -> DatatypeId {
         DatatypeId::Builtin(b)
+    }
+
+    fn a(b: B) -> TypeArg {
+        TypeArg::Type(d(b))
     }
 
     #[test]
@@ -340,7 +453,7 @@ mod tests {
         let mut t = Datatypes::new();
         // struct { double d; char c; } -> extent 16
         let s = t
-            .create_struct(&[1, 1], &[0, 8], &[d(B::Double), d(B::Char)])
+            .create_struct(&[1, 1], &[0, 8], &[a(B::Double), a(B::Char)])
             .unwrap();
         let i = t.info(s).unwrap();
         assert_eq!((i.size, i.extent(), i.true_ub), (9, 16, 9));

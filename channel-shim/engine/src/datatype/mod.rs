@@ -12,10 +12,15 @@
 //! expose for a (datatype, count).
 
 mod builtin;
+mod contents;
 mod derived;
+pub mod external32;
+pub mod f90;
 mod pack;
+pub mod subarray;
 
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
+pub use contents::{Combiner, Contents, TypeArg};
 pub use derived::MAX_TYPEMAP_RUNS;
 pub use pack::Span;
 pub(crate) use pack::{pack_range, unpack_range};
@@ -80,6 +85,8 @@ pub struct TypeInfo {
     pub explicit_bounds: bool,
     /// Whether `MPI_Type_commit` was called (always true for predefined).
     pub committed: bool,
+    /// The constructor call that made it (`Named` for predefined types).
+    pub contents: Contents,
 }
 
 impl TypeInfo {
@@ -105,6 +112,7 @@ impl TypeInfo {
             align: b.align(),
             explicit_bounds: false,
             committed: true,
+            contents: Contents::named(),
         }
     }
 
@@ -131,12 +139,19 @@ impl TypeInfo {
     }
 }
 
-/// A derived datatype in the table: its description, whether the program
-/// freed its handle, and how many requests still name it.
+/// A derived datatype in the table and who holds it.
+///
+/// `handles` counts the handles the program holds (one from the
+/// constructor, one more for each `MPI_Type_get_contents` that returned
+/// it); `uses` counts the types whose contents name it and the requests
+/// still naming it ([`Datatypes::add_use`]). The type stays in the table
+/// until both are zero, so a type the program freed keeps working for
+/// whatever still uses it, and its number is not given to a new type
+/// meanwhile.
 #[derive(Debug)]
 struct Slot {
     info: Arc<TypeInfo>,
-    freed: bool,
+    handles: u32,
     uses: u32,
 }
 
@@ -154,6 +169,8 @@ struct Slot {
 pub struct Datatypes {
     builtins: Vec<Arc<TypeInfo>>,
     derived: Vec<Option<Slot>>,
+    /// The cached types of `MPI_Type_create_f90_*`, by (combiner, p, r).
+    f90: std::collections::HashMap<(Combiner, i32, i32), DatatypeId>,
 }
 
 impl Default for Datatypes {
@@ -171,6 +188,7 @@ impl Datatypes {
                 .map(|&b| Arc::new(TypeInfo::of_builtin(b)))
                 .collect(),
             derived: Vec::new(),
+            f90: std::collections::HashMap::new(),
         }
     }
 
@@ -182,24 +200,24 @@ impl Datatypes {
     fn shared(&self, dt: DatatypeId) -> MpiResult<&Arc<TypeInfo>> {
         match dt {
             DatatypeId::Builtin(b) => Ok(&self.builtins[b as usize]),
-            DatatypeId::Derived(i) => self
-                .derived
-                .get(i as usize)
-                .and_then(|t| t.as_ref())
-                .map(|s| &s.info)
-                .ok_or(MpiError::Datatype),
+            DatatypeId::Derived(i) => self.slot(i).map(|s| &s.info).ok_or(MpiError::Datatype),
         }
     }
 
+    fn slot(&self, i: u32) -> Option<&Slot> {
+        self.derived.get(i as usize).and_then(|s| s.as_ref())
+    }
+
+    fn slot_mut(&mut self, i: u32) -> Option<&mut Slot> {
+        self.derived.get_mut(i as usize).and_then(|s| s.as_mut())
+    }
+
     /// Whether `dt` names a type the program may still use: predefined, or
-    /// derived and not freed.
+    /// derived with a handle the program has not freed.
     pub fn is_live(&self, dt: DatatypeId) -> bool {
         match dt {
             DatatypeId::Builtin(_) => true,
-            DatatypeId::Derived(i) => self
-                .derived
-                .get(i as usize)
-                .is_some_and(|s| s.as_ref().is_some_and(|s| !s.freed)),
+            DatatypeId::Derived(i) => self.slot(i).is_some_and(|s| s.handles > 0),
         }
     }
 
@@ -213,36 +231,53 @@ impl Datatypes {
         }
     }
 
-    fn slot_mut(&mut self, dt: DatatypeId) -> Option<&mut Slot> {
-        match dt {
-            DatatypeId::Builtin(_) => None,
-            DatatypeId::Derived(i) => self.derived.get_mut(i as usize).and_then(|s| s.as_mut()),
-        }
-    }
-
-    /// A request starts naming `dt` (nothing for predefined types).
+    /// A request (or a type's contents) starts naming `dt` (nothing for
+    /// predefined types).
     pub fn add_use(&mut self, dt: DatatypeId) {
-        if let Some(s) = self.slot_mut(dt) {
-            s.uses += 1;
-        }
-    }
-
-    /// A request stops naming `dt`; a freed type nobody names goes.
-    pub fn release_use(&mut self, dt: DatatypeId) {
-        if let Some(s) = self.slot_mut(dt) {
-            s.uses = s.uses.saturating_sub(1);
-            if s.freed && s.uses == 0 {
-                self.drop_slot(dt);
-            }
-        }
-    }
-
-    fn drop_slot(&mut self, dt: DatatypeId) {
         if let DatatypeId::Derived(i) = dt {
-            if let Some(s) = self.derived.get_mut(i as usize) {
-                *s = None;
+            if let Some(s) = self.slot_mut(i) {
+                s.uses += 1;
             }
         }
+    }
+
+    /// A request stops naming `dt`; a freed type nothing names goes.
+    pub fn release_use(&mut self, dt: DatatypeId) {
+        if let DatatypeId::Derived(i) = dt {
+            if let Some(s) = self.slot_mut(i) {
+                s.uses = s.uses.saturating_sub(1);
+                self.collect(i);
+            }
+        }
+    }
+
+    /// Drops derived type `i` if nothing holds it any more, and with it
+    /// the uses its contents made of other types.
+    fn collect(&mut self, i: u32) {
+        let mut pending = vec![i];
+        while let Some(i) = pending.pop() {
+            let Some(s) = self.slot(i) else { continue };
+            if s.handles > 0 || s.uses > 0 {
+                continue;
+            }
+            let slot = self.derived[i as usize].take().expect("checked above");
+            for n in slot.info.contents.derived_types() {
+                if let Some(s) = self.slot_mut(n) {
+                    s.uses = s.uses.saturating_sub(1);
+                    pending.push(n);
+                }
+            }
+        }
+    }
+
+    /// Gives the program one more handle to `dt` (what
+    /// `MPI_Type_get_contents` returns for a derived type: the program
+    /// frees it like any other).
+    pub fn hand_out(&mut self, dt: DatatypeId) -> MpiResult<()> {
+        if let DatatypeId::Derived(i) = dt {
+            self.slot_mut(i).ok_or(MpiError::Datatype)?.handles += 1;
+        }
+        Ok(())
     }
 
     /// Number of derived types in the table (freed ones still in use count).
@@ -267,17 +302,25 @@ impl Datatypes {
         }
     }
 
+    /// Stores a new derived type, held by one handle; the types its
+    /// contents name gain a use.
     fn add(&mut self, t: TypeInfo) -> DatatypeId {
-        let t = Slot {
+        let named: Vec<u32> = t.contents.derived_types().collect();
+        for n in named {
+            if let Some(s) = self.slot_mut(n) {
+                s.uses += 1;
+            }
+        }
+        let slot = Slot {
             info: Arc::new(t),
-            freed: false,
+            handles: 1,
             uses: 0,
         };
         if let Some(i) = self.derived.iter().position(|s| s.is_none()) {
-            self.derived[i] = Some(t);
+            self.derived[i] = Some(slot);
             DatatypeId::Derived(i as u32)
         } else {
-            self.derived.push(Some(t));
+            self.derived.push(Some(slot));
             DatatypeId::Derived(self.derived.len() as u32 - 1)
         }
     }
@@ -287,29 +330,34 @@ impl Datatypes {
         match dt {
             DatatypeId::Builtin(_) => Ok(()),
             DatatypeId::Derived(i) => {
-                let t = self
-                    .derived
-                    .get_mut(i as usize)
-                    .and_then(|t| t.as_mut())
-                    .filter(|s| !s.freed)
+                let s = self
+                    .slot_mut(i)
+                    .filter(|s| s.handles > 0)
                     .ok_or(MpiError::Datatype)?;
-                Arc::make_mut(&mut t.info).committed = true;
+                Arc::make_mut(&mut s.info).committed = true;
                 Ok(())
             }
         }
     }
 
-    /// `MPI_Type_free` (predefined types cannot be freed): the type goes
-    /// now, or when the last request naming it lets go.
+    /// `MPI_Type_free`: the program gives up one handle. Predefined types,
+    /// the cached `MPI_Type_create_f90_*` types (predefined too, as MPI
+    /// says) and handles already given up are `MPI_ERR_TYPE`. The type
+    /// itself lives on while other types or operations use it.
     pub fn free(&mut self, dt: DatatypeId) -> MpiResult<()> {
-        if matches!(dt, DatatypeId::Builtin(_)) || !self.is_live(dt) {
+        let DatatypeId::Derived(i) = dt else {
+            return Err(MpiError::Datatype);
+        };
+        let s = self.slot_mut(i).ok_or(MpiError::Datatype)?;
+        let f90 = matches!(
+            s.info.contents.combiner,
+            Combiner::F90Real | Combiner::F90Complex | Combiner::F90Integer
+        );
+        if s.handles == 0 || f90 {
             return Err(MpiError::Datatype);
         }
-        let s = self.slot_mut(dt).ok_or(MpiError::Datatype)?;
-        s.freed = true;
-        if s.uses == 0 {
-            self.drop_slot(dt);
-        }
+        s.handles -= 1;
+        self.collect(i);
         Ok(())
     }
 

@@ -262,7 +262,7 @@ impl Datatypes {
 
 #[cfg(test)]
 mod tests {
-    use crate::datatype::{BuiltinType as B, DatatypeId, Datatypes};
+    use crate::datatype::{BuiltinType as B, DatatypeId, Datatypes, TypeArg};
 
     fn d(b: B) -> DatatypeId {
         DatatypeId::Builtin(b)
@@ -377,7 +377,11 @@ mod tests {
     fn struct_mixed() {
         let mut t = Datatypes::new();
         let s = t
-            .create_struct(&[2, 1], &[0, 12], &[d(B::Short), d(B::Double)])
+            .create_struct(
+                &[2, 1],
+                &[0, 12],
+                &[TypeArg::Type(d(B::Short)), TypeArg::Type(d(B::Double))],
+            )
             .unwrap();
         assert_eq!(t.extent(s).unwrap(), (0, 24));
         let mem: Vec<u8> = (0..48).collect();

@@ -69,6 +69,10 @@ pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId, i64) + Send
 struct UserOp {
     f: UserFn,
     commutative: bool,
+    /// `MPI_Op_free` was called: no new call may use it, but collectives
+    /// already started still reduce with it (MPI lets a program free an op
+    /// its pending operations use); [`Ops::purge_freed`] drops it.
+    freed: bool,
 }
 
 /// The table of user ops of one process.
@@ -79,7 +83,11 @@ pub struct Ops {
 
 impl std::fmt::Debug for Ops {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Ops({} user)", self.user.iter().flatten().count())
+        write!(
+            f,
+            "Ops({} user)",
+            self.user.iter().flatten().filter(|u| !u.freed).count()
+        )
     }
 }
 
@@ -91,7 +99,11 @@ impl Ops {
 
     /// `MPI_Op_create`.
     pub fn create(&mut self, f: UserFn, commutative: bool) -> OpId {
-        let op = Some(UserOp { f, commutative });
+        let op = Some(UserOp {
+            f,
+            commutative,
+            freed: false,
+        });
         if let Some(i) = self.user.iter().position(|u| u.is_none()) {
             self.user[i] = op;
             OpId::User(i as u32)
@@ -105,8 +117,8 @@ impl Ops {
     pub fn free(&mut self, op: OpId) -> MpiResult<()> {
         match op {
             OpId::User(i) => match self.user.get_mut(i as usize) {
-                Some(s @ Some(_)) => {
-                    *s = None;
+                Some(Some(u)) if !u.freed => {
+                    u.freed = true;
                     Ok(())
                 }
                 _ => Err(MpiError::Op),
@@ -123,8 +135,18 @@ impl Ops {
                 .user
                 .get(i as usize)
                 .and_then(|u| u.as_ref())
+                .filter(|u| !u.freed)
                 .map(|u| u.commutative)
                 .ok_or(MpiError::Op),
+        }
+    }
+
+    /// Drops the freed ops (when no started collective may still use them).
+    pub fn purge_freed(&mut self) {
+        for s in &mut self.user {
+            if s.as_ref().is_some_and(|u| u.freed) {
+                *s = None;
+            }
         }
     }
 

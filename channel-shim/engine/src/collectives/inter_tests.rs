@@ -1,0 +1,334 @@
+//! Intercommunicators: creation from two halves of world, the queries,
+//! every collective (both gather/scatter algorithms) against references
+//! computed here, merge in both orders, dup/split/create, and context-id
+//! agreement when several nonblocking dups run at once.
+
+use super::{AlltoallwArgs, CollInput, ROOT_HERE, ROOT_NULL};
+use crate::comm::CommId;
+use crate::datatype::{BuiltinType as B, DatatypeId};
+use crate::engine::{CollThresholds, EngineConfig};
+use crate::mem_transport::{run_world, run_world_with, MemTransport};
+use crate::op::{BuiltinOp, OpId};
+use crate::Engine;
+
+const W: CommId = CommId::WORLD;
+const INT: DatatypeId = DatatypeId::Builtin(B::Int);
+const SUM: OpId = OpId::Builtin(BuiltinOp::Sum);
+
+type E = Engine<MemTransport>;
+
+fn ints(v: impl IntoIterator<Item = i32>) -> Vec<u8> {
+    v.into_iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
+/// What world rank `w` contributes: `count` ints.
+fn val(w: u32, count: usize) -> Vec<u8> {
+    ints((0..count).map(|i| w as i32 * 100 + i as i32))
+}
+
+/// The two groups of world split at `k`: (this rank's local
+/// communicator, the intercommunicator, whether this is the low group).
+fn inter(e: &mut E, k: u32) -> (CommId, CommId, bool) {
+    let low = e.rank() < k;
+    let local = e.comm_split(W, Some(low as i32), 0).unwrap().unwrap();
+    let leader = if low { k } else { 0 };
+    let ic = e.intercomm_create(local, 0, W, leader, 7).unwrap();
+    (local, ic, low)
+}
+
+/// World ranks of the other group.
+fn others(n: u32, k: u32, low: bool) -> Vec<u32> {
+    if low {
+        (k..n).collect()
+    } else {
+        (0..k).collect()
+    }
+}
+
+fn sum_of(ranks: &[u32], count: usize) -> Vec<u8> {
+    ints((0..count).map(|i| ranks.iter().map(|&w| w as i32 * 100 + i as i32).sum()))
+}
+
+#[test]
+fn queries_and_merge_in_both_orders() {
+    for n in 2..=6u32 {
+        for k in 1..n {
+            run_world(n, 64, |e| {
+                let me = e.rank();
+                let (_, ic, low) = inter(e, k);
+                let (ln, rn) = if low { (k, n - k) } else { (n - k, k) };
+                assert!(e.comm_test_inter(ic).unwrap());
+                assert_eq!(e.comm_size(ic).unwrap(), ln);
+                assert_eq!(e.comm_remote_size(ic).unwrap(), rn);
+                assert_eq!(e.comm_rank(ic).unwrap(), if low { me } else { me - k });
+                let rg = e.comm_remote_group(ic).unwrap();
+                assert_eq!(e.group(rg).unwrap().ranks, others(n, k, low));
+                // Low group first: world order.
+                let m = e.intercomm_merge(ic, !low).unwrap();
+                assert_eq!(e.comm_rank(m).unwrap(), me);
+                // Same `high` everywhere: the low group (leader world 0) first.
+                let m2 = e.intercomm_merge(ic, true).unwrap();
+                assert_eq!(e.comm_rank(m2).unwrap(), me);
+                // High group first.
+                let m3 = e.intercomm_merge(ic, low).unwrap();
+                let want = if low { me + (n - k) } else { me - k };
+                assert_eq!(e.comm_rank(m3).unwrap(), want);
+                let s = e.allreduce(CollInput::Buf(&ints([me as i32])), 1, INT, SUM, m3);
+                assert_eq!(s.unwrap(), ints([(n * (n - 1) / 2) as i32]));
+                for c in [m, m2, m3, ic] {
+                    e.comm_free(c).unwrap();
+                }
+            });
+        }
+    }
+}
+
+fn configs() -> Vec<EngineConfig> {
+    let d = EngineConfig::default();
+    let linear = CollThresholds {
+        inter_short: 0,
+        ..CollThresholds::default()
+    };
+    vec![d, EngineConfig { coll: linear, ..d }]
+}
+
+#[test]
+fn every_collective_on_an_intercommunicator() {
+    for cfg in configs() {
+        for n in 2..=6u32 {
+            for k in 1..n {
+                run_world_with(n, 64, cfg, |e| every_collective(e, n, k));
+            }
+        }
+    }
+}
+
+fn every_collective(e: &mut E, n: u32, k: u32) {
+    let me = e.rank();
+    let (_, ic, low) = inter(e, k);
+    let rank = e.comm_rank(ic).unwrap();
+    let other = others(n, k, low);
+    let rn = other.len();
+    let c = 3usize;
+    e.barrier(ic).unwrap();
+    // Bcast from the low group's rank 0.
+    let root = if low {
+        if rank == 0 {
+            ROOT_HERE
+        } else {
+            ROOT_NULL
+        }
+    } else {
+        0
+    };
+    let got = e.bcast(&val(me, c), c, INT, root, ic).unwrap();
+    assert_eq!(got, if low { Vec::new() } else { val(0, c) });
+    // Reduce to the high group's last rank.
+    let last = n - k - 1;
+    let root = if low {
+        last
+    } else if rank == last {
+        ROOT_HERE
+    } else {
+        ROOT_NULL
+    };
+    let inp = val(me, c);
+    let got = e
+        .reduce(CollInput::Buf(&inp), c, INT, SUM, root, ic)
+        .unwrap();
+    let want = (root == ROOT_HERE).then(|| sum_of(&other, c));
+    assert_eq!(got, want);
+    // Allreduce: the other group's sum.
+    let got = e.allreduce(CollInput::Buf(&inp), c, INT, SUM, ic).unwrap();
+    assert_eq!(got, sum_of(&other, c));
+    // Gather to the low group's rank 0 and scatter back from it.
+    let root = if low {
+        if rank == 0 {
+            ROOT_HERE
+        } else {
+            ROOT_NULL
+        }
+    } else {
+        0
+    };
+    let got = e
+        .gather(CollInput::Buf(&inp), c, INT, c, INT, root, ic)
+        .unwrap();
+    let all: Vec<u8> = other.iter().flat_map(|&w| val(w, c)).collect();
+    assert_eq!(got, (root == ROOT_HERE).then(|| all.clone()));
+    let send: Vec<u8> = (0..rn as u32).flat_map(|j| val(1000 + j, c)).collect();
+    let got = e
+        .scatter(&send, c, INT, (!low).then_some((c, INT)), root, ic)
+        .unwrap();
+    assert_eq!(got, (!low).then(|| val(1000 + rank, c)));
+    // Gatherv / scatterv with counts by remote rank.
+    let counts: Vec<usize> = (0..rn).map(|j| j % 3 + 1).collect();
+    let displs: Vec<i64> = (0..rn).map(|j| 4 * j as i64).collect();
+    let mine_count = rank as usize % 3 + 1;
+    let got = e
+        .gatherv(
+            CollInput::Buf(&val(me, mine_count)),
+            mine_count,
+            INT,
+            &counts,
+            &displs,
+            INT,
+            root,
+            ic,
+        )
+        .unwrap();
+    let want: Vec<Vec<u8>> = other
+        .iter()
+        .enumerate()
+        .map(|(j, &w)| val(w, counts[j]))
+        .collect();
+    assert_eq!(got, (root == ROOT_HERE).then(|| want.clone()));
+    let send: Vec<u8> = (0..rn as u32).flat_map(|j| val(2000 + j, 4)).collect();
+    let got = e
+        .scatterv(
+            &send,
+            &counts,
+            &displs,
+            INT,
+            (!low).then_some((mine_count, INT)),
+            root,
+            ic,
+        )
+        .unwrap();
+    assert_eq!(got, (!low).then(|| val(2000 + rank, mine_count)));
+    // Allgather(v): the other group's blocks.
+    let got = e
+        .allgather(CollInput::Buf(&inp), c, INT, c, INT, ic)
+        .unwrap();
+    assert_eq!(got, all);
+    let got = e
+        .allgatherv(
+            CollInput::Buf(&val(me, mine_count)),
+            mine_count,
+            INT,
+            &counts,
+            &displs,
+            INT,
+            ic,
+        )
+        .unwrap();
+    assert_eq!(got, want);
+    // Alltoall(v,w): block j goes to remote rank j.
+    let send: Vec<u8> = (0..rn as u32).flat_map(|j| val(me * 10 + j, c)).collect();
+    let got = e
+        .alltoall(CollInput::Buf(&send), c, INT, c, INT, ic)
+        .unwrap();
+    let want: Vec<u8> = other.iter().flat_map(|&w| val(w * 10 + rank, c)).collect();
+    assert_eq!(got, want);
+    let send_counts: Vec<usize> = vec![c; rn];
+    let sd: Vec<i64> = (0..rn as i64).map(|j| j * c as i64).collect();
+    let got = e
+        .alltoallv(
+            CollInput::Buf(&send),
+            &send_counts,
+            &sd,
+            INT,
+            &send_counts,
+            &sd,
+            INT,
+            ic,
+        )
+        .unwrap();
+    assert_eq!(got.concat(), want);
+    let blocks: Vec<(i64, usize, DatatypeId)> =
+        (0..rn).map(|j| (4 * (j * c) as i64, c, INT)).collect();
+    let args = AlltoallwArgs {
+        input: CollInput::Buf(&send),
+        send: &blocks,
+        recv: &blocks,
+    };
+    assert_eq!(e.alltoallw(&args, ic).unwrap().concat(), want);
+    // Reduce_scatter_block: the other group's sum, scattered here; both
+    // groups reduce local × remote elements (each block has the other
+    // group's size).
+    let ln = e.comm_size(ic).unwrap() as usize;
+    let inp = val(me, ln * rn);
+    let got = e
+        .reduce_scatter_block(CollInput::Buf(&inp), rn, INT, SUM, ic)
+        .unwrap();
+    let all = sum_of(&other, ln * rn);
+    let r = rank as usize;
+    assert_eq!(got, all[4 * rn * r..4 * rn * (r + 1)]);
+    // In place is not allowed on intercommunicators.
+    let bad = e.allreduce(CollInput::InPlace(&ints([1])), 1, INT, SUM, ic);
+    assert!(bad.is_err());
+    e.barrier(ic).unwrap();
+    assert_eq!((e.unexpected_len(), e.posted_len()), (0, 0));
+}
+
+#[test]
+fn dup_split_and_create_of_an_intercommunicator() {
+    for n in 2..=6u32 {
+        for k in 1..n {
+            run_world(n, 64, |e| {
+                let me = e.rank();
+                let (local, ic, low) = inter(e, k);
+                let d = e.comm_dup(ic).unwrap();
+                let s = e.allreduce(CollInput::Buf(&val(me, 1)), 1, INT, SUM, d);
+                assert_eq!(s.unwrap(), sum_of(&others(n, k, low), 1));
+                // Split by parity of the world rank.
+                let sp = e.comm_split(ic, Some((me % 2) as i32), 0).unwrap();
+                let mates: Vec<u32> = others(n, k, low)
+                    .into_iter()
+                    .filter(|w| w % 2 == me % 2)
+                    .collect();
+                match sp {
+                    None => assert!(mates.is_empty()),
+                    Some(sp) => {
+                        assert_eq!(e.comm_remote_size(sp).unwrap() as usize, mates.len());
+                        let s = e.allreduce(CollInput::Buf(&val(me, 1)), 1, INT, SUM, sp);
+                        assert_eq!(s.unwrap(), sum_of(&mates, 1));
+                    }
+                }
+                // Create from each group's first member.
+                let lg = e.comm_group(local).unwrap();
+                let first = e.group_incl(lg, &[0]).unwrap();
+                let cr = e.comm_create(ic, first).unwrap();
+                if e.comm_rank(local).unwrap() == 0 {
+                    let cr = cr.unwrap();
+                    assert_eq!(e.comm_remote_size(cr).unwrap(), 1);
+                    let s = e.allreduce(CollInput::Buf(&val(me, 1)), 1, INT, SUM, cr);
+                    assert_eq!(s.unwrap(), val(if low { k } else { 0 }, 1));
+                } else {
+                    assert!(cr.is_none());
+                }
+            });
+        }
+    }
+}
+
+/// Two nonblocking dups on two communicators, started in opposite orders
+/// by even and odd ranks: both agree on context ids free everywhere, and
+/// the four communicators never exchange messages by mistake.
+#[test]
+fn concurrent_dups_in_opposite_orders_get_distinct_contexts() {
+    for n in 2..=7u32 {
+        run_world(n, 64, |e| {
+            let me = e.rank();
+            let a = e.comm_dup(W).unwrap();
+            let b = e.comm_dup(W).unwrap();
+            let order = if me % 2 == 0 { [a, b] } else { [b, a] };
+            let (x, rx) = e.comm_idup(order[0]).unwrap();
+            let (y, ry) = e.comm_idup(order[1]).unwrap();
+            e.waitall(&[Some(ry), Some(rx)]).unwrap();
+            // The duplicates of a and of b, in that order on every rank.
+            let (da, db) = if me % 2 == 0 { (x, y) } else { (y, x) };
+            let mut ctxs: Vec<u32> = [W, a, b, x, y]
+                .iter()
+                .map(|&c| e.comms.get(c).unwrap().context)
+                .collect();
+            ctxs.sort_unstable();
+            ctxs.dedup();
+            assert_eq!(ctxs.len(), 5);
+            for (i, c) in [da, db].into_iter().enumerate() {
+                let s = e.allreduce(CollInput::Buf(&ints([i as i32 + 1])), 1, INT, SUM, c);
+                assert_eq!(s.unwrap(), ints([(i as i32 + 1) * n as i32]));
+            }
+        });
+    }
+}

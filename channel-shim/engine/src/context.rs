@@ -1,0 +1,178 @@
+//! Context ids: which ones this process has free, and how a group agrees
+//! on one that is free at all of its members (MPICH's mask algorithm).
+//!
+//! Context ids come in blocks of four, one block per communicator: the
+//! point-to-point id (a multiple of 4 from 4 on; world is 0, self 2), its
+//! collective id (+1) and, for an intercommunicator, the two ids of the
+//! hidden intracommunicator of its local group (+2, +3). A process keeps a
+//! bit mask of its free blocks. To create a communicator, its members
+//! AND their masks (an allreduce of [`MASK_WORDS`] words) and take the
+//! lowest block free everywhere; freeing a communicator frees its block.
+//!
+//! Several agreements may run at once on one process (nonblocking
+//! `MPI_Comm_idup`, or creations on different communicators from
+//! different threads). Only one of them at a time may offer the real
+//! mask — the others offer an empty one, so their round finds nothing and
+//! is repeated — and the one allowed is the waiting agreement with the
+//! lowest [`AgreeKey`], which every member computes alike, so the
+//! agreement that is lowest everywhere always succeeds and none starves.
+
+use std::collections::BTreeSet;
+
+/// Blocks of context ids one mask describes.
+pub const SLOTS: usize = 2048;
+/// Words of an offered mask: the free blocks, then a word that is 1 when
+/// the mask is real (an empty real mask means no block is left).
+pub const MASK_WORDS: usize = SLOTS / 64 + 1;
+
+/// Names an agreement identically on every member: the collective
+/// context and tag of the call that agrees.
+pub(crate) type AgreeKey = (u32, i32);
+
+/// What a round of an agreement decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Settled {
+    /// This context id (block start) is now this communicator's.
+    Context(u32),
+    /// Some member offered an empty mask: repeat the round.
+    Retry,
+    /// Every member offered its mask and no block is free everywhere.
+    Exhausted,
+}
+
+/// The context-id blocks of one process.
+#[derive(Debug)]
+pub(crate) struct ContextIds {
+    free: Vec<u64>,
+    holder: Option<AgreeKey>,
+    waiting: BTreeSet<AgreeKey>,
+}
+
+impl Default for ContextIds {
+    fn default() -> Self {
+        ContextIds {
+            free: vec![u64::MAX; SLOTS / 64],
+            holder: None,
+            waiting: BTreeSet::new(),
+        }
+    }
+}
+
+/// The first context id of block `slot`.
+fn context_of(slot: usize) -> u32 {
+    4 + 4 * slot as u32
+}
+
+impl ContextIds {
+    /// The mask agreement `key` offers in its next round (as bytes: words
+    /// in native order, as the allreduce of unsigned longs sees them).
+    pub fn offer(&mut self, key: AgreeKey) -> Vec<u8> {
+        self.waiting.insert(key);
+        let allowed = self.holder.is_none() && self.waiting.first() == Some(&key);
+        let mut words = vec![0u64; MASK_WORDS];
+        if allowed {
+            self.holder = Some(key);
+            words[..SLOTS / 64].copy_from_slice(&self.free);
+            words[SLOTS / 64] = 1;
+        }
+        words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+    }
+
+    /// Ends a round of agreement `key` with the AND of every member's
+    /// offer (or the error the round met, which ends the agreement).
+    pub fn settle(&mut self, key: AgreeKey, agreed: Result<&[u8], ()>) -> Settled {
+        if self.holder == Some(key) {
+            self.holder = None;
+        }
+        let Ok(agreed) = agreed else {
+            self.waiting.remove(&key);
+            return Settled::Exhausted;
+        };
+        let words: Vec<u64> = agreed
+            .chunks_exact(8)
+            .map(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        if words.len() != MASK_WORDS || words[SLOTS / 64] != 1 {
+            return Settled::Retry;
+        }
+        self.waiting.remove(&key);
+        for (i, w) in words[..SLOTS / 64].iter().enumerate() {
+            if *w != 0 {
+                let bit = w.trailing_zeros() as usize;
+                self.free[i] &= !(1u64 << bit);
+                return Settled::Context(context_of(i * 64 + bit));
+            }
+        }
+        Settled::Exhausted
+    }
+
+    /// Frees the block of context id `context` (a communicator was freed).
+    pub fn release(&mut self, context: u32) {
+        if context < 4 {
+            return;
+        }
+        let slot = ((context - 4) / 4) as usize;
+        if slot < SLOTS {
+            self.free[slot / 64] |= 1u64 << (slot % 64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn and(a: &[u8], b: &[u8]) -> Vec<u8> {
+        a.iter().zip(b).map(|(x, y)| x & y).collect()
+    }
+
+    #[test]
+    fn two_processes_agree_on_the_lowest_common_block() {
+        let (mut p, mut q) = (ContextIds::default(), ContextIds::default());
+        let k = (1, 0);
+        let a = and(&p.offer(k), &q.offer(k));
+        assert_eq!(p.settle(k, Ok(&a)), Settled::Context(4));
+        assert_eq!(q.settle(k, Ok(&a)), Settled::Context(4));
+        let x = (1, 1);
+        let o = q.offer(x);
+        assert_eq!(q.settle(x, Ok(&o)), Settled::Context(8));
+        let k = (1, 2);
+        let a = and(&p.offer(k), &q.offer(k));
+        assert_eq!(p.settle(k, Ok(&a)), Settled::Context(12));
+        assert_eq!(q.settle(k, Ok(&a)), Settled::Context(12));
+        p.release(4);
+        let k = (1, 3);
+        let o = p.offer(k);
+        assert_eq!(p.settle(k, Ok(&o)), Settled::Context(4));
+    }
+
+    #[test]
+    fn only_the_lowest_waiting_agreement_offers_the_real_mask() {
+        let mut p = ContextIds::default();
+        let (lo, hi) = ((3, 9), (5, 1));
+        let h = p.offer(hi);
+        // `hi` holds the mask for its round; `lo` gets an empty one.
+        let l = p.offer(lo);
+        assert!(l.iter().all(|&b| b == 0));
+        assert_eq!(p.settle(lo, Ok(&l)), Settled::Retry);
+        // Another member offered nothing to `hi`: its round fails too.
+        assert_eq!(p.settle(hi, Ok(&vec![0; h.len()])), Settled::Retry);
+        // Now `lo` is first in line, and `hi` waits.
+        assert!(p.offer(hi).iter().all(|&b| b == 0));
+        let l = p.offer(lo);
+        assert_eq!(p.settle(lo, Ok(&l)), Settled::Context(4));
+        let h = p.offer(hi);
+        assert_eq!(p.settle(hi, Ok(&h)), Settled::Context(8));
+    }
+
+    #[test]
+    fn running_out_is_reported() {
+        let mut p = ContextIds::default();
+        for i in 0..SLOTS as i32 {
+            let o = p.offer((1, i));
+            assert!(matches!(p.settle((1, i), Ok(&o)), Settled::Context(_)));
+        }
+        let o = p.offer((1, -1));
+        assert_eq!(p.settle((1, -1), Ok(&o)), Settled::Exhausted);
+    }
+}

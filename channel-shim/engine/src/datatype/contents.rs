@@ -1,0 +1,122 @@
+//! What `MPI_Type_get_envelope` and `MPI_Type_get_contents` report: the
+//! constructor that made each derived datatype and its arguments, kept
+//! exactly as given (the flattened typemap cannot be turned back into
+//! them).
+//!
+//! A type's contents refer to the types it was made from, which stay
+//! alive while it does (see [`Datatypes::free`](super::Datatypes::free)).
+//!
+//! The arrays follow the MPI standard's table for each combiner (integers,
+//! addresses, datatypes); MPICH 4.0 records its MPI-1 constructors
+//! (`MPI_Type_hvector`, `MPI_Type_hindexed`, `MPI_Type_struct`, from C and
+//! from Fortran alike) under the MPI-2 combiners with address arguments,
+//! never the `*_INTEGER` ones, and so does this module.
+
+use super::DatatypeId;
+
+/// The constructor of a datatype (`MPI_COMBINER_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Combiner {
+    /// A predefined type.
+    Named,
+    /// `MPI_Type_dup`.
+    Dup,
+    /// `MPI_Type_contiguous`.
+    Contiguous,
+    /// `MPI_Type_vector`.
+    Vector,
+    /// `MPI_Type_create_hvector` / `MPI_Type_hvector`.
+    Hvector,
+    /// `MPI_Type_indexed`.
+    Indexed,
+    /// `MPI_Type_create_hindexed` / `MPI_Type_hindexed`.
+    Hindexed,
+    /// `MPI_Type_create_indexed_block`.
+    IndexedBlock,
+    /// `MPI_Type_create_hindexed_block`.
+    HindexedBlock,
+    /// `MPI_Type_create_struct` / `MPI_Type_struct`.
+    Struct,
+    /// `MPI_Type_create_subarray`.
+    Subarray,
+    /// `MPI_Type_create_darray`.
+    Darray,
+    /// `MPI_Type_create_f90_real`.
+    F90Real,
+    /// `MPI_Type_create_f90_complex`.
+    F90Complex,
+    /// `MPI_Type_create_f90_integer`.
+    F90Integer,
+    /// `MPI_Type_create_resized`.
+    Resized,
+}
+
+/// A datatype argument of a constructor: a type, or one of MPI-1's bound
+/// markers `MPI_LB` / `MPI_UB` (struct members that set the lower or upper
+/// bound and hold no data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeArg {
+    /// A datatype.
+    Type(DatatypeId),
+    /// `MPI_LB`.
+    Lb,
+    /// `MPI_UB`.
+    Ub,
+}
+
+/// A constructor call: `MPI_Type_get_envelope` gives the combiner and the
+/// three lengths, `MPI_Type_get_contents` the arrays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contents {
+    /// Which constructor.
+    pub combiner: Combiner,
+    /// Its integer arguments, in the standard's order.
+    pub ints: Vec<i32>,
+    /// Its address arguments.
+    pub aints: Vec<i64>,
+    /// Its datatype arguments.
+    pub types: Vec<TypeArg>,
+}
+
+impl Contents {
+    /// The contents of a predefined type.
+    pub fn named() -> Contents {
+        Contents {
+            combiner: Combiner::Named,
+            ints: Vec::new(),
+            aints: Vec::new(),
+            types: Vec::new(),
+        }
+    }
+
+    /// A constructor's record.
+    pub fn of(
+        combiner: Combiner,
+        ints: Vec<i32>,
+        aints: Vec<i64>,
+        types: Vec<TypeArg>,
+    ) -> Contents {
+        Contents {
+            combiner,
+            ints,
+            aints,
+            types,
+        }
+    }
+
+    /// The derived datatypes it refers to (kept alive by it).
+    pub fn derived_types(&self) -> impl Iterator<Item = u32> + '_ {
+        self.types.iter().filter_map(|t| match t {
+            TypeArg::Type(DatatypeId::Derived(n)) => Some(*n),
+            _ => None,
+        })
+    }
+}
+
+impl super::Datatypes {
+    /// The constructor call that made `dt` (`MPI_Type_get_envelope`,
+    /// `MPI_Type_get_contents`).
+    pub fn contents(&self, dt: DatatypeId) -> crate::error::MpiResult<&Contents> {
+        Ok(&self.info(dt)?.contents)
+    }
+}

@@ -1,0 +1,45 @@
+/* Jobs that stop making progress, and ranks that all end at once.
+ * Usage: stall deadlock | no-init | unsupported
+ *   deadlock     ranks 0 and 1 each wait in MPI_Recv for the other
+ *   no-init      rank 1 (MPINETSIM_RANK=1) never calls MPI_Init; rank 0
+ *                waits in MPI_Recv for it
+ *   unsupported  every rank calls MPI_Win_create (not supported) at once
+ *   slow         rank 1 spends 3 s outside MPI before it sends to rank 0,
+ *                which waits in MPI_Recv meanwhile (not a stall) */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "deadlock";
+    const char *me = getenv("MPINETSIM_RANK");
+    if (strcmp(mode, "no-init") == 0 && me && atoi(me) == 1) {
+        for (;;) sleep(60); /* never reaches MPI_Init */
+    }
+    int rank, size, x = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (strcmp(mode, "deadlock") == 0 && rank < 2) {
+        MPI_Recv(&x, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&x, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
+    } else if (strcmp(mode, "no-init") == 0 && rank == 0) {
+        MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "slow") == 0 && rank < 2) {
+        if (rank == 1) {
+            sleep(3);
+            MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (strcmp(mode, "unsupported") == 0) {
+        MPI_Win win;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    }
+    printf("rank %d of %d passed\n", rank, size);
+    MPI_Finalize();
+    return 0;
+}
