@@ -12,14 +12,16 @@
 local p = Proto("mpinetsim", "mpinetsim MPI envelope")
 
 local kinds = { [1] = "eager", [2] = "rendezvous request", [3] = "clear-to-send",
-                [4] = "rendezvous data", [5] = "sync ack", [6] = "control", [7] = "piece ack" }
+                [4] = "rendezvous data", [5] = "sync ack", [6] = "control", [7] = "piece ack",
+                [8] = "cancel request", [9] = "cancel reply" }
 local short_kinds = { [1] = "eager", [2] = "RTS", [3] = "CTS", [4] = "data", [5] = "ack", [6] = "control",
-                      [7] = "piece-ack" }
+                      [7] = "piece-ack", [8] = "cancel", [9] = "cancel-reply" }
 local calls = {
   [0] = "other", [1] = "MPI_Send", [2] = "MPI_Isend", [3] = "MPI_Ssend", [4] = "MPI_Issend",
   [5] = "MPI_Bsend", [6] = "MPI_Ibsend", [7] = "MPI_Rsend", [8] = "MPI_Irsend", [9] = "MPI_Send_init",
   [10] = "MPI_Sendrecv", [11] = "MPI_Sendrecv_replace", [12] = "MPI_Recv", [13] = "MPI_Irecv",
   [14] = "MPI_Recv_init", [15] = "MPI_Ssend_init", [16] = "MPI_Bsend_init", [17] = "MPI_Rsend_init",
+  [18] = "MPI_Cancel", [19] = "MPI_Isendrecv", [20] = "MPI_Isendrecv_replace",
   [32] = "MPI_Barrier", [33] = "MPI_Bcast", [34] = "MPI_Reduce", [35] = "MPI_Allreduce",
   [36] = "MPI_Gather", [37] = "MPI_Gatherv", [38] = "MPI_Scatter", [39] = "MPI_Scatterv",
   [40] = "MPI_Allgather", [41] = "MPI_Allgatherv", [42] = "MPI_Alltoall", [43] = "MPI_Alltoallv",

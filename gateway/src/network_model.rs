@@ -12,6 +12,15 @@ use netsim::{
     AnalyticSim, Delivery, EventClass, InjectError, ModelKind, Nanos, NetworkConfig, Simulator,
 };
 
+/// "1048576 nodes, 1572864 links, 2 ranks": what a setup built.
+pub fn size_summary(net: &netsim::Network, ranks: usize) -> String {
+    format!(
+        "{} nodes, {} links, {ranks} ranks",
+        net.nodes.len(),
+        net.links.len()
+    )
+}
+
 /// One of the two models.
 pub enum NetworkModel {
     /// The packet-level simulator.
@@ -25,6 +34,24 @@ impl NetworkModel {
     /// time series and faults exist only in the packet model: asking for
     /// them with the analytic one is an error saying so.
     pub fn from_config(
+        cfg: &NetworkConfig,
+        origin: &str,
+        ranks: u32,
+        capture: bool,
+        vectors: bool,
+    ) -> Result<NetworkModel, String> {
+        let progress = crate::setup_progress::SetupProgress::start(&format!(
+            "building the network from {origin} for {ranks} ranks"
+        ));
+        let model = Self::build(cfg, origin, ranks, capture, vectors)?;
+        progress.finish(&match &model {
+            NetworkModel::Packet(s) => size_summary(s.network(), ranks as usize),
+            NetworkModel::Analytic(_) => format!("analytic model, {ranks} ranks"),
+        });
+        Ok(model)
+    }
+
+    fn build(
         cfg: &NetworkConfig,
         origin: &str,
         ranks: u32,

@@ -123,6 +123,9 @@ pub struct JobReport {
     /// Connections dropped because they did not complete the handshake
     /// with the job's secret (wrong secret, garbage, silence).
     pub refused_connections: u64,
+    /// Why the run's timings may not be trusted (maxBehind far above the
+    /// network's smallest latency; see `fidelity`), one sentence each.
+    pub warnings: Vec<String>,
 }
 
 /// The saving of an adaptive run against a fixed factor.
@@ -255,6 +258,9 @@ impl JobReport {
                 "mpinetsim: {} connection(s) refused (no Hello with the job's secret)\n",
                 self.refused_connections
             ));
+        }
+        for w in &self.warnings {
+            s.push_str(&format!("mpinetsim: warning: {w}\n"));
         }
         s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s  clock offset ± uncertainty\n");
         for r in &self.rank_reports {

@@ -611,14 +611,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     }
     let stats = gw.sim.stats();
     let end_wall = monotonic_ns();
+    let max_factor = gw
+        .time
+        .clock
+        .pieces()
+        .iter()
+        .map(|p| p.factor)
+        .fold(1.0, f64::max);
     let adaptive = a.adaptive.as_ref().map(|_| {
-        let max_factor = gw
-            .time
-            .clock
-            .pieces()
-            .iter()
-            .map(|p| p.factor)
-            .fold(1.0, f64::max);
         let scaled = gw.time.srt(end_wall) as f64 / 1e9;
         let wall_s = end_wall.saturating_sub(epoch) as f64 / 1e9;
         crate::report::AdaptiveSummary {
@@ -629,6 +629,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             wall_saved_s: scaled * max_factor - wall_s,
         }
     });
+    let max_behind = gw.lateness.summary();
+    let warnings = match max_behind.max_ns {
+        0 => Vec::new(),
+        late => crate::fidelity::smallest_latency(&gw.sim)
+            .and_then(|s| crate::fidelity::warning(late, max_factor, &s))
+            .into_iter()
+            .collect(),
+    };
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
@@ -644,7 +652,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         } else {
             0.0
         },
-        max_behind: gw.lateness.summary(),
+        max_behind,
         rank_reports,
         messages_in: gw.messages_in,
         messages_out: gw.messages_out,
@@ -658,6 +666,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
         refused_connections: gw.refused,
+        warnings,
     };
     let mut finish_error = flush_result.err();
     if let Some(path) = &a.timeline {

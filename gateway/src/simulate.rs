@@ -2,6 +2,7 @@
 
 use crate::capture_files::CaptureFiles;
 use crate::cli::SimulateArgs;
+use crate::setup_progress::SetupProgress;
 use netsim::workload::{self, Pattern, Workload};
 use netsim::{NetworkConfig, Simulator};
 use std::time::Instant;
@@ -37,10 +38,13 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
             "{origin}: `model = \"analytic\"`: simulate runs synthetic workloads on the packet model only; remove the key or use `mpinetsim run --model analytic` with an MPI program"
         ));
     }
+    let progress = SetupProgress::start(&format!("building the network from {origin}"));
     let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let ranks = a.ranks.unwrap_or(net.hosts.len());
-    let mut sim = Simulator::from_config(&cfg, &origin, ranks, a.capture.is_some())
+    progress.stage(&format!("preparing the simulator for {ranks} ranks"));
+    let mut sim = Simulator::from_network(net, &cfg, &origin, ranks, a.capture.is_some())
         .map_err(|e| e.to_string())?;
+    progress.finish(&crate::network_model::size_summary(sim.network(), ranks));
     if let Some(path) = &a.report {
         crate::output_file::check_writable(path, "--report")?;
     }

@@ -77,6 +77,22 @@ fn fortran_object_state_matches_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// Topologies, neighbourhood collectives, subarrays and darrays,
+/// envelopes, Fortran kinds, external32 and matched probes from Fortran
+/// (tests/mpi/fortran_ext.inc: 36 checks per rank), with mpif.h and with
+/// the mpi module, on 2, 4 and 8 ranks.
+#[test]
+fn fortran_topologies_datatypes_and_probes_match_native_mpich_on_2_4_8_ranks() {
+    for name in ["fortran_ext_mpif", "fortran_ext_use_mpi"] {
+        for ranks in [2u64, 4, 8] {
+            let Some(n) = fortran_same_output(name, &ranks.to_string()) else {
+                return;
+            };
+            assert_eq!(n, 36 * ranks, "{name} on {ranks} ranks");
+        }
+    }
+}
+
 #[test]
 fn an_unsupported_fortran_routine_ends_the_job_with_the_c_line() {
     let _g = serial();

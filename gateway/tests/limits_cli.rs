@@ -242,3 +242,29 @@ fn a_thread_that_cannot_start_is_a_sentence_not_a_panic() {
     );
     assert!(lines[0].contains("run without --prefix"), "{err}");
 }
+
+#[test]
+fn a_network_setup_longer_than_the_threshold_says_how_long_and_how_large() {
+    let net = config("reference.toml");
+    let setup = |after: Option<&str>| {
+        let mut c = Command::new(bin());
+        c.args(["simulate", "--net", &net, "--iters", "1"]);
+        if let Some(a) = after {
+            c.env("MPINETSIM_PROGRESS_AFTER", a);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // Every setup takes longer than 0 s: the end is reported with the size
+    // (4 hosts and a switch, 4 links, a rank per host).
+    let err = setup(Some("0"));
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("mpinetsim: network set up in ")
+                && l.ends_with(" s: 5 nodes, 4 links, 4 ranks")),
+        "{err}"
+    );
+    // The reference network is built in milliseconds: nothing by default.
+    assert!(!setup(None).contains("network set up"));
+}

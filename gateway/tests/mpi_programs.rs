@@ -53,6 +53,45 @@ fn attributes_names_errors_info_and_generalized_requests_match_native_mpich() {
     }
 }
 
+/// tests/mpi/topology.c: MPI_Dims_create on 7500 inputs (their digests
+/// must equal MPICH's), Cartesian grids, graphs, distributed graphs and
+/// every neighbourhood collective on them, on 2, 4 and 8 ranks.
+#[test]
+fn topologies_and_neighbourhood_collectives_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("topology") {
+        // At least the dims_create checks (5 numbers of dimensions × 15
+        // sizes, plus 4) and 60 grid and graph checks on every rank.
+        for (ranks, n) in [2, 4, 8].iter().zip(n) {
+            assert!(n >= (79 + 60) * ranks, "{n} checks on {ranks} ranks");
+        }
+    }
+}
+
+/// tests/mpi/datatypes_ext.c: subarrays, darrays, envelopes and contents,
+/// Fortran kinds, external32 bytes, partial element counts.
+#[test]
+fn subarrays_darrays_envelopes_and_external32_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("datatypes_ext") {
+        for (ranks, n) in [2, 4, 8].iter().zip(n) {
+            assert!(n >= 300 * ranks, "{n} checks on {ranks} ranks");
+        }
+    }
+}
+
+/// tests/mpi/p2p_ext.c: matched probes, MPI_Isendrecv(_replace), receive
+/// cancellation, statuses.
+#[test]
+fn matched_probes_and_isendrecv_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("p2p_ext") {
+        for (ranks, n) in [2, 4, 8].iter().zip(n) {
+            // Per rank: 5 matched-probe and 2 isendrecv checks per other
+            // rank and message size (2), 2 token, 4 MPI_PROC_NULL and 7
+            // cancel and status checks.
+            assert_eq!(n, ranks * (14 * (ranks - 1) + 13), "on {ranks} ranks");
+        }
+    }
+}
+
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {

@@ -421,6 +421,116 @@ fn rank_names_resolve_from_pcapng_and_from_the_hosts_file() {
     );
 }
 
+/// Runs `prog` on `ranks` ranks of the reference network with captures;
+/// returns the capture folder (inside `dir`) and the program's stdout.
+fn run_captured(dir: &Path, prog: &Path, ranks: &str) -> (std::path::PathBuf, String) {
+    let caps = dir.join("caps");
+    let o = run(
+        &[
+            "-n",
+            ranks,
+            "--net",
+            &config("reference.toml"),
+            "--capture",
+            caps.to_str().unwrap(),
+        ],
+        prog,
+        &[],
+    );
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (caps, out)
+}
+
+/// Every envelope rank `r` sent, decoded from its host's capture (which
+/// also holds what it received).
+fn sent_by(caps: &Path, r: u32) -> Vec<Msg> {
+    decoded(&caps.join(format!("host{r}.pcap")), "mpinetsim", &[])
+        .into_iter()
+        .map(|(m, _)| m)
+        .filter(|m| m.src == r)
+        .collect()
+}
+
+/// tests/mpi/neighbor_traffic.c: every edge of a topology carries exactly
+/// one message of a neighbourhood collective (edges to MPI_PROC_NULL none),
+/// and no other pair of ranks exchanges any.
+#[test]
+fn neighbourhood_collectives_send_one_message_per_edge() {
+    if skip_without_mpicc() || !tshark_available() {
+        return;
+    }
+    let prog = build_c("neighbor_traffic", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let (caps, out) = run_captured(dir.path(), &prog, "4");
+    assert_eq!(out.matches(" ok\n").count(), 4, "{out}");
+    let mut got: BTreeMap<(u32, u32, u32), u32> = BTreeMap::new();
+    for r in 0..4 {
+        for m in sent_by(&caps, r) {
+            if m.call >= 96 {
+                assert_eq!((m.kind, m.msg_len), (1, 4), "{m:?}");
+                *got.entry((m.call, m.src, m.dst)).or_default() += 1;
+            }
+        }
+    }
+    let mut want: BTreeMap<(u32, u32, u32), u32> = BTreeMap::new();
+    for r in 0..4u32 {
+        // MPI_Neighbor_alltoall (98) on a 2 x 2 grid periodic in its first
+        // dimension: both neighbours in that dimension are the rank in the
+        // other row; along the row, one neighbour is MPI_PROC_NULL.
+        want.insert((98, r, r ^ 2), 2);
+        want.insert((98, r, r ^ 1), 1);
+        // MPI_Neighbor_alltoallv (99) on a ring of 4.
+        want.insert((99, r, (r + 1) % 4), 1);
+        want.insert((99, r, (r + 3) % 4), 1);
+        // MPI_Neighbor_allgather (96) on a star around rank 0.
+        if r > 0 {
+            want.insert((96, 0, r), 1);
+            want.insert((96, r, 0), 1);
+        }
+    }
+    assert_eq!(got, want);
+    assert_eq!(got.values().sum::<u32>(), 12 + 8 + 6);
+}
+
+/// tests/mpi/cancel_sends.c: each MPI_Cancel of a send is one cancel
+/// request to the destination and one reply; five of the six sends were
+/// cancelled, and the cancelled rendezvous send never sent its data.
+#[test]
+fn a_cancelled_send_costs_one_request_and_one_reply_on_the_wire() {
+    if skip_without_mpicc() || !tshark_available() {
+        return;
+    }
+    let prog = build_c("cancel_sends", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let (caps, out) = run_captured(dir.path(), &prog, "2");
+    assert!(out.contains("cancelled 5 of 6\n"), "{out}");
+    assert!(out.contains("cancel_sends: 9 checks passed\n"), "{out}");
+    let from0 = sent_by(&caps, 0);
+    let from1 = sent_by(&caps, 1);
+    let requests: Vec<&Msg> = from0.iter().filter(|m| m.kind == 8).collect();
+    let replies: Vec<&Msg> = from1.iter().filter(|m| m.kind == 9).collect();
+    assert_eq!((requests.len(), replies.len()), (6, 6));
+    // MPI_Cancel's call code, and 1 in a reply's length: cancelled.
+    assert!(requests
+        .iter()
+        .chain(&replies)
+        .all(|m| m.call == 18 && m.dst != m.src));
+    assert_eq!(replies.iter().filter(|m| m.msg_len == 1).count(), 5);
+    // The 400000-byte send: its request to send, then no data.
+    let big = |k: u32| {
+        from0
+            .iter()
+            .filter(|m| m.kind == k && m.msg_len == 400_000)
+            .count()
+    };
+    assert_eq!((big(2), big(4)), (1, 0));
+}
+
 /// The dissector names every call code the shim's envelope can carry, as
 /// the engine does (so new calls show up by name in Wireshark).
 #[test]

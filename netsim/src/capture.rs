@@ -146,8 +146,8 @@ impl CaptureFile {
         header: Vec<u8>,
         snaplen: u32,
     ) -> CaptureFile {
-        let mut inline = Vec::with_capacity(64 * 1024);
-        inline.extend_from_slice(&header);
+        // Grows with the frames recorded (a large network has many files).
+        let inline = header;
         CaptureFile {
             file_name,
             format,
@@ -516,12 +516,14 @@ pub fn plan(
         CaptureFormat::Pcapng => {
             let names = host_names(net, rank_hosts);
             let mut by_node: Vec<(NodeId, Vec<PortId>)> = Vec::new();
+            let mut slot_of_node: crate::fasthash::FastMap<NodeId, usize> = Default::default();
             for p in ports {
                 let n = net.ports[p as usize].node;
-                match by_node.iter_mut().find(|(m, _)| *m == n) {
-                    Some((_, v)) => v.push(p),
-                    None => by_node.push((n, vec![p])),
-                }
+                let slot = *slot_of_node.entry(n).or_insert_with(|| {
+                    by_node.push((n, Vec::new()));
+                    by_node.len() - 1
+                });
+                by_node[slot].1.push(p);
             }
             for (n, ps) in by_node {
                 let fi = files.len() as u32;
@@ -593,16 +595,19 @@ fn format_delay(ns: u64) -> String {
 /// a host with one rank, "rankN+rankM" for several, the node name for
 /// none), then each rank's name and the node name.
 pub fn host_names(net: &Network, rank_hosts: &[NodeId]) -> Vec<HostNames> {
+    // The ranks of each host, found in one pass over the ranks.
+    let mut ranks_of: crate::fasthash::FastMap<NodeId, Vec<usize>> = Default::default();
+    for (r, &h) in rank_hosts.iter().enumerate() {
+        ranks_of.entry(h).or_default().push(r);
+    }
     net.hosts
         .iter()
         .filter_map(|&h| {
             let node = &net.nodes[h as usize];
-            let ranks: Vec<String> = rank_hosts
-                .iter()
-                .enumerate()
-                .filter(|&(_, &rh)| rh == h)
-                .map(|(r, _)| format!("rank{r}"))
-                .collect();
+            let ranks: Vec<String> = ranks_of
+                .get(&h)
+                .map(|rs| rs.iter().map(|r| format!("rank{r}")).collect())
+                .unwrap_or_default();
             let mut names = Vec::with_capacity(ranks.len() + 2);
             if ranks.len() > 1 {
                 names.push(ranks.join("+"));

@@ -168,6 +168,18 @@ impl Simulator {
         capture: bool,
     ) -> Result<Simulator, ConfigError> {
         let net = Network::from_config(cfg, origin)?;
+        Simulator::from_network(net, cfg, origin, n_ranks, capture)
+    }
+
+    /// [`Simulator::from_config`] for a graph already built from `cfg`
+    /// (a caller that needed the graph first need not build it twice).
+    pub fn from_network(
+        net: Network,
+        cfg: &NetworkConfig,
+        origin: &str,
+        n_ranks: usize,
+        capture: bool,
+    ) -> Result<Simulator, ConfigError> {
         let rank_hosts = net.place_ranks(cfg, n_ranks, origin)?;
         if let Some((a, b)) = crate::reach::unreachable_pair(&net, &rank_hosts) {
             let name = |r: usize| &net.nodes[rank_hosts[r] as usize].name;
@@ -209,9 +221,14 @@ impl Simulator {
         sim.nic_queue_packets = cfg.tcp.nic_queue_packets.max(1) as usize;
         sim.intra_latency = Nanos(cfg.intra_host.latency.0);
         sim.intra_rate_bps = cfg.intra_host.rate.0;
-        let plan = capture::plan(&sim.net, &sim.rank_hosts, &cfg.capture, origin)?;
         if capture {
+            let plan = capture::plan(&sim.net, &sim.rank_hosts, &cfg.capture, origin)?;
             sim.set_captures(plan);
+        } else {
+            // The `[capture]` table is checked all the same; no file is
+            // prepared (a file per host of a large network costs memory).
+            capture::check_config(&cfg.capture, origin)?;
+            capture::select_ports(&sim.net, &cfg.capture, origin)?;
         }
         if sim.faults.is_some() {
             for f in &mut sim.captures {
@@ -237,29 +254,10 @@ impl Simulator {
                 Transmitter::new(l.queue_packets, l.queue_bytes)
             })
             .collect();
-        let node_stats = net
-            .nodes
-            .iter()
-            .map(|n| NodeStats {
-                name: n.name.clone(),
-                kind: match n.kind {
-                    NodeKind::Host => "host",
-                    NodeKind::Switch(_) => "switch",
-                    NodeKind::Router => "router",
-                }
-                .into(),
-                ..Default::default()
-            })
-            .collect();
-        let link_stats = net
-            .ports
-            .iter()
-            .map(|p| LinkDirectionStats {
-                link: net.links[p.link as usize].name.clone(),
-                from_port: p.name.clone(),
-                ..Default::default()
-            })
-            .collect();
+        // Counters only: the names are filled in by `stats()` (a large
+        // network would otherwise hold every node and port name twice).
+        let node_stats = vec![NodeStats::default(); net.nodes.len()];
+        let link_stats = vec![LinkDirectionStats::default(); net.ports.len()];
         Simulator {
             learned: vec![FastMap::default(); net.nodes.len()],
             capture_of_port: vec![None; net.ports.len()],
@@ -1278,8 +1276,31 @@ impl Simulator {
             events: self.events_run,
             messages_injected: self.messages_injected,
             messages_delivered: self.messages_delivered,
-            nodes: self.node_stats.clone(),
-            links: self.link_stats.clone(),
+            nodes: self
+                .node_stats
+                .iter()
+                .zip(&self.net.nodes)
+                .map(|(st, n)| NodeStats {
+                    name: n.name.clone(),
+                    kind: match n.kind {
+                        NodeKind::Host => "host",
+                        NodeKind::Switch(_) => "switch",
+                        NodeKind::Router => "router",
+                    }
+                    .into(),
+                    ..st.clone()
+                })
+                .collect(),
+            links: self
+                .link_stats
+                .iter()
+                .zip(&self.net.ports)
+                .map(|(st, p)| LinkDirectionStats {
+                    link: self.net.links[p.link as usize].name.clone(),
+                    from_port: p.name.clone(),
+                    ..st.clone()
+                })
+                .collect(),
             network_events: self.network_events().to_vec(),
             network_events_unrecorded: self.faults.as_ref().map_or(0, |f| f.unrecorded),
             connections: self

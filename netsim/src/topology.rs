@@ -6,7 +6,7 @@
 
 use crate::addr::{default_host_ip, MacAddr};
 use crate::config::{ConfigError, NetworkConfig, Placement, SwitchMode};
-use std::collections::HashMap;
+
 use std::net::Ipv4Addr;
 
 /// Index of a node in [`Network::nodes`].
@@ -118,8 +118,8 @@ pub struct Network {
     pub shape: Option<crate::generators::Shape>,
     /// How routers choose among paths.
     pub routing: crate::config::RoutingPolicy,
-    by_name: HashMap<String, NodeId>,
-    parallel: HashMap<(NodeId, NodeId), u32>,
+    by_name: crate::fasthash::FastMap<String, NodeId>,
+    parallel: crate::fasthash::FastMap<(NodeId, NodeId), u32>,
 }
 
 fn err(origin: &str, msg: String) -> ConfigError {
@@ -136,8 +136,8 @@ impl Network {
             hosts: Vec::new(),
             shape: None,
             routing: Default::default(),
-            by_name: HashMap::new(),
-            parallel: HashMap::new(),
+            by_name: Default::default(),
+            parallel: Default::default(),
         }
     }
 
@@ -187,16 +187,19 @@ impl Network {
         for r in &cfg.routers {
             add(&mut net, &r.name, NodeKind::Router, None, "router")?;
         }
-        let mut ips = HashMap::new();
+        let mut ips: crate::fasthash::FastMap<Ipv4Addr, NodeId> = Default::default();
         for &h in &net.hosts {
             let n = &net.nodes[h as usize];
-            if let Some(prev) = ips.insert(n.ip.unwrap(), n.name.clone()) {
+            if let Some(prev) = ips.insert(n.ip.unwrap(), h) {
+                let prev = &net.nodes[prev as usize].name;
                 return Err(err(origin, format!("hosts '{prev}' and '{}' have the same IP address {}; give each host its own", n.name, n.ip.unwrap())));
             }
         }
-        let defaults = layer(DEFAULT_LINK, &cfg.link_defaults, origin, "link_defaults")?;
+        let defaults = layer(DEFAULT_LINK, &cfg.link_defaults, origin, &"link_defaults")?;
         for (i, lc) in cfg.links.iter().enumerate() {
-            let params = layer(defaults, &lc.settings(), origin, &format!("link[{i}]"))?;
+            // The key path is formatted only for an error (a generated
+            // network has millions of links).
+            let params = layer(defaults, &lc.settings(), origin, &format_args!("link[{i}]"))?;
             let a = *net.by_name.get(&lc.a).ok_or_else(|| {
                 err(origin, format!("link[{i}] names node '{}' in `a`, but no host, switch or router has that name", lc.a))
             })?;
@@ -352,7 +355,7 @@ fn layer(
     base: LinkParams,
     s: &crate::config::LinkSettings,
     origin: &str,
-    at: &str,
+    at: &dyn std::fmt::Display,
 ) -> Result<LinkParams, ConfigError> {
     let mut p = base;
     if let Some(r) = s.rate {

@@ -17,11 +17,12 @@ use crate::group::Groups;
 use crate::info::CommHints;
 use crate::matching::{Arrived, MatchQueues, Pattern, Posted, Source, Tag};
 use crate::message_data::MessageData;
+use crate::mprobe::ProbedMessages;
 use crate::names::Names;
 use crate::op::Ops;
 use crate::rendezvous::OutStream;
 use crate::request::{
-    OnDone, Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, State,
+    OnDone, Pending, Persist, RecvPhase, Request, RequestId, Requests, SendMode, SentMessage, State,
 };
 use crate::status::{Completion, Status};
 use crate::topo::Topologies;
@@ -162,6 +163,10 @@ pub struct Engine<T: Transport> {
     /// Rendezvous receives waiting for data, by receiver op.
     pub(crate) rdv_recv: HashMap<u32, RequestId>,
     pub(crate) sync_send: HashMap<u32, RequestId>,
+    /// Sends whose cancel request awaits its reply, by cancel op.
+    pub(crate) cancels: HashMap<u32, RequestId>,
+    /// Messages taken from the unexpected queue by `MPI_(I)mprobe`.
+    pub(crate) probed: ProbedMessages,
     /// The attached buffer for buffered sends: (address, size). The engine
     /// copies messages itself, so only the size is used; the address is
     /// what `MPI_Buffer_detach` hands back.
@@ -212,6 +217,8 @@ impl<T: Transport> Engine<T> {
             streams_out: HashMap::new(),
             rdv_recv: HashMap::new(),
             sync_send: HashMap::new(),
+            cancels: HashMap::new(),
+            probed: ProbedMessages::default(),
             bsend_attached: None,
             bsend_used: 0,
             counters: Counters::default(),
@@ -388,6 +395,8 @@ impl<T: Transport> Engine<T> {
                     self.finish(req, Completion::inactive());
                 }
             }
+            Kind::CancelRequest => self.on_cancel_request(env),
+            Kind::CancelReply => self.on_cancel_reply(env),
         }
     }
 
@@ -396,12 +405,21 @@ impl<T: Transport> Engine<T> {
         let Ok(r) = self.reqs.get_mut(req) else {
             return;
         };
+        if r.cancelling.is_some() && !c.status.cancelled {
+            // MPI_Cancel asked the destination: the reply decides.
+            r.state = State::Pending(Pending::CancelReply);
+            return;
+        }
         r.state = State::Done(c);
+        let parent = r.parent;
         if r.free_when_done {
             if let Ok(r) = self.reqs.remove(req) {
                 self.bsend_used -= r.bsend_bytes;
                 self.retire(&r);
             }
+        }
+        if let Some(p) = parent {
+            self.half_done(p);
         }
     }
 
@@ -453,6 +471,7 @@ impl<T: Transport> Engine<T> {
     /// with the envelope flags `flags` (e.g. [`FLAG_COLL_ERROR`](crate::envelope::FLAG_COLL_ERROR)) besides
     /// the ones the mode sets. Data in program memory must be larger than
     /// the eager threshold (smaller messages are packed by the caller).
+    /// Returns the message as its destination knows it.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start_send(
         &mut self,
@@ -464,12 +483,21 @@ impl<T: Transport> Engine<T> {
         tag: i32,
         call: CallCode,
         flags: u8,
-    ) {
+    ) -> SentMessage {
         let data = data.into();
         let me = self.t.rank();
         let seq_slot = self.seq.entry((dst, context)).or_insert(0);
         let seq = *seq_slot;
         *seq_slot = seq.wrapping_add(1);
+        let sent = SentMessage {
+            dst,
+            context,
+            seq,
+            carrier: req,
+        };
+        if let Ok(r) = self.reqs.get_mut(req) {
+            r.sent = Some(sent);
+        }
         let len = data.len();
         let mut env = Envelope {
             kind: Kind::Eager,
@@ -518,6 +546,7 @@ impl<T: Transport> Engine<T> {
                 }
             }
         }
+        sent
     }
 
     /// Posts receive `req` (already `Pending::Recv` in phase `Posted`).
@@ -538,7 +567,7 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    fn matched(&mut self, req: RequestId, msg: Msg) {
+    pub(crate) fn matched(&mut self, req: RequestId, msg: Msg) {
         let env = msg.env;
         match env.kind {
             Kind::Rts => {

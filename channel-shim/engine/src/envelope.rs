@@ -10,7 +10,7 @@
 //! |-------:|-----:|---------------|---------|
 //! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
 //! | 1      | 1    | `version`     | always `1` |
-//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack |
+//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack, 8 cancel request, 9 cancel reply |
 //! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; bit 2 [`FLAG_INTERCOMM`]: sent on an intercommunicator; other bits zero |
 //! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
 //! | 5      | 3    | reserved      | zero |
@@ -19,10 +19,10 @@
 //! | 16     | 4    | `tag`         | MPI tag (i32); a collective's messages carry the call's sequence number on its communicator (bits 8–30) and its call code (bits 0–7), see [`coll_tag`](crate::collectives::coll_tag) |
 //! | 20     | 4    | `context`     | communicator context id (u32); even = point-to-point, odd = collectives of the same communicator |
 //! | 24     | 4    | `seq`         | sequence number of the matchable message per (src, dst, context), from 0; CTS, data and acks repeat the number of the message they belong to |
-//! | 28     | 4    | `sender_op`   | sender's operation id: set on RTS, CTS, data and acks, and on eager messages with `FLAG_SYNC`; else 0 |
+//! | 28     | 4    | `sender_op`   | sender's operation id: set on RTS, CTS, data and acks, and on eager messages with `FLAG_SYNC`; on a cancel request and its reply, the sender's cancel operation; else 0 |
 //! | 32     | 4    | `receiver_op` | receiver's operation id: set on CTS, data and piece acks; else 0 |
 //! | 36     | 4    | reserved      | zero |
-//! | 40     | 8    | `msg_len`     | length of the whole MPI message in bytes (u64): the payload for eager, the announced length for RTS, CTS and data, the bytes received so far for a piece ack, 0 for an Ssend ack |
+//! | 40     | 8    | `msg_len`     | length of the whole MPI message in bytes (u64): the payload for eager, the announced length for RTS, CTS and data, the bytes received so far for a piece ack, 0 for an Ssend ack and a cancel request, 1 (cancelled) or 0 (too late) for a cancel reply |
 //! | 48     | 8    | `payload_len` | number of payload bytes after the header (u64): `msg_len` for eager, the piece's length for data (at most `msg_len`), else 0 |
 //!
 //! A rendezvous transfer is RTS (sender → receiver, no payload) → CTS
@@ -33,6 +33,11 @@
 //! no payload) only when the message has a piece *i* + window, which the
 //! sender sends on that ack. A synchronous eager send is answered by an
 //! Ssend ack.
+//!
+//! `MPI_Cancel` of a send sends a cancel request naming the message by
+//! (`src`, `context`, `seq`) to its destination, which removes the message
+//! (eager data or RTS) from its unexpected queue if no receive has matched
+//! it yet and answers with a cancel reply saying whether it did.
 //!
 //! [`Envelope::decode`] never panics: garbage yields an [`EnvelopeError`].
 
@@ -77,6 +82,10 @@ pub enum Kind {
     /// The receiver stored a piece of rendezvous data: the sender may send
     /// the piece one window further.
     PieceAck = 7,
+    /// The sender cancels a message not yet matched (`MPI_Cancel`).
+    CancelRequest = 8,
+    /// Whether the receiver removed the message a cancel request named.
+    CancelReply = 9,
 }
 
 impl Kind {
@@ -90,6 +99,8 @@ impl Kind {
             5 => Kind::SyncAck,
             6 => Kind::Control,
             7 => Kind::PieceAck,
+            8 => Kind::CancelRequest,
+            9 => Kind::CancelReply,
             _ => return None,
         })
     }
@@ -152,6 +163,12 @@ call_codes! {
     Bsend_init = 16,
     /// MPI_Rsend_init.
     Rsend_init = 17,
+    /// MPI_Cancel (cancel requests and replies).
+    Cancel = 18,
+    /// MPI_Isendrecv.
+    Isendrecv = 19,
+    /// MPI_Isendrecv_replace.
+    Isendrecv_replace = 20,
     /// MPI_Barrier.
     Barrier = 32,
     /// MPI_Bcast.

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod attr;
+pub mod cancel;
 pub mod collectives;
 pub mod comm;
 pub mod comm_create;
@@ -22,9 +23,11 @@ pub mod error_codes;
 pub mod grequest;
 pub mod group;
 pub mod info;
+pub mod isendrecv;
 pub mod matching;
 pub mod mem_transport;
 pub mod message_data;
+pub mod mprobe;
 pub mod names;
 pub mod object;
 pub mod object_ops;

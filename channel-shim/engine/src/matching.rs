@@ -187,6 +187,13 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
         self.unexpected.remove(i)
     }
 
+    /// Removes and returns the oldest queued message `which` selects
+    /// (a cancelled send's message; not counted).
+    pub fn remove_unexpected(&mut self, which: impl Fn(&Arrived<M>) -> bool) -> Option<Arrived<M>> {
+        let i = self.unexpected.iter().position(which)?;
+        self.unexpected.remove(i)
+    }
+
     /// Removes a posted receive (`MPI_Cancel`); false if it is not queued.
     pub fn cancel(&mut self, item: &R) -> bool {
         match self.posted.iter().position(|p| &p.item == item) {

@@ -52,7 +52,7 @@ fn send_call(mode: SendMode, blocking: bool) -> CallCode {
 
 /// A send's buffer: a slice valid during the call, or program memory the
 /// engine may keep.
-enum SendBuf<'a> {
+pub(crate) enum SendBuf<'a> {
     Slice(&'a [u8]),
     Program(Box<dyn UserBuffer>),
 }
@@ -105,7 +105,7 @@ impl<T: Transport> Engine<T> {
 
     /// Where a receive's data goes: program memory, or (without a buffer)
     /// packed bytes handed back in the completion.
-    fn recv_target(
+    pub(crate) fn recv_target(
         &self,
         mem: Option<Box<dyn UserBuffer>>,
         count: usize,
@@ -166,8 +166,10 @@ impl<T: Transport> Engine<T> {
             hidden.free_when_done = true;
             hidden.bsend_bytes = need;
             let h = self.reqs.add(hidden);
-            self.start_send(h, SendMode::Standard, data, dst, context, tag, call, 0);
-            self.reqs.get_mut(req)?.state = done();
+            let sent = self.start_send(h, SendMode::Standard, data, dst, context, tag, call, 0);
+            let r = self.reqs.get_mut(req)?;
+            r.state = done();
+            r.sent = Some(sent);
         } else {
             self.reqs.get_mut(req)?.state = State::Inactive;
             self.start_send(req, mode, data, dst, context, tag, call, 0);
@@ -260,7 +262,7 @@ impl<T: Transport> Engine<T> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn isend_call(
+    pub(crate) fn isend_call(
         &mut self,
         mode: SendMode,
         buf: SendBuf,
@@ -355,7 +357,7 @@ impl<T: Transport> Engine<T> {
         Ok(req)
     }
 
-    fn check_recv(
+    pub(crate) fn check_recv(
         &self,
         count: usize,
         dt: DatatypeId,
@@ -465,21 +467,9 @@ impl<T: Transport> Engine<T> {
         rtag: Tag,
         comm: CommId,
     ) -> MpiResult<(Vec<u8>, Status)> {
-        self.note_call();
-        let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
-        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None, MessageData::default())?;
-        let s = self.isend_call(
-            SendMode::Standard,
-            SendBuf::Slice(sbuf),
-            scount,
-            stype,
-            dest,
-            stag,
-            comm,
-            CallCode::Sendrecv,
-        )?;
-        self.wait_internal(s)?;
-        let c = self.wait_internal(r)?;
+        let send = (SendBuf::Slice(sbuf), scount, stype, dest, stag);
+        let recv = (None, rcount, rtype, src, rtag);
+        let c = self.blocking_exchange(send, recv, comm)?;
         Ok((c.data.unwrap_or_default(), c.status))
     }
 
@@ -499,20 +489,43 @@ impl<T: Transport> Engine<T> {
         rtag: Tag,
         comm: CommId,
     ) -> MpiResult<Status> {
+        let send = (SendBuf::Program(smem), scount, stype, dest, stag);
+        let recv = (Some(rmem), rcount, rtype, src, rtag);
+        Ok(self.blocking_exchange(send, recv, comm)?.status)
+    }
+
+    /// `MPI_Sendrecv`: a receive (into program memory, or packed) posted
+    /// before a standard send, both waited for; the receive's completion.
+    #[allow(clippy::type_complexity)]
+    fn blocking_exchange(
+        &mut self,
+        (sbuf, scount, stype, dest, stag): (SendBuf, usize, DatatypeId, Dest, i32),
+        (rmem, rcount, rtype, src, rtag): (
+            Option<Box<dyn UserBuffer>>,
+            usize,
+            DatatypeId,
+            Source,
+            Tag,
+        ),
+        comm: CommId,
+    ) -> MpiResult<Completion> {
         self.note_call();
-        let r = self.post_into(rmem, rcount, rtype, src, rtag, comm)?;
+        let (cap, ctx) = self.check_recv(rcount, rtype, src, rtag, comm)?;
+        let target = self.recv_target(rmem, rcount, rtype)?;
+        let r = self.irecv_raw(cap, src, rtag, comm, ctx, None, target)?;
+        let call = CallCode::Sendrecv;
         let s = self.isend_call(
             SendMode::Standard,
-            SendBuf::Program(smem),
+            sbuf,
             scount,
             stype,
             dest,
             stag,
             comm,
-            CallCode::Sendrecv,
+            call,
         )?;
         self.wait_internal(s)?;
-        Ok(self.wait_internal(r)?.status)
+        self.wait_internal(r)
     }
 
     /// `MPI_Send_init`, `MPI_Ssend_init`, `MPI_Bsend_init`, `MPI_Rsend_init`.
@@ -830,21 +843,6 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    /// `MPI_Cancel`: cancels an unmatched receive; sends are not cancelled
-    /// (their status then reports `cancelled == false`).
-    pub fn cancel(&mut self, req: RequestId) -> MpiResult<()> {
-        self.note_call();
-        let r = self.reqs.get(req)?;
-        if let State::Pending(Pending::Recv {
-            phase: RecvPhase::Posted,
-            ..
-        }) = r.state
-        {
-            self.cancel_recv(req);
-        }
-        Ok(())
-    }
-
     /// `MPI_Request_free`: deallocates now if complete or inactive, else
     /// when the operation completes.
     pub fn request_free(&mut self, req: RequestId) -> MpiResult<()> {
@@ -859,7 +857,12 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    fn probe_pattern(&self, src: Source, tag: Tag, comm: CommId) -> MpiResult<Option<Pattern>> {
+    pub(crate) fn probe_pattern(
+        &self,
+        src: Source,
+        tag: Tag,
+        comm: CommId,
+    ) -> MpiResult<Option<Pattern>> {
         let c = self.comm(comm)?;
         let src = match src {
             Source::ProcNull => return Ok(None),

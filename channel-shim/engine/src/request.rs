@@ -74,6 +74,16 @@ pub(crate) enum Pending {
     Coll,
     /// A generalized request the program has not completed yet.
     Generalized,
+    /// A send whose message already left, waiting for the reply to
+    /// `MPI_Cancel` (which decides whether it was cancelled).
+    CancelReply,
+    /// `MPI_Isendrecv`: done when both of its hidden requests are.
+    Pair {
+        /// The receive (its status is the pair's).
+        recv: RequestId,
+        /// The send.
+        send: RequestId,
+    },
 }
 
 /// Lifecycle of a request.
@@ -126,6 +136,28 @@ pub(crate) struct Request {
     pub on_done: Option<OnDone>,
     /// A generalized request's callbacks (`MPI_Grequest_start`).
     pub generalized: Option<Opaque>,
+    /// The message a send put on the network (for `MPI_Cancel`).
+    pub sent: Option<SentMessage>,
+    /// The request whose completion waits for this one (the two halves
+    /// of an `MPI_Isendrecv`).
+    pub parent: Option<RequestId>,
+    /// `MPI_Cancel` asked the destination to drop the message; the reply
+    /// is awaited (its cancel operation id).
+    pub cancelling: Option<u32>,
+}
+
+/// A message as its destination knows it: enough to cancel it there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SentMessage {
+    /// Destination world rank.
+    pub dst: u32,
+    /// Context id.
+    pub context: u32,
+    /// Sequence number per (source, destination, context).
+    pub seq: u32,
+    /// The request sending it (the send's own, or the hidden one of a
+    /// buffered send).
+    pub carrier: RequestId,
 }
 
 /// A collective's delivery of its output (see [`crate::collectives::CollFinish`]).
@@ -148,6 +180,9 @@ impl Request {
             buffer_addr: None,
             on_done: None,
             generalized: None,
+            sent: None,
+            parent: None,
+            cancelling: None,
         }
     }
 }

@@ -104,3 +104,11 @@ fortran_wrappers! {
     fn mpi_neighbor_alltoallv_ = MPI_Neighbor_alltoallv(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In);
     fn mpi_neighbor_alltoallw_ = MPI_Neighbor_alltoallw(sendbuf: Buf, sendcounts: IntRef, sdispls: AintRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: AintRef, recvtypes: IntRef, comm: In);
 }
+
+fortran_wrappers! {
+    fn mpi_ineighbor_allgather_ = MPI_Ineighbor_allgather(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In, request: IntRef);
+    fn mpi_ineighbor_allgatherv_ = MPI_Ineighbor_allgatherv(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In, request: IntRef);
+    fn mpi_ineighbor_alltoall_ = MPI_Ineighbor_alltoall(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In, request: IntRef);
+    fn mpi_ineighbor_alltoallv_ = MPI_Ineighbor_alltoallv(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In, request: IntRef);
+    fn mpi_ineighbor_alltoallw_ = MPI_Ineighbor_alltoallw(sendbuf: Buf, sendcounts: IntRef, sdispls: AintRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: AintRef, recvtypes: IntRef, comm: In, request: IntRef);
+}

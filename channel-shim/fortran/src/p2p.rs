@@ -101,3 +101,20 @@ fortran_fn! {
         set_ierror(ierror, r);
     }
 }
+
+fortran_wrappers! {
+    fn mpi_mprobe_ = MPI_Mprobe(source: In, tag: In, comm: In, message: IntRef, status: Status);
+    fn mpi_improbe_ = MPI_Improbe(source: In, tag: In, comm: In, flag: IntRef, message: IntRef, status: Status);
+    fn mpi_mrecv_ = MPI_Mrecv(buf: Buf, count: In, datatype: In, message: IntRef, status: Status);
+    fn mpi_imrecv_ = MPI_Imrecv(buf: Buf, count: In, datatype: In, message: IntRef, request: IntRef);
+    fn mpi_isendrecv_ = MPI_Isendrecv(
+        sendbuf: Buf, sendcount: In, sendtype: In, dest: In, sendtag: In,
+        recvbuf: Buf, recvcount: In, recvtype: In, source: In, recvtag: In,
+        comm: In, request: IntRef,
+    );
+    fn mpi_isendrecv_replace_ = MPI_Isendrecv_replace(
+        buf: Buf, count: In, datatype: In, dest: In, sendtag: In, source: In, recvtag: In,
+        comm: In, request: IntRef,
+    );
+    fn mpi_status_set_cancelled_ = MPI_Status_set_cancelled(status: Status, flag: Logical);
+}

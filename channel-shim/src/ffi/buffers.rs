@@ -109,6 +109,21 @@ pub fn to_c(s: &Status) -> MpiStatus {
     c
 }
 
+/// Writes the status of a single-completion call (`MPI_Recv`, `MPI_Wait`,
+/// `MPI_Test`, `MPI_Waitany`, `MPI_Mrecv`, ...) as MPICH does: every field
+/// but `MPI_ERROR`, which keeps what the program left there (the call's
+/// return code carries the error).
+///
+/// # Safety
+/// `status` must be ignored (see [`ignored`]) or valid for reading and writing.
+pub unsafe fn write_status_single(status: *mut MpiStatus, s: &Status) {
+    if !ignored(status) {
+        let error = (*status).mpi_error;
+        status.write(to_c(s));
+        (*status).mpi_error = error;
+    }
+}
+
 /// Writes a status unless the program ignores it.
 ///
 /// # Safety

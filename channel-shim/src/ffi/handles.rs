@@ -8,6 +8,7 @@
 
 use crate::abi::*;
 use shim_engine::datatype::TypeArg;
+use shim_engine::mprobe::MessageId;
 use shim_engine::{
     BuiltinOp, BuiltinType, CommId, DatatypeId, Dest, ErrhandlerId, GroupId, Keyval, MpiError,
     ObjectKind, OpId, RequestId, Source, Tag,
@@ -20,6 +21,9 @@ const TYPE_BASE: u32 = 0xcc00_0000;
 const OP_BASE: u32 = 0x9800_0000;
 const REQUEST_BASE: u32 = 0xac00_0000;
 const ERRHANDLER_BASE: u32 = 0x9400_0000;
+/// Messages of matched probes (MPICH's messages are requests too: this is
+/// its indirect-request prefix, which its predefined handles never use).
+const MESSAGE_BASE: u32 = 0xec00_0000;
 const ID_MASK: u32 = 0x00ff_ffff;
 /// Created keyvals: MPICH's direct keyval handles, the object kind in bits
 /// 22..26 (communicator 1, window 2, datatype 3).
@@ -302,6 +306,26 @@ pub fn errhandler_to(e: ErrhandlerId) -> c_int {
         ErrhandlerId::RETURN => MPI_ERRORS_RETURN,
         ErrhandlerId::ABORT => MPI_ERRORS_ABORT,
         ErrhandlerId(n) => (ERRHANDLER_BASE | (n & ID_MASK)) as c_int,
+    }
+}
+
+/// A message handle: `MPI_MESSAGE_NO_PROC` is `None`; `MPI_MESSAGE_NULL`
+/// and anything else no probe handed out is `MPI_ERR_REQUEST`.
+pub fn message_from(h: c_int) -> Result<Option<MessageId>, MpiError> {
+    if h == MPI_MESSAGE_NO_PROC {
+        Ok(None)
+    } else if bits(h) & !ID_MASK == MESSAGE_BASE {
+        Ok(Some(MessageId(bits(h) & ID_MASK)))
+    } else {
+        Err(MpiError::Request)
+    }
+}
+
+/// The handle of a message (`None`: `MPI_MESSAGE_NO_PROC`).
+pub fn message_to(m: Option<MessageId>) -> c_int {
+    match m {
+        None => MPI_MESSAGE_NO_PROC,
+        Some(m) => (MESSAGE_BASE | (m.0 & ID_MASK)) as c_int,
     }
 }
 

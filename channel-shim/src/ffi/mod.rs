@@ -52,6 +52,7 @@ pub mod nbc;
 pub mod neighbor;
 pub mod op;
 pub mod p2p;
+pub mod p2p_ext;
 pub mod symbols;
 pub mod topo;
 

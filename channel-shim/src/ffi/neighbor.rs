@@ -1,16 +1,17 @@
 //! Neighbourhood collectives (`MPI_Neighbor_allgather(v)`,
-//! `MPI_Neighbor_alltoall(v,w)`): each call describes one block of the
-//! send buffer per out-neighbour and one block of the receive buffer per
-//! in-neighbour of the communicator's topology; the blocks are packed
-//! here, exchanged by the engine (one message per edge, see
-//! `shim_engine::collectives`) and unpacked into place.
+//! `MPI_Neighbor_alltoall(v,w)`) and their nonblocking forms
+//! (`MPI_Ineighbor_*`): each call describes one block of the send buffer
+//! per out-neighbour and one block of the receive buffer per in-neighbour
+//! of the communicator's topology; the blocks are packed here, exchanged
+//! by the engine (one message per edge, see `shim_engine::collectives`)
+//! and unpacked into place when the program takes the completion.
 
 use crate::ffi::buffers::{region, region_mut};
 use crate::ffi::collectives::Eng;
 use crate::ffi::datatype::Aint;
-use crate::ffi::engine_access::engine;
-use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::nbc;
+use shim_engine::collectives::{CollFinish, CollOutput, Form};
 use shim_engine::envelope::CallCode;
 use shim_engine::{DatatypeId, MpiError};
 use std::os::raw::{c_int, c_void};
@@ -66,86 +67,249 @@ fn at(buf: *const c_void, disp: i64) -> *const c_void {
     (buf as *const u8).wrapping_offset(disp as isize) as *const c_void
 }
 
-/// Runs one neighbourhood collective: `sends(e, outdegree)` and
-/// `recvs(e, indegree)` describe the blocks.
+/// Runs one neighbourhood collective in form `form`: `sends(e,
+/// outdegree)` and `recvs(e, indegree)` describe the blocks; the blocks
+/// received are unpacked into `recvbuf` when the program takes the
+/// completion (at once for the blocking form).
+#[allow(clippy::too_many_arguments)]
 unsafe fn neighbor(
     func: &str,
+    form: Form,
     call: CallCode,
     comm: c_int,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
+    request: *mut c_int,
     sends: impl FnOnce(&Eng, usize) -> Result<Vec<Block>, MpiError>,
     recvs: impl FnOnce(&Eng, usize) -> Result<Vec<Block>, MpiError>,
 ) -> c_int {
-    let r = comm_from(comm).and_then(|c| {
-        engine(func, |e| {
-            let (ins, outs) = e.neighbors(c)?;
-            let sb = sends(e, outs.len())?;
-            let rb = recvs(e, ins.len())?;
-            let mut packed = Vec::with_capacity(sb.len());
-            for b in &sb {
-                let t = e.datatypes();
-                t.committed(b.dt)?;
-                let s = t.span(b.dt, b.count)?;
-                packed.push(t.pack(b.dt, b.count, region(at(sendbuf, b.disp), s))?);
-            }
-            let mut want = Vec::with_capacity(rb.len());
-            for b in &rb {
-                want.push(e.datatypes().committed(b.dt)?.size as usize * b.count);
-            }
-            let got = e.neighbor_exchange(c, call, packed, &want)?;
-            for (b, data) in rb.iter().zip(got) {
-                if let Some(data) = data {
-                    let t = e.datatypes();
+    nbc::run(func, comm, form, request, |e, c| {
+        let (ins, outs) = e.neighbors(c)?;
+        let sb = sends(e, outs.len())?;
+        let rb = recvs(e, ins.len())?;
+        let mut packed = Vec::with_capacity(sb.len());
+        for b in &sb {
+            let t = e.datatypes();
+            t.committed(b.dt)?;
+            let s = t.span(b.dt, b.count)?;
+            packed.push(t.pack(b.dt, b.count, region(at(sendbuf, b.disp), s))?);
+        }
+        let mut want = Vec::with_capacity(rb.len());
+        for b in &rb {
+            want.push(e.datatypes().committed(b.dt)?.size as usize * b.count);
+        }
+        let id = e.start_neighbor_exchange(form, c, call, packed, &want)?;
+        let buf = recvbuf as usize;
+        let fin = CollFinish {
+            types: rb.iter().map(|b| b.dt).collect(),
+            deliver: Box::new(move |t, out| {
+                let CollOutput::Blocks(data) = out else {
+                    return Ok(());
+                };
+                // Blocks from MPI_PROC_NULL are empty: their slots stay.
+                for (b, d) in rb.iter().zip(data).filter(|(_, d)| !d.is_empty()) {
                     let s = t.span(b.dt, b.count)?;
-                    let dst = at(recvbuf, b.disp) as *mut c_void;
-                    t.unpack(b.dt, b.count, &data, region_mut(dst, s))?;
+                    let dst = at(buf as *const c_void, b.disp) as *mut c_void;
+                    // SAFETY: the program keeps the receive buffer until completion.
+                    t.unpack(b.dt, b.count, &d, unsafe { region_mut(dst, s) })?;
                 }
-            }
-            Ok(())
-        })
-    });
-    finish(comm, func, r)
+                Ok(())
+            }),
+        };
+        Ok((id, Some(fin)))
+    })
 }
 
-mpi_fn! { fn MPI_Neighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int,
-                                    recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) {
-    neighbor("MPI_Neighbor_allgather", CallCode::Neighbor_allgather, comm, sendbuf, recvbuf,
-        |e, n| same_type_blocks(e, n, datatype_from(sendtype)?, |_| count_from(sendcount), |_| Ok(0)),
-        |e, n| {
-            let rc = count_from(recvcount)?;
-            same_type_blocks(e, n, datatype_from(recvtype)?, |_| Ok(rc), |k| Ok((k * rc) as i64))
-        })
-} }
+/// Exports the blocking call and its nonblocking form (which takes a
+/// request handle last), both running `$body`.
+macro_rules! neighbor_pair {
+    (fn $blocking:ident ( $($arg:ident : $ty:ty),* ); fn $nonblocking:ident = $body:ident;) => {
+        mpi_fn! { fn $blocking($($arg: $ty),*) {
+            $body(stringify!($blocking), Form::Blocking, $($arg,)* std::ptr::null_mut())
+        } }
+        mpi_fn! { fn $nonblocking($($arg: $ty,)* request: *mut c_int) {
+            $body(stringify!($nonblocking), Form::Nonblocking, $($arg,)* request)
+        } }
+    };
+}
 
-mpi_fn! { fn MPI_Neighbor_allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int,
-                                     recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int,
-                                     recvtype: c_int, comm: c_int) {
-    neighbor("MPI_Neighbor_allgatherv", CallCode::Neighbor_allgatherv, comm, sendbuf, recvbuf,
-        |e, n| same_type_blocks(e, n, datatype_from(sendtype)?, |_| count_from(sendcount), |_| Ok(0)),
-        |e, n| same_type_blocks(e, n, datatype_from(recvtype)?, |k| count_at(recvcounts, k), |k| int_at(displs, k)))
-} }
-
-mpi_fn! { fn MPI_Neighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int,
-                                   recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) {
-    neighbor("MPI_Neighbor_alltoall", CallCode::Neighbor_alltoall, comm, sendbuf, recvbuf,
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgather(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    neighbor(
+        func,
+        form,
+        CallCode::Neighbor_allgather,
+        comm,
+        sendbuf,
+        recvbuf,
+        request,
         |e, n| {
-            let sc = count_from(sendcount)?;
-            same_type_blocks(e, n, datatype_from(sendtype)?, |_| Ok(sc), |k| Ok((k * sc) as i64))
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(sendtype)?,
+                |_| count_from(sendcount),
+                |_| Ok(0),
+            )
         },
         |e, n| {
             let rc = count_from(recvcount)?;
-            same_type_blocks(e, n, datatype_from(recvtype)?, |_| Ok(rc), |k| Ok((k * rc) as i64))
-        })
-} }
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(recvtype)?,
+                |_| Ok(rc),
+                |k| Ok((k * rc) as i64),
+            )
+        },
+    )
+}
+neighbor_pair! { fn MPI_Neighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgather = allgather; }
 
-mpi_fn! { fn MPI_Neighbor_alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int,
-                                    recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int,
-                                    recvtype: c_int, comm: c_int) {
-    neighbor("MPI_Neighbor_alltoallv", CallCode::Neighbor_alltoallv, comm, sendbuf, recvbuf,
-        |e, n| same_type_blocks(e, n, datatype_from(sendtype)?, |k| count_at(sendcounts, k), |k| int_at(sdispls, k)),
-        |e, n| same_type_blocks(e, n, datatype_from(recvtype)?, |k| count_at(recvcounts, k), |k| int_at(rdispls, k)))
-} }
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgatherv(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    neighbor(
+        func,
+        form,
+        CallCode::Neighbor_allgatherv,
+        comm,
+        sendbuf,
+        recvbuf,
+        request,
+        |e, n| {
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(sendtype)?,
+                |_| count_from(sendcount),
+                |_| Ok(0),
+            )
+        },
+        |e, n| {
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(recvtype)?,
+                |k| count_at(recvcounts, k),
+                |k| int_at(displs, k),
+            )
+        },
+    )
+}
+neighbor_pair! { fn MPI_Neighbor_allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgatherv = allgatherv; }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoall(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    neighbor(
+        func,
+        form,
+        CallCode::Neighbor_alltoall,
+        comm,
+        sendbuf,
+        recvbuf,
+        request,
+        |e, n| {
+            let sc = count_from(sendcount)?;
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(sendtype)?,
+                |_| Ok(sc),
+                |k| Ok((k * sc) as i64),
+            )
+        },
+        |e, n| {
+            let rc = count_from(recvcount)?;
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(recvtype)?,
+                |_| Ok(rc),
+                |k| Ok((k * rc) as i64),
+            )
+        },
+    )
+}
+neighbor_pair! { fn MPI_Neighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoall = alltoall; }
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallv(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    neighbor(
+        func,
+        form,
+        CallCode::Neighbor_alltoallv,
+        comm,
+        sendbuf,
+        recvbuf,
+        request,
+        |e, n| {
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(sendtype)?,
+                |k| count_at(sendcounts, k),
+                |k| int_at(sdispls, k),
+            )
+        },
+        |e, n| {
+            same_type_blocks(
+                e,
+                n,
+                datatype_from(recvtype)?,
+                |k| count_at(recvcounts, k),
+                |k| int_at(rdispls, k),
+            )
+        },
+    )
+}
+neighbor_pair! { fn MPI_Neighbor_alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoallv = alltoallv; }
 
 /// `n` blocks of an alltoallw: counts, byte displacements and types.
 unsafe fn typed_blocks(
@@ -168,10 +332,31 @@ unsafe fn typed_blocks(
         .collect()
 }
 
-mpi_fn! { fn MPI_Neighbor_alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const Aint, sendtypes: *const c_int,
-                                    recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const Aint,
-                                    recvtypes: *const c_int, comm: c_int) {
-    neighbor("MPI_Neighbor_alltoallw", CallCode::Neighbor_alltoallw, comm, sendbuf, recvbuf,
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallw(
+    func: &str,
+    form: Form,
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const Aint,
+    sendtypes: *const c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const Aint,
+    recvtypes: *const c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    neighbor(
+        func,
+        form,
+        CallCode::Neighbor_alltoallw,
+        comm,
+        sendbuf,
+        recvbuf,
+        request,
         |_, n| typed_blocks(n, sendcounts, sdispls, sendtypes),
-        |_, n| typed_blocks(n, recvcounts, rdispls, recvtypes))
-} }
+        |_, n| typed_blocks(n, recvcounts, rdispls, recvtypes),
+    )
+}
+neighbor_pair! { fn MPI_Neighbor_alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int); fn MPI_Ineighbor_alltoallw = alltoallw; }

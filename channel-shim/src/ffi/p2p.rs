@@ -2,7 +2,7 @@
 //! persistent requests and the wait/test family.
 
 use crate::abi::*;
-use crate::ffi::buffers::{program_memory, region, region_mut, write_status};
+use crate::ffi::buffers::{program_memory, region, region_mut, write_status, write_status_single};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::grequest::{self, generalized_of, Completed};
@@ -20,7 +20,7 @@ use std::os::raw::{c_int, c_void};
 ///
 /// # Safety
 /// `request` must be valid for writing an `int`.
-unsafe fn hand_out(
+pub(crate) unsafe fn hand_out(
     e: &mut Eng,
     id: RequestId,
     buf: *const c_void,
@@ -33,7 +33,7 @@ unsafe fn hand_out(
     Ok(())
 }
 
-type Eng = Engine<GatewayTransport>;
+pub(crate) type Eng = Engine<GatewayTransport>;
 
 /// MPI_Sendrecv under MPI_THREAD_MULTIPLE: an Irecv and an Isend (of the
 /// send buffer's span, which `send_region` copies from user memory) waited
@@ -66,7 +66,7 @@ fn exchange_unlocked(
 /// Waits for request `id` and hands its completion to `then`: inside the
 /// engine, or under MPI_THREAD_MULTIPLE by polling without holding the lock
 /// while waiting (see `multiple`).
-fn wait_then<R>(
+pub(crate) fn wait_then<R>(
     func: &str,
     id: RequestId,
     unlocked: bool,
@@ -101,10 +101,25 @@ unsafe fn with_generalized(
     }
 }
 
-/// Writes the status of a completed request (a receive's data is already
-/// in the program's buffer) and clears a freed handle. Returns the
+/// Writes the status of a request a single-completion call completed
+/// (its `MPI_ERROR` untouched, as MPICH) and clears a freed handle. A
+/// receive's data is already in the program's buffer. Returns the
 /// request's own error, if any.
 unsafe fn complete(
+    c: Completion,
+    handle: *mut c_int,
+    status: *mut MpiStatus,
+) -> Result<(), MpiError> {
+    if c.freed {
+        write_out(handle, MPI_REQUEST_NULL);
+    }
+    write_status_single(status, &c.status);
+    c.status.error.map_or(Ok(()), Err)
+}
+
+/// [`complete`] for an entry of a call completing several requests
+/// (`MPI_Waitall`, `MPI_Waitsome`, ...), which writes `MPI_ERROR` too.
+unsafe fn complete_one_of_many(
     c: Completion,
     handle: *mut c_int,
     status: *mut MpiStatus,
@@ -256,7 +271,7 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         // The engine stores the data straight into `buf`.
         let report = |st: shim_engine::Status| {
-            write_status(status, &st);
+            write_status_single(status, &st);
             st.error.map_or(Ok(()), Err)
         };
         if thread_multiple() {
@@ -317,7 +332,7 @@ mpi_fn! { fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_
                 e.sendrecv_with(smem, sn, st_, d, stg, rmem, rn, rt, s, rtg, c)
             })?
         };
-        write_status(status, &stat);
+        write_status_single(status, &stat);
         stat.error.map_or(Ok(()), Err)
     })();
     finish(comm, "MPI_Sendrecv", r)
@@ -337,7 +352,7 @@ mpi_fn! { fn MPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_in
             return engine("MPI_Sendrecv_replace", |e| {
                 let span = e.datatypes().span(dt, n)?;
                 e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
-                write_status(status, &stat);
+                write_status_single(status, &stat);
                 stat.error.map_or(Ok(()), Err)
             });
         }
@@ -346,7 +361,7 @@ mpi_fn! { fn MPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_in
             let copy = region(buf, span).to_vec();
             let (data, stat) = e.sendrecv(&copy, n, dt, d, stg, n, dt, s, rtg, c)?;
             e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
-            write_status(status, &stat);
+            write_status_single(status, &stat);
             stat.error.map_or(Ok(()), Err)
         })
     })();
@@ -485,6 +500,7 @@ unsafe fn complete_entry(
     requests: *mut c_int,
     status: *mut MpiStatus,
     done: &mut Vec<Completed>,
+    single: bool,
 ) -> Result<(), MpiError> {
     if ids[i].is_none() {
         write_status(status, &c.status);
@@ -493,7 +509,11 @@ unsafe fn complete_entry(
     if let Some(g) = gens[i] {
         done.push(Completed::new(g, status, c.freed));
     }
-    complete(c, requests.add(i), status)
+    if single {
+        complete(c, requests.add(i), status)
+    } else {
+        complete_one_of_many(c, requests.add(i), status)
+    }
 }
 
 mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiStatus) {
@@ -510,7 +530,7 @@ mpi_fn! { fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut MpiS
             let all = e.waitall(&ids)?;
             let mut any_error = false;
             for (i, c) in all.into_iter().enumerate() {
-                any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done).is_err();
+                any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done, false).is_err();
             }
             if any_error { Err(MpiError::InStatus) } else { Ok(()) }
         });
@@ -529,7 +549,7 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
                 write_out(flag, 1);
                 let mut any_error = false;
                 for (i, c) in all.into_iter().enumerate() {
-                    any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done).is_err();
+                    any_error |= complete_entry(&ids, &gens, i, c, requests, status_at(statuses, i), &mut done, false).is_err();
                 }
                 if any_error { Err(MpiError::InStatus) } else { Ok(()) }
             }
@@ -554,7 +574,7 @@ mpi_fn! { fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, 
         let r = engine("MPI_Waitany", |e| match e.waitany(&ids)? {
             Some((i, c)) => {
                 write_out(index, i as c_int);
-                complete_entry(&ids, &gens, i, c, requests, status, &mut done)
+                complete_entry(&ids, &gens, i, c, requests, status, &mut done, true)
             }
             None => {
                 write_out(index, MPI_UNDEFINED);
@@ -576,7 +596,7 @@ mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, 
             TestAny::Done(i, c) => {
                 write_out(flag, 1);
                 write_out(index, i as c_int);
-                complete_entry(&ids, &gens, i, c, requests, status, &mut done)
+                complete_entry(&ids, &gens, i, c, requests, status, &mut done, true)
             }
             TestAny::NoneActive => {
                 write_out(flag, 1);
@@ -635,6 +655,7 @@ unsafe fn some(
                             requests,
                             status_at(statuses, k),
                             &mut done,
+                            false,
                         )
                         .is_err();
                     }

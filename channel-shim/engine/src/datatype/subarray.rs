@@ -126,8 +126,10 @@ impl Datatypes {
     }
 
     /// `MPI_Type_create_subarray`: the block of `subsizes` elements from
-    /// `starts` in an array of `sizes` elements of `old`. Sizes below 1,
-    /// a block outside the array or an unknown order are `MPI_ERR_ARG`.
+    /// `starts` in an array of `sizes` elements of `old` (empty blocks and
+    /// arrays allowed, as in MPI 4.0). Negative sizes or starts are
+    /// `MPI_ERR_COUNT` (as MPICH); a block reaching outside the array,
+    /// which MPICH does not check, and an unknown order are `MPI_ERR_ARG`.
     pub fn subarray(
         &mut self,
         sizes: &[i32],
@@ -140,16 +142,15 @@ impl Datatypes {
         if n == 0 || subsizes.len() != n || starts.len() != n {
             return Err(MpiError::Arg);
         }
-        let c = c_order(order)?;
         for i in 0..n {
-            let ok = sizes[i] > 0
-                && subsizes[i] > 0
-                && starts[i] >= 0
-                && i64::from(starts[i]) + i64::from(subsizes[i]) <= i64::from(sizes[i]);
-            if !ok {
+            if sizes[i] < 0 || subsizes[i] < 0 || starts[i] < 0 {
+                return Err(MpiError::Count);
+            }
+            if i64::from(starts[i]) + i64::from(subsizes[i]) > i64::from(sizes[i]) {
                 return Err(MpiError::Arg);
             }
         }
+        let c = c_order(order)?;
         let runs: Vec<Runs> = (0..n)
             .map(|i| vec![(i64::from(starts[i]), i64::from(subsizes[i]))])
             .collect();
