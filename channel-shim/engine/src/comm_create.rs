@@ -236,11 +236,14 @@ impl<T: Transport> Engine<T> {
         Ok(self.start_task(t.duplicate()))
     }
 
-    /// `MPI_Comm_idup`: the new communicator's handle now (usable once the
-    /// request completes) and the request.
+    /// `MPI_Comm_idup`: the new communicator's handle now (with the
+    /// parent's error handler; attributes and names may be set at once,
+    /// communication waits until the request completes) and the request.
     pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<(CommId, RequestId)> {
         let t = self.dup_task(comm, CallCode::Comm_idup)?;
-        let id = self.comms.reserve();
+        let placeholder = self.comm(comm)?.pending_copy();
+        let id = self.comms.reserve(placeholder);
+        self.inherit_errhandler(comm, id);
         Ok((id, self.start_task(t.into_comm(id).duplicate())))
     }
 
