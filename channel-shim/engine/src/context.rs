@@ -64,6 +64,16 @@ fn context_of(slot: usize) -> u32 {
 }
 
 impl ContextIds {
+    /// The mask of a process that takes part in agreement `key` but gets
+    /// no communicator from it (an undefined colour of a split, a rank
+    /// outside `MPI_Comm_create`'s group): every block, so it constrains
+    /// nothing, and it keeps none (MPICH's `ignore_id`).
+    pub fn offer_all(&self) -> Vec<u8> {
+        let mut words = vec![u64::MAX; MASK_WORDS];
+        words[SLOTS / 64] = 1;
+        words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+    }
+
     /// The mask agreement `key` offers in its next round (as bytes: words
     /// in native order, as the allreduce of unsigned longs sees them).
     pub fn offer(&mut self, key: AgreeKey) -> Vec<u8> {
@@ -79,8 +89,10 @@ impl ContextIds {
     }
 
     /// Ends a round of agreement `key` with the AND of every member's
-    /// offer (or the error the round met, which ends the agreement).
-    pub fn settle(&mut self, key: AgreeKey, agreed: Result<&[u8], ()>) -> Settled {
+    /// offer (or the error the round met, which ends the agreement); with
+    /// `keep` false (see [`offer_all`](Self::offer_all)) the block found is
+    /// not taken here.
+    pub fn settle(&mut self, key: AgreeKey, agreed: Result<&[u8], ()>, keep: bool) -> Settled {
         if self.holder == Some(key) {
             self.holder = None;
         }
@@ -99,7 +111,9 @@ impl ContextIds {
         for (i, w) in words[..SLOTS / 64].iter().enumerate() {
             if *w != 0 {
                 let bit = w.trailing_zeros() as usize;
-                self.free[i] &= !(1u64 << bit);
+                if keep {
+                    self.free[i] &= !(1u64 << bit);
+                }
                 return Settled::Context(context_of(i * 64 + bit));
             }
         }
@@ -131,19 +145,19 @@ mod tests {
         let (mut p, mut q) = (ContextIds::default(), ContextIds::default());
         let k = (1, 0);
         let a = and(&p.offer(k), &q.offer(k));
-        assert_eq!(p.settle(k, Ok(&a)), Settled::Context(4));
-        assert_eq!(q.settle(k, Ok(&a)), Settled::Context(4));
+        assert_eq!(p.settle(k, Ok(&a), true), Settled::Context(4));
+        assert_eq!(q.settle(k, Ok(&a), true), Settled::Context(4));
         let x = (1, 1);
         let o = q.offer(x);
-        assert_eq!(q.settle(x, Ok(&o)), Settled::Context(8));
+        assert_eq!(q.settle(x, Ok(&o), true), Settled::Context(8));
         let k = (1, 2);
         let a = and(&p.offer(k), &q.offer(k));
-        assert_eq!(p.settle(k, Ok(&a)), Settled::Context(12));
-        assert_eq!(q.settle(k, Ok(&a)), Settled::Context(12));
+        assert_eq!(p.settle(k, Ok(&a), true), Settled::Context(12));
+        assert_eq!(q.settle(k, Ok(&a), true), Settled::Context(12));
         p.release(4);
         let k = (1, 3);
         let o = p.offer(k);
-        assert_eq!(p.settle(k, Ok(&o)), Settled::Context(4));
+        assert_eq!(p.settle(k, Ok(&o), true), Settled::Context(4));
     }
 
     #[test]
@@ -154,15 +168,32 @@ mod tests {
         // `hi` holds the mask for its round; `lo` gets an empty one.
         let l = p.offer(lo);
         assert!(l.iter().all(|&b| b == 0));
-        assert_eq!(p.settle(lo, Ok(&l)), Settled::Retry);
+        assert_eq!(p.settle(lo, Ok(&l), true), Settled::Retry);
         // Another member offered nothing to `hi`: its round fails too.
-        assert_eq!(p.settle(hi, Ok(&vec![0; h.len()])), Settled::Retry);
+        assert_eq!(p.settle(hi, Ok(&vec![0; h.len()]), true), Settled::Retry);
         // Now `lo` is first in line, and `hi` waits.
         assert!(p.offer(hi).iter().all(|&b| b == 0));
         let l = p.offer(lo);
-        assert_eq!(p.settle(lo, Ok(&l)), Settled::Context(4));
+        assert_eq!(p.settle(lo, Ok(&l), true), Settled::Context(4));
         let h = p.offer(hi);
-        assert_eq!(p.settle(hi, Ok(&h)), Settled::Context(8));
+        assert_eq!(p.settle(hi, Ok(&h), true), Settled::Context(8));
+    }
+
+    #[test]
+    fn a_process_that_keeps_nothing_constrains_nothing_and_takes_nothing() {
+        let (mut p, mut q) = (ContextIds::default(), ContextIds::default());
+        let k = (1, 0);
+        let o = p.offer(k);
+        assert_eq!(p.settle(k, Ok(&o), true), Settled::Context(4));
+        // q takes part without getting a communicator: p's choice stands
+        // and q's block 0 stays free.
+        let k = (1, 1);
+        let a = and(&p.offer(k), &q.offer_all());
+        assert_eq!(p.settle(k, Ok(&a), true), Settled::Context(8));
+        assert_eq!(q.settle(k, Ok(&a), false), Settled::Context(8));
+        let k = (1, 2);
+        let o = q.offer(k);
+        assert_eq!(q.settle(k, Ok(&o), true), Settled::Context(4));
     }
 
     #[test]
@@ -170,9 +201,9 @@ mod tests {
         let mut p = ContextIds::default();
         for i in 0..SLOTS as i32 {
             let o = p.offer((1, i));
-            assert!(matches!(p.settle((1, i), Ok(&o)), Settled::Context(_)));
+            assert!(matches!(p.settle((1, i), Ok(&o), true), Settled::Context(_)));
         }
         let o = p.offer((1, -1));
-        assert_eq!(p.settle((1, -1), Ok(&o)), Settled::Exhausted);
+        assert_eq!(p.settle((1, -1), Ok(&o), true), Settled::Exhausted);
     }
 }
