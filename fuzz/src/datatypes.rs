@@ -192,7 +192,11 @@ pub fn datatypes(data: &[u8]) {
                 for (gi, di, ai, pi) in dims {
                     g.push(gi);
                     d.push(mpi_distribution(di));
-                    a.push(if ai % 3 == 0 { sa::DISTRIBUTE_DFLT_DARG } else { ai });
+                    a.push(if ai % 3 == 0 {
+                        sa::DISTRIBUTE_DFLT_DARG
+                    } else {
+                        ai
+                    });
                     p.push(pi);
                 }
                 dts.darray(size, rank, &g, &d, &a, &p, mpi_order(order), pick(old))

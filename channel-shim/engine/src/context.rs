@@ -201,7 +201,10 @@ mod tests {
         let mut p = ContextIds::default();
         for i in 0..SLOTS as i32 {
             let o = p.offer((1, i));
-            assert!(matches!(p.settle((1, i), Ok(&o), true), Settled::Context(_)));
+            assert!(matches!(
+                p.settle((1, i), Ok(&o), true),
+                Settled::Context(_)
+            ));
         }
         let o = p.offer((1, -1));
         assert_eq!(p.settle((1, -1), Ok(&o), true), Settled::Exhausted);

@@ -138,7 +138,12 @@ mod tests {
         let c = t.contents(v).unwrap().clone();
         assert_eq!(
             (c.combiner, c.ints, c.aints, c.types),
-            (Combiner::Vector, vec![2, 3, -4], vec![], vec![TypeArg::Type(d(B::Int))])
+            (
+                Combiner::Vector,
+                vec![2, 3, -4],
+                vec![],
+                vec![TypeArg::Type(d(B::Int))]
+            )
         );
         let ix = t.indexed(&[1, 0, 2], &[4, 9, -2], v).unwrap();
         let c = t.contents(ix).unwrap();
@@ -146,11 +151,17 @@ mod tests {
         assert_eq!(c.types, vec![TypeArg::Type(v)]);
         let hb = t.hindexed_block(2, &[16, -8], d(B::Double)).unwrap();
         let c = t.contents(hb).unwrap();
-        assert_eq!((c.combiner, c.ints.clone(), c.aints.clone()), (Combiner::HindexedBlock, vec![2, 2], vec![16, -8]));
+        assert_eq!(
+            (c.combiner, c.ints.clone(), c.aints.clone()),
+            (Combiner::HindexedBlock, vec![2, 2], vec![16, -8])
+        );
         let args = [TypeArg::Lb, TypeArg::Type(d(B::Char)), TypeArg::Ub];
         let s = t.create_struct(&[1, 3, 1], &[-4, 0, 12], &args).unwrap();
         let c = t.contents(s).unwrap();
-        assert_eq!((c.combiner, c.ints.clone(), c.types.clone()), (Combiner::Struct, vec![3, 1, 3, 1], args.to_vec()));
+        assert_eq!(
+            (c.combiner, c.ints.clone(), c.types.clone()),
+            (Combiner::Struct, vec![3, 1, 3, 1], args.to_vec())
+        );
         // MPI_LB / MPI_UB set the bounds and hold no data.
         assert_eq!((t.extent(s).unwrap(), t.size(s).unwrap()), ((-4, 16), 3));
         let r = t.resized(s, 8, 100).unwrap();
@@ -166,7 +177,11 @@ mod tests {
         let inner = t.contiguous(2, d(B::Int)).unwrap();
         let outer = t.vector(3, 1, 2, inner).unwrap();
         t.free(inner).unwrap();
-        assert_eq!(t.free(inner), Err(MpiError::Datatype), "the program's handle is gone");
+        assert_eq!(
+            t.free(inner),
+            Err(MpiError::Datatype),
+            "the program's handle is gone"
+        );
         assert!(!t.is_live(inner));
         // Its number is not reused while `outer` names it.
         let other = t.contiguous(5, d(B::Char)).unwrap();

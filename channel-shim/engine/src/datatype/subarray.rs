@@ -91,9 +91,9 @@ impl Datatypes {
         // run of the fastest: refused past the typemap limit before any
         // is listed (their indices included).
         let selected = |d: usize| runs[d].iter().map(|&(_, l)| l as u128).sum::<u128>();
-        let planned = dims[..slow]
-            .iter()
-            .fold(runs[fast].len() as u128, |p, &d| p.saturating_mul(selected(d)));
+        let planned = dims[..slow].iter().fold(runs[fast].len() as u128, |p, &d| {
+            p.saturating_mul(selected(d))
+        });
         if planned > u128::from(MAX_TYPEMAP_RUNS) {
             return Err(MpiError::Other);
         }
@@ -256,8 +256,10 @@ impl Datatypes {
                         i64::from(darg)
                     };
                     // One run per block this process owns.
-                    let blocks = (g - (k * b).min(g)).unsigned_abs().div_ceil((p * b).unsigned_abs());
-                    if blocks as u64 > MAX_TYPEMAP_RUNS {
+                    let blocks = (g - (k * b).min(g))
+                        .unsigned_abs()
+                        .div_ceil((p * b).unsigned_abs());
+                    if blocks > MAX_TYPEMAP_RUNS {
                         return Err(MpiError::Other);
                     }
                     let mut s = k * b;
@@ -376,7 +378,16 @@ mod tests {
         // Too many blocks to list: refused before listing them.
         let huge = t.subarray(&[1 << 30, 4], &[1 << 29, 1], &[0, 0], ORDER_C, INT);
         assert_eq!(huge, Err(MpiError::Other));
-        let cyclic = t.darray(2, 0, &[i32::MAX], &[DISTRIBUTE_CYCLIC], &[1], &[2], ORDER_C, INT);
+        let cyclic = t.darray(
+            2,
+            0,
+            &[i32::MAX],
+            &[DISTRIBUTE_CYCLIC],
+            &[1],
+            &[2],
+            ORDER_C,
+            INT,
+        );
         assert_eq!(cyclic, Err(MpiError::Other));
         let small = t.darray(2, 0, &[7], &[DISTRIBUTE_BLOCK], &[3], &[2], ORDER_C, INT);
         assert_eq!(small, Err(MpiError::Arg));
