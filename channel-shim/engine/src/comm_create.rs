@@ -258,11 +258,36 @@ impl<T: Transport> Engine<T> {
     /// parent's error handler; attributes and names may be set at once,
     /// communication waits until the request completes) and the request.
     pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<(CommId, RequestId)> {
-        let t = self.dup_task(comm, CallCode::Comm_idup)?;
+        self.idup(comm, None)
+    }
+
+    /// `MPI_Comm_idup_with_info`: as [`comm_idup`](Self::comm_idup), the
+    /// new communicator with `hints` instead of its parent's.
+    pub fn comm_idup_with_hints(
+        &mut self,
+        comm: CommId,
+        hints: crate::info::CommHints,
+    ) -> MpiResult<(CommId, RequestId)> {
+        self.idup(comm, Some(hints))
+    }
+
+    fn idup(
+        &mut self,
+        comm: CommId,
+        hints: Option<crate::info::CommHints>,
+    ) -> MpiResult<(CommId, RequestId)> {
+        // On the wire both forms are MPI_Comm_idup's agreement.
+        let mut t = self.dup_task(comm, CallCode::Comm_idup)?.duplicate();
+        if let Some(h) = hints {
+            t = t.with_hints(h);
+        }
         let placeholder = self.comm(comm)?.pending_copy();
         let id = self.comms.reserve(placeholder);
+        if let Some(h) = hints {
+            self.set_comm_hints(id, h)?;
+        }
         self.inherit_errhandler(comm, id);
-        Ok((id, self.start_task(t.into_comm(id).duplicate())))
+        Ok((id, self.start_task(t.into_comm(id))))
     }
 
     fn dup_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {

@@ -262,6 +262,8 @@ pub(crate) struct Task {
     into: Option<CommId>,
     /// The new communicator is a duplicate: it gets the parent's hints.
     dup: bool,
+    /// Hints it gets instead of the parent's (`MPI_Comm_idup_with_info`).
+    hints: Option<crate::info::CommHints>,
 }
 
 impl Task {
@@ -277,6 +279,7 @@ impl Task {
             parked: None,
             into: None,
             dup: false,
+            hints: None,
         }
     }
 
@@ -284,6 +287,12 @@ impl Task {
     /// its hints too.
     pub(crate) fn duplicate(mut self) -> Task {
         self.dup = true;
+        self
+    }
+
+    /// The duplicate gets `hints` instead of its parent's.
+    pub(crate) fn with_hints(mut self, hints: crate::info::CommHints) -> Task {
+        self.hints = Some(hints);
         self
     }
 
@@ -487,7 +496,7 @@ impl<T: Transport> Engine<T> {
                 if let Some(parent) = self.reqs.get(req).ok().and_then(|r| r.comm) {
                     self.inherit_errhandler(parent, id);
                     if task.dup {
-                        if let Ok(h) = self.comm_hints(parent) {
+                        if let Some(h) = task.hints.or_else(|| self.comm_hints(parent).ok()) {
                             let _ = self.set_comm_hints(id, h);
                         }
                         if let Some(t) = self.topos.get(parent).cloned() {
