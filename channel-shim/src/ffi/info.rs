@@ -95,7 +95,7 @@ fn info_to(id: InfoId) -> c_int {
 }
 
 /// The pairs of an info argument; `MPI_INFO_NULL` is an empty list.
-fn pairs_of(h: c_int) -> Result<Pairs, MpiError> {
+pub(crate) fn pairs_of(h: c_int) -> Result<Pairs, MpiError> {
     if h == MPI_INFO_NULL {
         return Ok(Pairs::new());
     }
