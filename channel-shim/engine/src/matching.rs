@@ -89,8 +89,12 @@ pub struct MatchCounters {
     pub expected: u64,
     /// Matches where the message arrived (virtually) before the receive was posted.
     pub unexpected: u64,
-    /// Queue entries examined without matching.
+    /// Queue entries examined without matching (both queues).
     pub unsuccessful: u64,
+    /// Of those, posted receives an arriving message examined.
+    pub unsuccessful_posted: u64,
+    /// Of those, queued messages a new receive examined.
+    pub unsuccessful_unexpected: u64,
 }
 
 /// The two queues and their counters.
@@ -125,6 +129,16 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
         }
     }
 
+    fn miss_posted(&mut self, entries: usize) {
+        self.counters.unsuccessful += entries as u64;
+        self.counters.unsuccessful_posted += entries as u64;
+    }
+
+    fn miss_unexpected(&mut self, entries: usize) {
+        self.counters.unsuccessful += entries as u64;
+        self.counters.unsuccessful_unexpected += entries as u64;
+    }
+
     /// A message arrived: returns the oldest posted receive it matches
     /// (removed from the queue), or queues the message as unexpected.
     pub fn arrive(&mut self, msg: Arrived<M>) -> Option<(Posted<R>, Arrived<M>)> {
@@ -134,13 +148,13 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
             .position(|p| p.pattern.accepts(msg.context, msg.src, msg.tag));
         match pos {
             Some(i) => {
-                self.counters.unsuccessful += i as u64;
+                self.miss_posted(i);
                 let p = self.posted.remove(i).expect("index from position");
                 self.classify(p.posted_at, msg.vtime_ns);
                 Some((p, msg))
             }
             None => {
-                self.counters.unsuccessful += self.posted.len() as u64;
+                self.miss_posted(self.posted.len());
                 self.unexpected.push_back(msg);
                 None
             }
@@ -156,13 +170,13 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
             .position(|m| recv.pattern.accepts(m.context, m.src, m.tag));
         match pos {
             Some(i) => {
-                self.counters.unsuccessful += i as u64;
+                self.miss_unexpected(i);
                 let m = self.unexpected.remove(i).expect("index from position");
                 self.classify(recv.posted_at, m.vtime_ns);
                 Some((recv, m))
             }
             None => {
-                self.counters.unsuccessful += self.unexpected.len() as u64;
+                self.miss_unexpected(self.unexpected.len());
                 self.posted.push_back(recv);
                 None
             }
@@ -220,6 +234,11 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
         self.unexpected.len()
     }
 
+    /// The unexpected messages, oldest first.
+    pub fn unexpected(&self) -> impl Iterator<Item = &Arrived<M>> {
+        self.unexpected.iter()
+    }
+
     /// The counters so far.
     pub fn counters(&self) -> MatchCounters {
         self.counters
@@ -271,6 +290,8 @@ mod tests {
                 let c = q.counters();
                 let want = if reverse { (n * (n - 1) / 2) as u64 } else { 0 };
                 assert_eq!(c.unsuccessful, want, "n={n} reverse={reverse}");
+                assert_eq!(c.unsuccessful_unexpected, want);
+                assert_eq!(c.unsuccessful_posted, 0);
                 assert_eq!((c.expected, c.unexpected), (0, n as u64));
             }
         }
@@ -296,6 +317,8 @@ mod tests {
                 }
                 let want = if reverse { (n * (n - 1) / 2) as u64 } else { 0 };
                 assert_eq!(q.counters().unsuccessful, want);
+                assert_eq!(q.counters().unsuccessful_posted, want);
+                assert_eq!(q.counters().unsuccessful_unexpected, 0);
                 assert_eq!(q.counters().expected, n as u64);
             }
         }
