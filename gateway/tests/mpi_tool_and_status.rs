@@ -16,12 +16,23 @@ fn tool_program(ranks: u64) -> String {
     let prog = build_c("mpi_tool", "mpicc");
     let n = ranks.to_string();
     let o = run(
-        &["-n", &n, "--net", &config("reference.toml"), "--time-factor", "1"],
+        &[
+            "-n",
+            &n,
+            "--net",
+            &config("reference.toml"),
+            "--time-factor",
+            "1",
+        ],
         &prog,
         &[],
     );
     let (out, err) = text(&o);
-    assert!(o.status.success(), "mpi_tool on {ranks} ranks failed ({}):\n{out}\n{err}", o.status);
+    assert!(
+        o.status.success(),
+        "mpi_tool on {ranks} ranks failed ({}):\n{out}\n{err}",
+        o.status
+    );
     out
 }
 
@@ -36,7 +47,8 @@ fn tool_interface_variables_count_the_programs_own_messages_on_2_4_8_ranks() {
         // also prints them), 25 of error classes; per pair 104 of counters.
         let want = 13 + 206 * ranks + 104 * (ranks / 2);
         assert!(
-            out.lines().any(|l| l == format!("mpi_tool: {want} checks passed")),
+            out.lines()
+                .any(|l| l == format!("mpi_tool: {want} checks passed")),
             "{ranks} ranks: expected {want} checks to pass:\n{out}"
         );
         assert!(out.contains(&format!("counters: {} checks", 104 * (ranks / 2))));

@@ -431,7 +431,14 @@ mod tests {
         r.settings.thread_level = 3;
         r.settings.eager_threshold = 65536;
         let c = Catalogue::standard();
-        let by_name = |n: &str| c.pvars.iter().find(|p| p.name == n).unwrap().source.read(&r);
+        let by_name = |n: &str| {
+            c.pvars
+                .iter()
+                .find(|p| p.name == n)
+                .unwrap()
+                .source
+                .read(&r)
+        };
         assert_eq!(by_name("posted_recvq_length"), 3);
         assert_eq!(by_name("unexpected_recvq_length"), 4);
         assert_eq!(by_name("unexpected_recvq_buffer_size"), 40);
@@ -439,7 +446,14 @@ mod tests {
         assert_eq!(by_name("unexpected_recvq_unsuccessful_matches"), 6);
         assert_eq!(by_name("messages_sent"), 7);
         assert_eq!(by_name("bytes_received"), 8);
-        let cv = |n: &str| c.cvars.iter().find(|v| v.name == n).unwrap().source.read(&r);
+        let cv = |n: &str| {
+            c.cvars
+                .iter()
+                .find(|v| v.name == n)
+                .unwrap()
+                .source
+                .read(&r)
+        };
         assert_eq!(cv("MPINETSIM_THREAD_LEVEL"), 3);
         assert_eq!(cv("MPINETSIM_EAGER_THRESHOLD"), 65536);
         assert_eq!(cv("MPIR_CVAR_BCAST_SHORT_MSG_SIZE"), 12288);

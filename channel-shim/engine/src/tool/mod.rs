@@ -261,23 +261,35 @@ impl ToolInterface {
 
     /// `MPI_T_pvar_start`: `All` starts every non-continuous handle of the session.
     pub fn pvar_start(&mut self, session: u64, which: HandleSel) -> ToolResult<()> {
-        self.each(session, which, |info| !info.continuous, ToolError::PvarNoStartStop, |h, now| {
-            h.start(now)
-        })
+        self.each(
+            session,
+            which,
+            |info| !info.continuous,
+            ToolError::PvarNoStartStop,
+            |h, now| h.start(now),
+        )
     }
 
     /// `MPI_T_pvar_stop`: `All` stops every non-continuous handle of the session.
     pub fn pvar_stop(&mut self, session: u64, which: HandleSel) -> ToolResult<()> {
-        self.each(session, which, |info| !info.continuous, ToolError::PvarNoStartStop, |h, now| {
-            h.stop(now)
-        })
+        self.each(
+            session,
+            which,
+            |info| !info.continuous,
+            ToolError::PvarNoStartStop,
+            |h, now| h.stop(now),
+        )
     }
 
     /// `MPI_T_pvar_reset`: `All` resets every writable handle of the session.
     pub fn pvar_reset(&mut self, session: u64, which: HandleSel) -> ToolResult<()> {
-        self.each(session, which, |info| !info.readonly, ToolError::PvarNoWrite, |h, now| {
-            h.set(0, now)
-        })
+        self.each(
+            session,
+            which,
+            |info| !info.readonly,
+            ToolError::PvarNoWrite,
+            |h, now| h.set(0, now),
+        )
     }
 
     /// `MPI_T_pvar_read`: the handle's value.

@@ -114,7 +114,8 @@ mod tests {
             e.recv(10, INT, Source::Rank(0), Tag::Value(K as i32), w)
                 .unwrap();
             for tag in (0..K as i32).rev() {
-                e.recv(10, INT, Source::Rank(0), Tag::Value(tag), w).unwrap();
+                e.recv(10, INT, Source::Rank(0), Tag::Value(tag), w)
+                    .unwrap();
             }
             Some((before, queued, e.tool_readings(2)))
         });

@@ -98,7 +98,13 @@ impl Sessions {
     }
 
     /// A new handle; a continuous variable's starts at once.
-    pub fn alloc(&mut self, session: u64, pvar: usize, continuous: bool, now: u64) -> ToolResult<u64> {
+    pub fn alloc(
+        &mut self,
+        session: u64,
+        pvar: usize,
+        continuous: bool,
+        now: u64,
+    ) -> ToolResult<u64> {
         self.session_mut(session)?;
         let id = self.fresh_id();
         let h = PvarHandle {

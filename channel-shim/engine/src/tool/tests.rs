@@ -7,7 +7,11 @@ fn ready() -> ToolInterface {
 }
 
 fn idx(t: &ToolInterface, name: &str) -> i32 {
-    t.catalogue().pvars.iter().position(|p| p.name == name).unwrap() as i32
+    t.catalogue()
+        .pvars
+        .iter()
+        .position(|p| p.name == name)
+        .unwrap() as i32
 }
 
 fn with_sent(sent: u64, unexpected_len: u64) -> Readings {
@@ -43,7 +47,10 @@ fn indices_names_and_classes() {
     let n = t.pvar_num().unwrap() as i32;
     assert_eq!(t.pvar(n).err(), Some(ToolError::InvalidIndex));
     assert_eq!(t.pvar(-1).err(), Some(ToolError::InvalidIndex));
-    assert_eq!(t.cvar(t.cvar_num().unwrap() as i32).err(), Some(ToolError::InvalidIndex));
+    assert_eq!(
+        t.cvar(t.cvar_num().unwrap() as i32).err(),
+        Some(ToolError::InvalidIndex)
+    );
     assert_eq!(t.category(99).err(), Some(ToolError::InvalidIndex));
     for i in 0..n {
         let p = t.pvar(i).unwrap();
@@ -52,7 +59,10 @@ fn indices_names_and_classes() {
             PvarClass::Level => PvarClass::Counter,
             PvarClass::Counter => PvarClass::Level,
         };
-        assert_eq!(t.pvar_index(p.name, Some(other)), Err(ToolError::InvalidName));
+        assert_eq!(
+            t.pvar_index(p.name, Some(other)),
+            Err(ToolError::InvalidName)
+        );
     }
     assert_eq!(t.cvar_index("NO_SUCH"), Err(ToolError::InvalidName));
     assert_eq!(t.category_index("MPINETSIM_MATCHING"), Ok(1));
@@ -114,7 +124,10 @@ fn sessions_measure_independently() {
     t.pvar_handle_free(b, hb2).unwrap();
     assert_eq!(t.pvar_handle_free(b, hb), Err(ToolError::InvalidHandle));
     hb2 += 1000;
-    assert_eq!(t.pvar_start(b, HandleSel::One(hb2)), Err(ToolError::InvalidHandle));
+    assert_eq!(
+        t.pvar_start(b, HandleSel::One(hb2)),
+        Err(ToolError::InvalidHandle)
+    );
 }
 
 #[test]
@@ -129,9 +142,18 @@ fn levels_are_continuous_read_only_and_read_the_current_value() {
     assert_eq!(t.pvar_read(s, h).unwrap().1, 4);
     t.observe(with_sent(0, 1));
     assert_eq!(t.pvar_read(s, h).unwrap().1, 1);
-    assert_eq!(t.pvar_start(s, HandleSel::One(h)), Err(ToolError::PvarNoStartStop));
-    assert_eq!(t.pvar_stop(s, HandleSel::One(h)), Err(ToolError::PvarNoStartStop));
-    assert_eq!(t.pvar_reset(s, HandleSel::One(h)), Err(ToolError::PvarNoWrite));
+    assert_eq!(
+        t.pvar_start(s, HandleSel::One(h)),
+        Err(ToolError::PvarNoStartStop)
+    );
+    assert_eq!(
+        t.pvar_stop(s, HandleSel::One(h)),
+        Err(ToolError::PvarNoStartStop)
+    );
+    assert_eq!(
+        t.pvar_reset(s, HandleSel::One(h)),
+        Err(ToolError::PvarNoWrite)
+    );
     assert_eq!(t.pvar_write(s, h, 3), Err(ToolError::PvarNoWrite));
     assert_eq!(t.pvar_readreset(s, h), Err(ToolError::PvarNoWrite));
     // All handles: the continuous one is skipped, the counter starts.
@@ -177,7 +199,9 @@ fn control_variables_read_settings_and_are_never_set() {
 #[test]
 fn the_thread_level_enumeration() {
     let t = ready();
-    let v = t.cvar(t.cvar_index("MPINETSIM_THREAD_LEVEL").unwrap() as i32).unwrap();
+    let v = t
+        .cvar(t.cvar_index("MPINETSIM_THREAD_LEVEL").unwrap() as i32)
+        .unwrap();
     let e = v.enumeration.unwrap();
     assert_eq!(t.enumeration(e).unwrap().items.len(), 4);
     assert_eq!(t.enum_item(e, 3), Ok((3, "MPI_THREAD_MULTIPLE")));

@@ -36,10 +36,34 @@ mod tests {
 
     #[test]
     fn full_fit_truncation_and_query() {
-        assert_eq!(text_out(5, Some(10)), TextOut { copy: Some(5), len: 6 });
-        assert_eq!(text_out(5, Some(6)), TextOut { copy: Some(5), len: 6 });
-        assert_eq!(text_out(5, Some(4)), TextOut { copy: Some(3), len: 4 });
-        assert_eq!(text_out(5, Some(1)), TextOut { copy: Some(0), len: 1 });
+        assert_eq!(
+            text_out(5, Some(10)),
+            TextOut {
+                copy: Some(5),
+                len: 6
+            }
+        );
+        assert_eq!(
+            text_out(5, Some(6)),
+            TextOut {
+                copy: Some(5),
+                len: 6
+            }
+        );
+        assert_eq!(
+            text_out(5, Some(4)),
+            TextOut {
+                copy: Some(3),
+                len: 4
+            }
+        );
+        assert_eq!(
+            text_out(5, Some(1)),
+            TextOut {
+                copy: Some(0),
+                len: 1
+            }
+        );
         assert_eq!(text_out(5, Some(0)), TextOut { copy: None, len: 6 });
         assert_eq!(text_out(5, None), TextOut { copy: None, len: 6 });
     }
