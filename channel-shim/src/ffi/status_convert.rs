@@ -29,7 +29,7 @@ fn fortran_ignored(p: *const c_int) -> bool {
             addr_of!(crate::ffi::symbols::MPI_F_STATUSES_IGNORE).read(),
         )
     };
-    p.is_null() || p == one as *const c_int || p == many as *const c_int
+    p.is_null() || std::ptr::eq(p, one) || std::ptr::eq(p, many)
 }
 
 /// Whether a Fortran 2008 status pointer is one of its ignore sentinels.
@@ -41,7 +41,7 @@ fn f08_ignored(p: *const MpiStatus) -> bool {
             addr_of!(MPI_F08_STATUSES_IGNORE).read(),
         )
     };
-    p.is_null() || p == one as *const MpiStatus || p == many as *const MpiStatus
+    p.is_null() || std::ptr::eq(p, one) || std::ptr::eq(p, many)
 }
 
 /// Copies the five integers, or fails with `MPI_ERR_OTHER` (through

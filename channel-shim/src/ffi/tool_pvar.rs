@@ -28,7 +28,7 @@ fn class_from(c: c_int) -> Option<PvarClass> {
 
 /// One handle, or `MPI_T_PVAR_ALL_HANDLES`.
 fn selection(handle: *mut c_void) -> HandleSel {
-    if handle as *const c_void == pvar_all_handles() as *const c_void {
+    if std::ptr::eq(handle as *const c_void, pvar_all_handles() as *const c_void) {
         HandleSel::All
     } else {
         HandleSel::One(id_of(handle))

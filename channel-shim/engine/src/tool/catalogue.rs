@@ -420,12 +420,14 @@ mod tests {
 
     #[test]
     fn sources_read_their_fields() {
-        let mut r = Readings::default();
-        r.posted_len = 3;
-        r.unexpected_len = 4;
-        r.unexpected_bytes = 40;
-        r.posted_search_misses = 5;
-        r.unexpected_search_misses = 6;
+        let mut r = Readings {
+            posted_len: 3,
+            unexpected_len: 4,
+            unexpected_bytes: 40,
+            posted_search_misses: 5,
+            unexpected_search_misses: 6,
+            ..Readings::default()
+        };
         r.counters.messages_sent = 7;
         r.counters.bytes_received = 8;
         r.settings.thread_level = 3;

@@ -15,9 +15,11 @@ fn idx(t: &ToolInterface, name: &str) -> i32 {
 }
 
 fn with_sent(sent: u64, unexpected_len: u64) -> Readings {
-    let mut r = Readings::default();
+    let mut r = Readings {
+        unexpected_len,
+        ..Readings::default()
+    };
     r.counters.messages_sent = sent;
-    r.unexpected_len = unexpected_len;
     r
 }
 
