@@ -92,6 +92,16 @@ fn matched_probes_and_isendrecv_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/user_op_queries.c: user reduction functions that query
+/// their (derived) datatype inside blocking and nonblocking reductions,
+/// scans and reduce-scatters.
+#[test]
+fn user_reduction_functions_may_query_their_datatype() {
+    if let Some(n) = same_output_on_2_4_8("user_op_queries") {
+        assert!(n.iter().all(|&c| c > 0), "{n:?}");
+    }
+}
+
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {

@@ -130,6 +130,20 @@ fn garbage_frame_on_the_socket() {
     );
 }
 
+/// An MPI call other than a datatype query from inside a user reduction
+/// function would wait for the busy engine forever: it ends the job with a
+/// sentence naming the call instead.
+#[test]
+fn a_user_reduction_function_calling_mpi_ends_the_job_with_a_sentence() {
+    check_clean_end(
+        "op_calls_mpi",
+        "mpicc",
+        "2",
+        Some(1),
+        "MPI_Comm_rank was called inside a user-defined reduction function",
+    );
+}
+
 #[test]
 fn hello_world_runs_unmodified() {
     if skip_without_mpicc() {

@@ -47,8 +47,9 @@ fn band() -> Red {
 /// the choice or taking the block.
 pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds, keep: bool) -> MpiResult<u32> {
     let key = (c.context, c.tag);
+    let mut first = true;
     loop {
-        let mine = offer(c.io(), key, keep).await?;
+        let mine = offer(c.io(), key, keep, std::mem::take(&mut first)).await?;
         let all = allreduce_bytes(c, th, band(), mine, MASK_WORDS).await;
         match settle(c.io(), key, &all, keep).await? {
             Settled::Context(x) => return Ok(x),
@@ -63,8 +64,9 @@ pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds, keep: bool) -> MpiR
 /// between the groups' ranks 0 (`ic`) and a broadcast in each group.
 pub(crate) async fn agree_inter(lc: &Ctx, ic: &Ctx, th: CollThresholds) -> MpiResult<u32> {
     let key = (lc.context, lc.tag);
+    let mut first = true;
     loop {
-        let mine = offer(lc.io(), key, true).await?;
+        let mine = offer(lc.io(), key, true, std::mem::take(&mut first)).await?;
         let all = async {
             let mut all = allreduce_bytes(lc, th, band(), mine, MASK_WORDS).await?;
             if lc.me == 0 {
@@ -96,8 +98,8 @@ async fn release(io: &Io, context: u32) -> MpiResult<()> {
     }
 }
 
-async fn offer(io: &Io, key: (u32, i32), keep: bool) -> MpiResult<Vec<u8>> {
-    match io.exec(Cmd::OfferMask(key, keep)).await {
+async fn offer(io: &Io, key: (u32, i32), keep: bool, first: bool) -> MpiResult<Vec<u8>> {
+    match io.exec(Cmd::OfferMask(key, keep, first)).await {
         Reply::Mask(m) => Ok(m),
         _ => Err(MpiError::Other),
     }

@@ -32,9 +32,15 @@ pub(crate) unsafe fn make(
     finish(MPI_COMM_WORLD, func, r)
 }
 
-/// Runs a query on the datatype table.
+/// Runs a query on the datatype table (the one lent to a user reduction
+/// function when called from inside one).
 pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
-    finish(MPI_COMM_WORLD, func, engine(func, |e| f(e.datatypes())))
+    let r = if crate::ffi::op::types_lent() {
+        crate::ffi::op::with_lent_types(f).unwrap_or(Err(MpiError::Other))
+    } else {
+        engine(func, |e| f(e.datatypes()))
+    };
+    finish(MPI_COMM_WORLD, func, r)
 }
 
 /// A pack buffer size or position (negative: `MPI_ERR_ARG`, as MPICH).

@@ -437,3 +437,29 @@ fn idups_of_a_duplicated_intercommunicator_work() {
         });
     }
 }
+
+/// MPICH's comm_create_group_idup: rank 0 creates a communicator from a
+/// group (blocking) and then starts a nonblocking dup, the other ranks in
+/// the opposite order; both communicators must come out and work.
+#[test]
+fn a_blocking_creation_and_an_idup_in_opposite_orders_both_finish() {
+    for n in 2..=4u32 {
+        run_world(n, 64, |e| {
+            let g = e.comm_group(W).unwrap();
+            let (made, dup, req) = if e.rank() == 0 {
+                let made = e.comm_create_group(W, g, 0).unwrap();
+                let (dup, req) = e.comm_idup(W).unwrap();
+                (made, dup, req)
+            } else {
+                let (dup, req) = e.comm_idup(W).unwrap();
+                (e.comm_create_group(W, g, 0).unwrap(), dup, req)
+            };
+            e.waitall(&[Some(req)]).unwrap();
+            assert_ne!(made, dup);
+            e.barrier(dup).unwrap();
+            e.barrier(made).unwrap();
+            e.comm_free(dup).unwrap();
+            e.comm_free(made).unwrap();
+        });
+    }
+}

@@ -132,8 +132,9 @@ pub(crate) enum Cmd {
     /// Wait for a request and take its completion.
     Wait(RequestId),
     /// The context-id mask this process offers agreement `key` now (all
-    /// blocks when it keeps none: the bool is false).
-    OfferMask(AgreeKey, bool),
+    /// blocks when it keeps none: the first bool is false; the second is
+    /// true in the agreement's first round).
+    OfferMask(AgreeKey, bool, bool),
     /// Ends a round of agreement `key` with the AND of the offers, taking
     /// the block found when the bool is true.
     SettleMask(AgreeKey, Result<Vec<u8>, ()>, bool),
@@ -445,8 +446,9 @@ impl<T: Transport> Engine<T> {
                 self.comms.ids.release(c);
                 Reply::Ack
             }
-            Cmd::OfferMask(key, true) => Reply::Mask(self.comms.ids.offer(key)),
-            Cmd::OfferMask(_, false) => Reply::Mask(self.comms.ids.offer_all()),
+            Cmd::OfferMask(key, true, true) => Reply::Mask(self.comms.ids.offer_first(key)),
+            Cmd::OfferMask(key, true, false) => Reply::Mask(self.comms.ids.offer(key)),
+            Cmd::OfferMask(_, false, _) => Reply::Mask(self.comms.ids.offer_all()),
             Cmd::SettleMask(key, agreed, keep) => Reply::Settled(self.comms.ids.settle(
                 key,
                 agreed.as_deref().map_err(|_| ()),
