@@ -8,6 +8,8 @@
  *   - K receives posted in reverse tag order: the posted-queue length reads
  *     K; messages arriving in tag order examine K(K-1)/2 receives without a
  *     match; all K matches are expected, the K+1 before unexpected;
+ *   - the queues' high-water marks read K+1 and K, and after a reset the
+ *     queues' current lengths (0);
  *   - message counters count exactly the messages sent and received while
  *     their handle is started, from 0, per session.
  * Every phase starts with a message from the receiver to the sender (the
@@ -79,7 +81,7 @@ static void list_everything(int print) {
     MPI_T_pvar_get_num(&np);
     MPI_T_cvar_get_num(&nc);
     MPI_T_category_get_num(&ncat);
-    CHECK(np == 11 && nc == 13 && ncat == 4, "%d pvars, %d cvars, %d categories", np, nc, ncat);
+    CHECK(np == 13 && nc == 13 && ncat == 4, "%d pvars, %d cvars, %d categories", np, nc, ncat);
     int pseen[64] = {0}, cseen[64] = {0};
     for (int i = 0; i < np && i < 64; i++) {
         char name[128], desc[512];
@@ -92,10 +94,16 @@ static void list_everything(int print) {
         CHECK(MPI_T_pvar_get_index(name, cls, &idx) == MPI_SUCCESS && idx == i, "index of %s", name);
         CHECK(dt == MPI_UNSIGNED_LONG_LONG && bind == MPI_T_BIND_NO_OBJECT && e == MPI_T_ENUM_NULL,
               "%s: type/binding", name);
-        CHECK(cls == MPI_T_PVAR_CLASS_LEVEL ? (ro && cont) : (cls == MPI_T_PVAR_CLASS_COUNTER && !ro && !cont),
+        CHECK(cls == MPI_T_PVAR_CLASS_LEVEL ? (ro && cont)
+                                            : ((cls == MPI_T_PVAR_CLASS_COUNTER || cls == MPI_T_PVAR_CLASS_HIGHWATERMARK) &&
+                                               !ro && !cont),
               "%s: class %d readonly %d continuous %d", name, cls, ro, cont);
         if (print)
-            printf("pvar %-40s %s: %s\n", name, cls == MPI_T_PVAR_CLASS_LEVEL ? "level  " : "counter", desc);
+            printf("pvar %-40s %s: %s\n", name,
+                   cls == MPI_T_PVAR_CLASS_LEVEL     ? "level    "
+                   : cls == MPI_T_PVAR_CLASS_COUNTER ? "counter  "
+                                                     : "watermark",
+                   desc);
     }
     for (int i = 0; i < nc && i < 64; i++) {
         char name[128], desc[512];
@@ -251,6 +259,9 @@ int main(int argc, char **argv) {
     MPI_T_pvar_handle expected = handle(s, pvar("expected_matches", MPI_T_PVAR_CLASS_COUNTER));
     MPI_T_pvar_handle unexpected = handle(s, pvar("unexpected_matches", MPI_T_PVAR_CLASS_COUNTER));
     MPI_T_pvar_handle late_sent = handle(late, pvar("messages_sent", MPI_T_PVAR_CLASS_COUNTER));
+    MPI_T_pvar_handle uq_mark =
+        handle(s, pvar("unexpected_recvq_length_highwatermark", MPI_T_PVAR_CLASS_HIGHWATERMARK));
+    MPI_T_pvar_handle pq_mark = handle(s, pvar("posted_recvq_length_highwatermark", MPI_T_PVAR_CLASS_HIGHWATERMARK));
     MPI_Barrier(MPI_COMM_WORLD);
     /* Counters start at 0 and count only while started. */
     CHECK(rd(s, sent) == 0 && rd(s, received) == 0, "counters before start");
@@ -277,6 +288,8 @@ int main(int argc, char **argv) {
             MPI_Recv(payload, PAYLOAD, MPI_BYTE, peer, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(rd(s, uq_miss) == K + K * (K - 1) / 2, "misses %llu", rd(s, uq_miss));
         CHECK(rd(s, uq_len) == 0 && rd(s, uq_bytes) == 0, "unexpected queue after");
+        CHECK(rd(s, uq_mark) == K + 1 && rd(s, pq_mark) == 0, "high-water marks %llu %llu", rd(s, uq_mark),
+              rd(s, pq_mark));
         CHECK(rd(s, unexpected) == K + 1 && rd(s, expected) == 0, "classification %llu/%llu",
               rd(s, unexpected), rd(s, expected));
         CHECK(rd(s, received) == K + 1, "received %llu", rd(s, received));
@@ -305,6 +318,8 @@ int main(int argc, char **argv) {
         MPI_Waitall(K, reqs, sts);
         CHECK(rd(s, pq_len) == 0, "posted queue after %llu", rd(s, pq_len));
         CHECK(rd(s, pq_miss) == K * (K - 1) / 2, "posted misses %llu", rd(s, pq_miss));
+        CHECK(rd(s, pq_mark) == K && rd(s, uq_mark) == K + 1, "high-water marks %llu %llu", rd(s, pq_mark),
+              rd(s, uq_mark));
         CHECK(rd(s, expected) == K && rd(s, received) == K, "expected %llu received %llu", rd(s, expected),
               rd(s, received));
         CHECK(rd(late, late_sent) == 1, "late session sent %llu", rd(late, late_sent));
@@ -331,6 +346,7 @@ int main(int argc, char **argv) {
     MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES);
     MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES);
     CHECK(rd(s, received) == 0 && rd(s, sent) == 0, "reset all");
+    CHECK(rd(s, uq_mark) == 0 && rd(s, pq_mark) == 0, "high-water marks after reset");
     section("counters");
 
     int rc = finish_checks("mpi_tool");

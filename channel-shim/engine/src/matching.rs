@@ -103,6 +103,8 @@ pub struct MatchQueues<R, M> {
     posted: VecDeque<Posted<R>>,
     unexpected: VecDeque<Arrived<M>>,
     counters: MatchCounters,
+    /// Longest each queue has been since [`MatchQueues::take_peaks`]: (posted, unexpected).
+    peaks: (usize, usize),
 }
 
 impl<R, M> Default for MatchQueues<R, M> {
@@ -111,6 +113,7 @@ impl<R, M> Default for MatchQueues<R, M> {
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             counters: MatchCounters::default(),
+            peaks: (0, 0),
         }
     }
 }
@@ -156,6 +159,7 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
             None => {
                 self.miss_posted(self.posted.len());
                 self.unexpected.push_back(msg);
+                self.peaks.1 = self.peaks.1.max(self.unexpected.len());
                 None
             }
         }
@@ -178,6 +182,7 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
             None => {
                 self.miss_unexpected(self.unexpected.len());
                 self.posted.push_back(recv);
+                self.peaks.0 = self.peaks.0.max(self.posted.len());
                 None
             }
         }
@@ -237,6 +242,15 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
     /// The unexpected messages, oldest first.
     pub fn unexpected(&self) -> impl Iterator<Item = &Arrived<M>> {
         self.unexpected.iter()
+    }
+
+    /// The longest the (posted, unexpected) queues have been since the
+    /// previous call (or since they were made); the next period starts at
+    /// their current lengths. The tool interface's high-water marks.
+    pub fn take_peaks(&mut self) -> (usize, usize) {
+        let peaks = self.peaks;
+        self.peaks = (self.posted.len(), self.unexpected.len());
+        peaks
     }
 
     /// The counters so far.
@@ -359,6 +373,22 @@ mod tests {
         q.post(recv(0, Some(1), Some(0), 300, 0));
         q.arrive(msg(0, 1, 0, 200, 2)).unwrap();
         assert_eq!(q.counters().unexpected, 1);
+    }
+
+    #[test]
+    fn peaks_since_the_last_take() {
+        let mut q: MatchQueues<u32, u32> = MatchQueues::new();
+        for t in 0..5 {
+            q.arrive(msg(0, 1, t, 0, t as u32));
+        }
+        q.post(recv(0, Some(1), Some(0), 1, 0)).unwrap();
+        q.post(recv(0, Some(2), None, 1, 7));
+        assert_eq!(q.take_peaks(), (1, 5));
+        // The next period starts at the current lengths (1 posted, 4 queued).
+        assert_eq!(q.take_peaks(), (1, 4));
+        q.post(recv(0, Some(1), Some(1), 1, 0)).unwrap();
+        assert_eq!(q.take_peaks(), (1, 4));
+        assert_eq!(q.take_peaks(), (1, 3));
     }
 
     #[test]

@@ -16,14 +16,19 @@ fn class_code(c: PvarClass) -> c_int {
     match c {
         PvarClass::Level => MPI_T_PVAR_CLASS_LEVEL,
         PvarClass::Counter => MPI_T_PVAR_CLASS_COUNTER,
+        PvarClass::HighWatermark => MPI_T_PVAR_CLASS_HIGHWATERMARK,
     }
 }
 
 /// The class of an `MPI_T_PVAR_CLASS_*` value (None: a class no variable has).
 fn class_from(c: c_int) -> Option<PvarClass> {
-    [PvarClass::Level, PvarClass::Counter]
-        .into_iter()
-        .find(|&k| class_code(k) == c)
+    [
+        PvarClass::Level,
+        PvarClass::Counter,
+        PvarClass::HighWatermark,
+    ]
+    .into_iter()
+    .find(|&k| class_code(k) == c)
 }
 
 /// One handle, or `MPI_T_PVAR_ALL_HANDLES`.

@@ -33,6 +33,9 @@ pub enum PvarClass {
     Level,
     /// `MPI_T_PVAR_CLASS_COUNTER`: occurrences since the handle started.
     Counter,
+    /// `MPI_T_PVAR_CLASS_HIGHWATERMARK`: the highest level while the handle
+    /// was started (starting at the level when allocated or reset).
+    HighWatermark,
 }
 
 /// `MPI_T_SCOPE_*` of the control variables offered (all read-only).
@@ -69,6 +72,10 @@ pub enum PvarSource {
     MessagesReceived,
     /// Bytes of them, envelopes included.
     BytesReceived,
+    /// Receives in the posted queue; peak: its longest since the previous readings.
+    PostedPeak,
+    /// Messages in the unexpected queue; peak: its longest since the previous readings.
+    UnexpectedPeak,
 }
 
 impl PvarSource {
@@ -87,6 +94,18 @@ impl PvarSource {
             PvarSource::BytesSent => c.bytes_sent,
             PvarSource::MessagesReceived => c.messages_received,
             PvarSource::BytesReceived => c.bytes_received,
+            PvarSource::PostedPeak => r.posted_len,
+            PvarSource::UnexpectedPeak => r.unexpected_len,
+        }
+    }
+
+    /// For a high-water mark's source, the highest value since the
+    /// previous readings (the current value for the others).
+    pub fn peak(self, r: &Readings) -> u64 {
+        match self {
+            PvarSource::PostedPeak => r.posted_peak,
+            PvarSource::UnexpectedPeak => r.unexpected_peak,
+            other => other.read(r),
         }
     }
 }
@@ -254,6 +273,13 @@ fn counter(name: &'static str, source: PvarSource, desc: &'static str) -> PvarIn
     }
 }
 
+fn watermark(name: &'static str, source: PvarSource, desc: &'static str) -> PvarInfo {
+    PvarInfo {
+        class: PvarClass::HighWatermark,
+        ..counter(name, source, desc)
+    }
+}
+
 fn cvar(
     name: &'static str,
     datatype: ValueType,
@@ -307,6 +333,10 @@ impl Catalogue {
                 "Protocol messages this rank received from the simulated network, messages."),
             counter("bytes_received", P::BytesReceived,
                 "Bytes of the protocol messages received, envelopes included, bytes."),
+            watermark("posted_recvq_length_highwatermark", P::PostedPeak,
+                "Longest the posted-receive queue has been while the handle was started, receives."),
+            watermark("unexpected_recvq_length_highwatermark", P::UnexpectedPeak,
+                "Longest the unexpected-message queue has been while the handle was started, messages."),
         ];
         use CvarSource as C;
         use Scope::{Constant, Readonly};
@@ -356,7 +386,7 @@ impl Catalogue {
                 name: "MPINETSIM_MATCHING",
                 desc: "Message matching: the posted-receive and unexpected-message queues.",
                 cvars: vec![],
-                pvars: (0..7).collect(),
+                pvars: vec![0, 1, 2, 11, 12, 3, 4, 5, 6],
                 categories: vec![],
             },
             CategoryInfo {

@@ -104,8 +104,17 @@ impl ToolInterface {
 
     /// Takes the engine's current values (the C layer calls this before
     /// every call that reads or changes a value, and at `MPI_Finalize`).
+    /// Started high-water marks take the queues' peaks since the previous
+    /// readings.
     pub fn observe(&mut self, readings: Readings) {
         self.readings = readings;
+        let pvars = &self.catalogue.pvars;
+        for h in self.sessions.all_mut() {
+            let info = &pvars[h.pvar];
+            if h.is_started() && info.class == PvarClass::HighWatermark {
+                h.raise(info.source.peak(&readings));
+            }
+        }
     }
 
     fn check(&self) -> ToolResult<()> {
@@ -249,7 +258,7 @@ impl ToolInterface {
         let now = info.source.read(&self.readings);
         let h = self
             .sessions
-            .alloc(session, index as usize, info.continuous, now)?;
+            .alloc(session, index as usize, (info.class, info.continuous), now)?;
         Ok((h, 1))
     }
 
@@ -266,7 +275,7 @@ impl ToolInterface {
             which,
             |info| !info.continuous,
             ToolError::PvarNoStartStop,
-            |h, now| h.start(now),
+            |h, info, now| h.start(info.class, now),
         )
     }
 
@@ -277,7 +286,7 @@ impl ToolInterface {
             which,
             |info| !info.continuous,
             ToolError::PvarNoStartStop,
-            |h, now| h.stop(now),
+            |h, info, now| h.stop(info.class, now),
         )
     }
 
@@ -288,7 +297,7 @@ impl ToolInterface {
             which,
             |info| !info.readonly,
             ToolError::PvarNoWrite,
-            |h, now| h.set(0, now),
+            |h, info, now| h.reset(info.class, now),
         )
     }
 
@@ -323,7 +332,7 @@ impl ToolInterface {
         }
         let h = self.sessions.handle_mut(session, handle)?;
         let v = h.value(info.class, now);
-        h.set(0, now);
+        h.reset(info.class, now);
         Ok((info.datatype, v))
     }
 
@@ -343,7 +352,7 @@ impl ToolInterface {
         which: HandleSel,
         allowed: impl Fn(&PvarInfo) -> bool,
         refusal: ToolError,
-        op: impl Fn(&mut sessions::PvarHandle, u64),
+        op: impl Fn(&mut sessions::PvarHandle, &PvarInfo, u64),
     ) -> ToolResult<()> {
         self.check()?;
         let ids = match which {
@@ -359,7 +368,7 @@ impl ToolInterface {
         for id in ids {
             let (info, now) = self.handle_info(session, id)?;
             if allowed(&info) {
-                op(self.sessions.handle_mut(session, id)?, now);
+                op(self.sessions.handle_mut(session, id)?, &info, now);
             }
         }
         Ok(())

@@ -23,6 +23,10 @@ pub struct Readings {
     pub unexpected_len: u64,
     /// Eager payload bytes the unexpected queue holds now.
     pub unexpected_bytes: u64,
+    /// Longest the posted queue has been since the previous readings.
+    pub posted_peak: u64,
+    /// Longest the unexpected queue has been since the previous readings.
+    pub unexpected_peak: u64,
     /// Settings the control variables mirror.
     pub settings: Settings,
 }
@@ -59,10 +63,15 @@ impl Default for Settings {
 
 impl<T: Transport> Engine<T> {
     /// The values the tool interface's variables read now; `thread_level`
-    /// is the level `MPI_Init_thread` provided (the C layer keeps it).
-    pub fn tool_readings(&self, thread_level: i32) -> Readings {
+    /// is the level `MPI_Init_thread` provided (the C layer keeps it). The
+    /// queues' peaks are taken: the next readings report the peaks since
+    /// these, so hand every readings to the tool interface.
+    pub fn tool_readings(&mut self, thread_level: i32) -> Readings {
         let m = self.queues.counters();
+        let (posted_peak, unexpected_peak) = self.queues.take_peaks();
         Readings {
+            posted_peak: posted_peak as u64,
+            unexpected_peak: unexpected_peak as u64,
             counters: self.counters(),
             posted_search_misses: m.unsuccessful_posted,
             unexpected_search_misses: m.unsuccessful_unexpected,
@@ -123,6 +132,9 @@ mod tests {
         assert_eq!((before.unexpected_len, before.posted_len), (0, 0));
         assert_eq!(queued.unexpected_len, K as u64 + 1);
         assert_eq!(queued.unexpected_bytes, 40 * (K as u64 + 1));
+        assert_eq!(queued.unexpected_peak, K as u64 + 1);
+        assert_eq!(after.unexpected_peak, K as u64 + 1);
+        assert_eq!(after.posted_peak, 0);
         assert_eq!(after.unexpected_len, 0);
         assert_eq!(after.unexpected_bytes, 0);
         let k = K as u64;

@@ -33,6 +33,7 @@ impl PvarHandle {
     pub fn value(&self, class: PvarClass, now: u64) -> u64 {
         match class {
             PvarClass::Level => now,
+            PvarClass::HighWatermark => self.accumulated,
             PvarClass::Counter => {
                 let running = if self.started {
                     now.wrapping_sub(self.base)
@@ -44,24 +45,48 @@ impl PvarHandle {
         }
     }
 
-    pub fn start(&mut self, now: u64) {
+    pub fn start(&mut self, class: PvarClass, now: u64) {
         if !self.started {
             self.started = true;
             self.base = now;
+            if class == PvarClass::HighWatermark {
+                self.raise(now);
+            }
         }
     }
 
-    pub fn stop(&mut self, now: u64) {
-        if self.started {
+    /// Stops: a counter keeps what it counted, a high-water mark its mark.
+    pub fn stop(&mut self, class: PvarClass, now: u64) {
+        if self.started && class == PvarClass::Counter {
             self.accumulated = self.accumulated.wrapping_add(now.wrapping_sub(self.base));
-            self.started = false;
         }
+        self.started = false;
     }
 
-    /// Sets the value (write; reset with 0); a started handle counts on from it.
+    /// Sets the value (write); a started handle counts on from it.
     pub fn set(&mut self, value: u64, now: u64) {
         self.accumulated = value;
         self.base = now;
+    }
+
+    /// Back to the starting value: 0 for a counter, the current level for
+    /// a high-water mark.
+    pub fn reset(&mut self, class: PvarClass, now: u64) {
+        let start = if class == PvarClass::HighWatermark {
+            now
+        } else {
+            0
+        };
+        self.set(start, now);
+    }
+
+    /// A started high-water mark saw `peak`.
+    pub fn raise(&mut self, peak: u64) {
+        self.accumulated = self.accumulated.max(peak);
+    }
+
+    pub fn is_started(&self) -> bool {
+        self.started
     }
 }
 
@@ -97,22 +122,23 @@ impl Sessions {
             .ok_or(ToolError::InvalidSession)
     }
 
-    /// A new handle; a continuous variable's starts at once.
+    /// A new handle at its starting value; a continuous variable's starts at once.
     pub fn alloc(
         &mut self,
         session: u64,
         pvar: usize,
-        continuous: bool,
+        (class, continuous): (PvarClass, bool),
         now: u64,
     ) -> ToolResult<u64> {
         self.session_mut(session)?;
         let id = self.fresh_id();
-        let h = PvarHandle {
+        let mut h = PvarHandle {
             pvar,
             started: continuous,
             accumulated: 0,
             base: now,
         };
+        h.reset(class, now);
         self.session_mut(session)?.insert(id, h);
         Ok(id)
     }
@@ -136,6 +162,11 @@ impl Sessions {
         self.session_mut(session)?
             .get_mut(&handle)
             .ok_or(ToolError::InvalidHandle)
+    }
+
+    /// Every handle of every session.
+    pub fn all_mut(&mut self) -> impl Iterator<Item = &mut PvarHandle> {
+        self.sessions.values_mut().flat_map(|s| s.values_mut())
     }
 
     pub fn handles_of(&self, session: u64) -> ToolResult<Vec<u64>> {

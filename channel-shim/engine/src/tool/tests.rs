@@ -59,7 +59,7 @@ fn indices_names_and_classes() {
         assert_eq!(t.pvar_index(p.name, Some(p.class)), Ok(i as usize));
         let other = match p.class {
             PvarClass::Level => PvarClass::Counter,
-            PvarClass::Counter => PvarClass::Level,
+            PvarClass::Counter | PvarClass::HighWatermark => PvarClass::Level,
         };
         assert_eq!(
             t.pvar_index(p.name, Some(other)),
@@ -224,4 +224,48 @@ fn no_events_and_no_sources() {
     assert_eq!(t.event_object(), Err(ToolError::InvalidHandle));
     assert_eq!(t.category_events(0), Ok(vec![]));
     assert_eq!(t.category_events(9), Err(ToolError::InvalidIndex));
+}
+
+fn queues(unexpected_len: u64, unexpected_peak: u64) -> Readings {
+    Readings {
+        unexpected_len,
+        unexpected_peak,
+        ..Readings::default()
+    }
+}
+
+/// A high-water mark starts at the level when allocated, follows the peaks
+/// while started (and only then), and resets to the current level.
+#[test]
+fn high_water_marks_follow_the_peaks_while_started() {
+    let mut t = ready();
+    let wm = idx(&t, "unexpected_recvq_length_highwatermark");
+    let s = t.session_create().unwrap();
+    let other = t.session_create().unwrap();
+    t.observe(queues(3, 3));
+    let (h, _) = t.pvar_handle_alloc(s, wm).unwrap();
+    assert_eq!(t.pvar_read(s, h).unwrap().1, 3);
+    // Not started: a peak of 9 is not seen.
+    t.observe(queues(2, 9));
+    assert_eq!(t.pvar_read(s, h).unwrap().1, 3);
+    t.pvar_start(s, HandleSel::One(h)).unwrap();
+    let (h2, _) = t.pvar_handle_alloc(other, wm).unwrap();
+    t.pvar_start(other, HandleSel::All).unwrap();
+    t.observe(queues(1, 7));
+    assert_eq!(t.pvar_read(s, h).unwrap().1, 7);
+    t.observe(queues(1, 4));
+    assert_eq!(t.pvar_read(s, h).unwrap().1, 7);
+    t.pvar_stop(s, HandleSel::One(h)).unwrap();
+    t.observe(queues(12, 12));
+    assert_eq!(t.pvar_read(s, h).unwrap().1, 7);
+    assert_eq!(t.pvar_read(other, h2).unwrap().1, 12);
+    // readreset: the mark, then the current level (2), then the peaks.
+    t.observe(queues(2, 2));
+    assert_eq!(t.pvar_readreset(other, h2).unwrap().1, 12);
+    assert_eq!(t.pvar_read(other, h2).unwrap().1, 2);
+    t.observe(queues(5, 5));
+    assert_eq!(t.pvar_read(other, h2).unwrap().1, 5);
+    // A reset of the stopped one: the current level.
+    t.pvar_reset(s, HandleSel::All).unwrap();
+    assert_eq!(t.pvar_read(s, h).unwrap().1, 5);
 }
