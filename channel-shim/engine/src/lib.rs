@@ -38,6 +38,7 @@ pub mod persistent_coll;
 mod rendezvous;
 pub mod request;
 pub mod status;
+pub mod tool;
 pub mod topo;
 pub mod transport;
 pub mod waiting;
