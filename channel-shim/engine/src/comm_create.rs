@@ -49,13 +49,26 @@ pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds, keep: bool) -> MpiR
     let key = (c.context, c.tag);
     let mut first = true;
     loop {
-        let mine = offer(c.io(), key, keep, std::mem::take(&mut first)).await?;
+        let was_first = std::mem::take(&mut first);
+        let mine = offer(c.io(), key, keep, was_first).await?;
         let all = allreduce_bytes(c, th, band(), mine, MASK_WORDS).await;
         match settle(c.io(), key, &all, keep).await? {
             Settled::Context(x) => return Ok(x),
+            // Alone after the first round, the next round would find the
+            // same (another agreement holds the mask): wait until one
+            // gives it back or ends.
+            Settled::Retry if c.n == 1 && !was_first => yield_now(c.io()).await?,
             Settled::Retry => {}
             Settled::Exhausted => return Err(all.err().unwrap_or(MpiError::Other)),
         }
+    }
+}
+
+/// Lets the other tasks run until messages have arrived.
+async fn yield_now(io: &Io) -> MpiResult<()> {
+    match io.exec(Cmd::Yield).await {
+        Reply::Ack => Ok(()),
+        _ => Err(MpiError::Other),
     }
 }
 
