@@ -27,6 +27,7 @@ impl<T: Transport> Engine<T> {
         match object {
             Object::Comm(c) => self.comm(c).map(|_| ()),
             Object::Datatype(d) => self.types.live(d).map(|_| ()),
+            Object::Win(w) => self.win_info(w).map(|_| ()),
         }
     }
 
