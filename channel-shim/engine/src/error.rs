@@ -59,6 +59,8 @@ pub enum MpiError {
     NoMem,
     /// `MPI_ERR_WIN`: not a window.
     Win,
+    /// `MPI_ERR_SIZE`: a negative window size.
+    Size,
     /// `MPI_ERR_DISP`: a window's displacement unit is not positive.
     Disp,
     /// `MPI_ERR_RMA_SYNC`: a one-sided call outside the epoch it needs.
@@ -99,6 +101,7 @@ impl fmt::Display for MpiError {
             MpiError::InfoNokey => "info key not set",
             MpiError::NoMem => "out of memory",
             MpiError::Win => "invalid window",
+            MpiError::Size => "invalid window size",
             MpiError::Disp => "invalid displacement unit",
             MpiError::RmaSync => "one-sided call outside its synchronisation epoch",
             MpiError::RmaRange => "one-sided operation outside the target window",

@@ -18,7 +18,7 @@
 //! member knows by the same number. Messages for a window a rank has not
 //! finished creating yet wait until it has.
 
-mod origin;
+pub mod origin;
 mod target;
 pub mod wire;
 #[cfg(test)]
