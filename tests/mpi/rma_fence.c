@@ -232,8 +232,8 @@ static void fetching(void) {
 
 static void derived(void) {
     /* Target: every other int of 2 * size; origin: contiguous. */
-    int *buf = malloc(sizeof(int) * 2 * size), *big;
-    for (int i = 0; i < 2 * size; i++) buf[i] = -1;
+    int *buf = malloc(sizeof(int) * 2 * (size + 1)), *big;
+    for (int i = 0; i < 2 * (size + 1); i++) buf[i] = -1;
     MPI_Datatype every_other, pair_idx;
     MPI_Type_vector(size, 1, 2, MPI_INT, &every_other);
     MPI_Type_commit(&every_other);
@@ -241,7 +241,7 @@ static void derived(void) {
     MPI_Type_indexed(2, lens, displs, MPI_INT, &pair_idx);
     MPI_Type_commit(&pair_idx);
     MPI_Win win;
-    MPI_Win_create(buf, sizeof(int) * 2 * size, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_create(buf, sizeof(int) * 2 * (size + 1), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_fence(0, win);
     int next = (rank + 1) % size, *vals = malloc(sizeof(int) * size);
     for (int i = 0; i < size; i++) vals[i] = 1000 * rank + i;

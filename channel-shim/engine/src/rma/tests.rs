@@ -244,3 +244,28 @@ fn an_operation_outside_the_target_window_fails_the_origins_fence() {
     assert_eq!(out[1].0, Ok(()));
     assert_eq!(to_ints(&out[1].1), vec![0, 0]);
 }
+
+#[test]
+fn a_put_and_get_of_several_default_pieces_to_oneself_and_a_neighbour() {
+    const N: usize = 400_000;
+    for n in 1..=2u32 {
+        let out = run_world(n, 1 << 20, |e| {
+            let me = e.rank();
+            let next = (me + 1) % n;
+            let win = window(e, vec![0; 4 * N], 4);
+            e.win_fence(win).unwrap();
+            let src = ints((0..N as i32).map(|i| i + 7 * me as i32));
+            e.put(origin(src, N, INT), at(next, 0, N, INT), win).unwrap();
+            e.win_fence(win).unwrap();
+            let (mem, got) = Reported::new(4 * N, 0);
+            e.get(OriginBuf { mem, count: N, dt: INT }, at(next, 0, N, INT), win).unwrap();
+            e.win_fence(win).unwrap();
+            let read = to_ints(&got.lock().unwrap().take().unwrap());
+            (to_ints(&free(e, win)), read, me, (me + n - 1) % n)
+        });
+        for (mine, read, me, prev) in out {
+            assert!(mine.iter().enumerate().all(|(i, &v)| v == i as i32 + 7 * prev as i32));
+            assert!(read.iter().enumerate().all(|(i, &v)| v == i as i32 + 7 * me as i32));
+        }
+    }
+}
