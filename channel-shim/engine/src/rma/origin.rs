@@ -187,8 +187,9 @@ impl<T: Transport> Engine<T> {
         let context = self.comm(comm)?.context;
         let ty = self.types.committed(target.dt)?.clone();
         let total = ty.size.checked_mul(target.count as u64).ok_or(MpiError::Count)?;
-        let elem = element_type(&ty)?;
         let accumulates = !matches!(kind, Kind::RmaPut | Kind::RmaGet);
+        // Accumulates apply to elements of one predefined type.
+        let elem = if accumulates { element_type(&ty)? } else { None };
         if accumulates {
             if let Some(e) = elem {
                 if !allowed(op, e) {
