@@ -79,7 +79,7 @@ local f = {
   rma_offset = ProtoField.uint64("mpinetsim.rma.offset", "Packed offset of this piece"),
   rma_len = ProtoField.uint64("mpinetsim.rma.len", "Packed length of this piece"),
   rma_op = ProtoField.uint8("mpinetsim.rma.op", "Accumulate op", base.DEC, rma_ops),
-  rma_runs = ProtoField.uint32("mpinetsim.rma.runs", "Target datatype runs"),
+  rma_runs = ProtoField.uint32("mpinetsim.rma.runs", "Target datatype run groups"),
 }
 p.fields = f
 

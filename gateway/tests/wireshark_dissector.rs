@@ -591,10 +591,10 @@ fn each_one_sided_operation_is_a_request_and_an_answer_on_the_wire() {
             .map(|m| (m.kind, m.call, m.msg_len, m.payload_len))
             .collect()
     };
-    // Requests: put 64 B (its data after the 72-byte target description
-    // of MPI_INT: 72 + 17 bytes), get 64 B, accumulate 16 B, fetch-and-op
-    // 4 B (call codes 21, 22, 23, 25).
-    let d = 72 + 17;
+    // Requests: put 64 B (its data after the target description of
+    // MPI_INT: 72 bytes and one run group of 33), get 64 B, accumulate
+    // 16 B, fetch-and-op 4 B (call codes 21, 22, 23, 25).
+    let d = 72 + 33;
     assert_eq!(
         rma(0),
         vec![(10, 21, 64, d + 64), (11, 22, 64, d), (12, 23, 16, d + 16), (13, 25, 4, d + 4)]

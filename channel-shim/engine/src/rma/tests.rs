@@ -163,11 +163,11 @@ fn exactly_one_compare_and_swap_wins() {
 #[test]
 fn a_strided_target_type_and_pieces_beyond_the_chunk_size_arrive_where_they_belong() {
     // 100 doubles every third slot of the target window: 800 bytes, in
-    // pieces of at most 2000 bytes minus the target description (72 + 17
-    // per run, 1772 bytes): 228 bytes per put, 224 (28 doubles) per
-    // accumulate.
+    // pieces of at most 300 bytes minus the target description (72 + 33
+    // for its one run group, 105 bytes): 195 bytes per put, 192 (24
+    // doubles) per accumulate.
     let cfg = EngineConfig {
-        rendezvous_chunk: 2000,
+        rendezvous_chunk: 300,
         ..EngineConfig::default()
     };
     let out = run_world_with(2, 1 << 20, cfg, |e| {
@@ -188,8 +188,8 @@ fn a_strided_target_type_and_pieces_beyond_the_chunk_size_arrive_where_they_belo
         e.win_fence(win).unwrap();
         (free(e, win), sent)
     });
-    // ceil(800 / 228) put pieces and ceil(800 / 224) accumulate pieces.
-    assert_eq!((out[0].1, out[1].1), (4 + 4, 0));
+    // ceil(800 / 195) put pieces and ceil(800 / 192) accumulate pieces.
+    assert_eq!((out[0].1, out[1].1), (5 + 5, 0));
     let got: Vec<f64> = out[1]
         .0
         .chunks(8)

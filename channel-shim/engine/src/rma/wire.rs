@@ -13,12 +13,17 @@
 //! | 24 | 8 | packed length of this piece (u64) |
 //! | 32 | 1 | op ([`op_code`]: 0 MAX … 12 REPLACE, 13 NO_OP) |
 //! | 33 | 3 | zero |
-//! | 36 | 4 | number of typemap runs *n* (u32) |
+//! | 36 | 4 | number of run groups *n* (u32) |
 //! | 40 | 8 | lb (i64) |
 //! | 48 | 8 | ub (i64) |
 //! | 56 | 8 | true lb (i64) |
 //! | 64 | 8 | true ub (i64) |
-//! | 72 | 17 × *n* | runs: displacement (i64), predefined type (u8, index in `BuiltinType::ALL`), count (u64) |
+//! | 72 | 33 × *n* | run groups: displacement (i64), predefined type (u8, index in `BuiltinType::ALL`), count (u64), stride (i64), repetitions (u64) |
+//!
+//! A run group is `repetitions` typemap runs of `count` elements of one
+//! predefined type, each `stride` bytes after the previous: consecutive
+//! runs of a vector of vectors cost one group per inner vector, so the
+//! description of a strided target type stays small.
 //!
 //! then the data: the piece's packed bytes for put and accumulate, for
 //! compare-and-swap the origin value then the compare value, nothing for
@@ -30,8 +35,43 @@ use crate::op::BuiltinOp;
 
 /// Bytes before the runs.
 const FIXED: usize = 72;
-/// Bytes per run.
-const RUN: usize = 17;
+/// Bytes per run group.
+const RUN: usize = 33;
+
+/// Consecutive runs of equal type and count at a constant stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RunGroup {
+    first: TypeRun,
+    stride: i64,
+    reps: u64,
+}
+
+/// The runs of `runs` as groups.
+fn groups(runs: &[TypeRun]) -> Vec<RunGroup> {
+    let mut out: Vec<RunGroup> = Vec::new();
+    for r in runs {
+        if let Some(g) = out.last_mut() {
+            let same = g.first.ty == r.ty && g.first.count == r.count;
+            let next = g.first.disp.checked_add(g.stride.checked_mul(g.reps as i64).unwrap_or(i64::MAX));
+            if same && g.reps == 1 {
+                if let Some(stride) = r.disp.checked_sub(g.first.disp) {
+                    g.stride = stride;
+                    g.reps = 2;
+                    continue;
+                }
+            } else if same && next == Some(r.disp) {
+                g.reps += 1;
+                continue;
+            }
+        }
+        out.push(RunGroup {
+            first: *r,
+            stride: 0,
+            reps: 1,
+        });
+    }
+    out
+}
 
 /// Where one RMA request message applies in the target window.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +115,7 @@ fn type_code(b: BuiltinType) -> u8 {
 impl RmaTarget {
     /// Bytes of the encoded header (the data follows).
     pub fn encoded_len(&self) -> usize {
-        FIXED + RUN * self.ty.runs.len()
+        FIXED + RUN * groups(&self.ty.runs).len()
     }
 
     /// The header followed by `data`.
@@ -86,14 +126,17 @@ impl RmaTarget {
         v.extend_from_slice(&self.offset.to_le_bytes());
         v.extend_from_slice(&self.len.to_le_bytes());
         v.extend_from_slice(&[op_code(self.op), 0, 0, 0]);
-        v.extend_from_slice(&(self.ty.runs.len() as u32).to_le_bytes());
+        let groups = groups(&self.ty.runs);
+        v.extend_from_slice(&(groups.len() as u32).to_le_bytes());
         for x in [self.ty.lb, self.ty.ub, self.ty.true_lb, self.ty.true_ub] {
             v.extend_from_slice(&x.to_le_bytes());
         }
-        for r in &self.ty.runs {
-            v.extend_from_slice(&r.disp.to_le_bytes());
-            v.push(type_code(r.ty));
-            v.extend_from_slice(&r.count.to_le_bytes());
+        for g in &groups {
+            v.extend_from_slice(&g.first.disp.to_le_bytes());
+            v.push(type_code(g.first.ty));
+            v.extend_from_slice(&g.first.count.to_le_bytes());
+            v.extend_from_slice(&g.stride.to_le_bytes());
+            v.extend_from_slice(&g.reps.to_le_bytes());
         }
         v.extend_from_slice(data);
         v
@@ -119,16 +162,25 @@ impl RmaTarget {
             return Err(bad);
         }
         let mut runs = Vec::with_capacity(n);
+        let mut size = 0u64;
         for i in 0..n {
             let o = FIXED + RUN * i;
             let ty = *BuiltinType::ALL.get(payload[o + 8] as usize).ok_or(bad)?;
-            runs.push(TypeRun {
-                disp: i64_at(o)?,
-                ty,
-                count: u64_at(o + 9)?,
-            });
+            let (disp, count) = (i64_at(o)?, u64_at(o + 9)?);
+            let (stride, reps) = (i64_at(o + 17)?, u64_at(o + 25)?);
+            // The data the runs describe: never more than the message
+            // could move, so garbage cannot make the engine allocate.
+            size = count
+                .checked_mul(ty.size())
+                .and_then(|b| b.checked_mul(reps))
+                .and_then(|b| b.checked_add(size))
+                .filter(|&b| b <= u64::from(u32::MAX))
+                .ok_or(bad)?;
+            for k in 0..reps as i64 {
+                let disp = stride.checked_mul(k).and_then(|d| d.checked_add(disp)).ok_or(bad)?;
+                runs.push(TypeRun { disp, ty, count });
+            }
         }
-        let size = runs.iter().map(|r| r.count * r.ty.size()).sum();
         let ty = TypeInfo::from_layout(
             runs,
             size,
@@ -151,6 +203,29 @@ impl RmaTarget {
 mod tests {
     use super::*;
     use crate::datatype::{DatatypeId, Datatypes};
+
+    #[test]
+    fn a_vector_of_vectors_travels_as_one_group_per_inner_vector() {
+        let mut types = Datatypes::new();
+        let int = DatatypeId::Builtin(BuiltinType::Int);
+        let column = types.vector(100, 1, 50, int).unwrap();
+        let xpose = types.hvector(50, 1, 4, column).unwrap();
+        types.commit(xpose).unwrap();
+        let ty = types.committed(xpose).unwrap().clone();
+        assert_eq!(ty.runs.len(), 5000);
+        let t = RmaTarget {
+            disp: 0,
+            count: 1,
+            offset: 0,
+            len: 0,
+            op: BuiltinOp::Replace,
+            ty,
+        };
+        assert_eq!(t.encoded_len(), 72 + 33 * 50);
+        let (back, _) = RmaTarget::decode(&t.encode(&[])).unwrap();
+        assert_eq!(back.ty.runs, t.ty.runs);
+        assert_eq!(back.ty.size, 5000 * 4);
+    }
 
     #[test]
     fn a_vector_type_and_its_data_round_trip() {
