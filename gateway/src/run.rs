@@ -28,6 +28,8 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     add_fault_specs(&mut cfg, &a.faults)?;
     apply_model(&mut cfg, a.model.as_deref())?;
     let spec = JobSpec {
+        compute_clock: a.compute.clock()?,
+        announce_cores: true,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -75,6 +77,8 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         }
     )];
     let spec = JobSpec {
+        compute_clock: a.compute.clock()?,
+        announce_cores: true,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -319,6 +323,11 @@ pub struct JobSpec<'a> {
     pub external: Option<External>,
     /// What a job that makes no progress gets.
     pub stall: StallPolicy,
+    /// How ranks measure their computation.
+    pub compute_clock: mpinetsim_protocol::ComputeClock,
+    /// Print the cores this machine has for the ranks, and the factor
+    /// that keeps up when they all compute at once.
+    pub announce_cores: bool,
 }
 
 /// A gateway waiting for ranks a launcher starts.
@@ -371,6 +380,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         crate::output_file::check_writable(path, "--timeline")?;
     }
     let shim = launcher::locate_shim()?;
+    let rank_hosts = sim.rank_host_names(a.ranks);
+    let rank_cpu_speeds: Vec<f64> = rank_hosts.iter().map(|h| cfg.cpu_speed(h)).collect();
+    if a.announce_cores {
+        eprint!(
+            "{}",
+            crate::cores::start_summary(a.ranks, a.compute_clock, &rank_cpu_speeds)
+        );
+    }
     let captures = match (&a.capture, sim.packet_mut()) {
         (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
         _ => None,
@@ -426,6 +443,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
         adaptive: a.adaptive.clone(),
         stall: a.stall.clone(),
+        compute_clock: a.compute_clock,
+        rank_cpu_speeds: rank_cpu_speeds.clone(),
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
@@ -607,6 +626,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             max_uncertainty_ns: conn
                 .and_then(|c| c.clock_offset_ns.map(|_| c.max_clock_uncertainty_ns)),
             clock_probes: conn.map_or(0, |c| c.clock_probes),
+            host: rank_hosts.get(rank as usize).cloned().unwrap_or_default(),
+            cpu_speed: rank_cpu_speeds.get(rank as usize).copied().unwrap_or(1.0),
         });
     }
     let stats = gw.sim.stats();
@@ -644,6 +665,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         analytic: gw.sim.analytic().map(|m| m.analytic_stats().clone()),
         ranks: a.ranks,
         time_factor: a.time_factor,
+        compute_clock: a.compute_clock.name().to_string(),
+        cores: crate::cores::available(),
         outcome: outcome_text.clone(),
         exit_code,
         wall_s: wall,

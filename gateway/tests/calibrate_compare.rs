@@ -325,6 +325,18 @@ fn timeline_is_trace_event_json_covering_each_rank() {
         assert_eq!(s["id"], f["id"]);
         assert!(f["ts"].as_f64().unwrap() >= s["ts"].as_f64().unwrap());
     }
+    // Every compute span carries its wall and CPU time; the program is
+    // single-threaded, so its CPU time is at most its wall time.
+    for e in events.iter().filter(|e| e["cat"] == "compute") {
+        let (cpu, wall) = (e["args"]["cpu_us"].as_f64(), e["args"]["wall_us"].as_f64());
+        let (Some(cpu), Some(wall)) = (cpu, wall) else {
+            panic!("a compute span without cpu_us and wall_us: {e}");
+        };
+        assert!(
+            cpu <= wall * 1.01 + 1.0,
+            "CPU {cpu} us in {wall} us of wall time: {e}"
+        );
+    }
     for rank in 0..4u64 {
         let mut spans: Vec<(f64, f64, String)> = events
             .iter()
