@@ -1,7 +1,8 @@
 //! A program built with Debian's `mpicc` that calls a function the shim does
 //! not implement loads against the shim (every function of
 //! mpi-functions.txt is exported as MPI_x and PMPI_x) and ends with exactly
-//! one stderr line `mpinetsim: MPI_x is not supported` and a non-zero exit.
+//! one stderr line `mpinetsim: MPI_x is not supported by mpinetsim; …` and
+//! a non-zero exit.
 
 mod common;
 use common::{on_path, shim_library, skip_because};
@@ -127,7 +128,7 @@ fn assert_not_supported(out: &Output, function: &str) {
     );
     assert_eq!(
         stderr,
-        format!("mpinetsim: {function} is not supported\n"),
+        format!("mpinetsim: {function} is not supported by mpinetsim; docs/mpi-coverage.md lists the MPI functions it implements\n"),
         "status {}",
         out.status
     );

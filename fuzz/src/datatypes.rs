@@ -9,6 +9,7 @@
 //! back, and answer `MPI_Get_count` / `MPI_Get_elements` consistently.
 
 use arbitrary::{Arbitrary, Unstructured};
+use shim_engine::datatype::subarray as sa;
 use shim_engine::datatype::{BuiltinType, Datatypes, TypeArg};
 use shim_engine::DatatypeId;
 
@@ -66,6 +67,20 @@ enum Call {
         old: u8,
         lb: i64,
         extent: i64,
+    },
+    Subarray {
+        /// (size, subsize, start) per dimension.
+        dims: Vec<(i32, i32, i32)>,
+        order: i32,
+        old: u8,
+    },
+    Darray {
+        size: i32,
+        rank: i32,
+        /// (gsize, distribution, darg, psize) per dimension.
+        dims: Vec<(i32, i32, i32, i32)>,
+        order: i32,
+        old: u8,
     },
     Dup {
         old: u8,
@@ -157,6 +172,35 @@ pub fn datatypes(data: &[u8]) {
                 dts.create_struct(&lens, &disps, &olds)
             }
             Call::Resized { old, lb, extent } => dts.resized(pick(old), lb, extent),
+            Call::Subarray { dims, order, old } => {
+                let (mut sz, mut sub, mut st) = (Vec::new(), Vec::new(), Vec::new());
+                for (a, b, c) in dims {
+                    sz.push(a);
+                    sub.push(b);
+                    st.push(c);
+                }
+                dts.subarray(&sz, &sub, &st, mpi_order(order), pick(old))
+            }
+            Call::Darray {
+                size,
+                rank,
+                dims,
+                order,
+                old,
+            } => {
+                let (mut g, mut d, mut a, mut p) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                for (gi, di, ai, pi) in dims {
+                    g.push(gi);
+                    d.push(mpi_distribution(di));
+                    a.push(if ai % 3 == 0 {
+                        sa::DISTRIBUTE_DFLT_DARG
+                    } else {
+                        ai
+                    });
+                    p.push(pi);
+                }
+                dts.darray(size, rank, &g, &d, &a, &p, mpi_order(order), pick(old))
+            }
             Call::Dup { old } => dts.dup(pick(old)),
             Call::Commit { t } => {
                 let _ = dts.commit(pick(t));
@@ -188,6 +232,25 @@ pub fn datatypes(data: &[u8]) {
                 types.push(t);
             }
         }
+    }
+}
+
+/// Mostly one of the two orders, sometimes anything.
+fn mpi_order(v: i32) -> i32 {
+    match v.rem_euclid(5) {
+        0..=1 => sa::ORDER_C,
+        2..=3 => sa::ORDER_FORTRAN,
+        _ => v,
+    }
+}
+
+/// Mostly one of the three distributions, sometimes anything.
+fn mpi_distribution(v: i32) -> i32 {
+    match v.rem_euclid(7) {
+        0..=1 => sa::DISTRIBUTE_BLOCK,
+        2..=3 => sa::DISTRIBUTE_CYCLIC,
+        4..=5 => sa::DISTRIBUTE_NONE,
+        _ => v,
     }
 }
 

@@ -21,6 +21,7 @@ use crate::cli::CalibrateArgs;
 use crate::launcher::RankOutput;
 use crate::run::{run_job, write_json, JobSpec};
 use indicatif::{ProgressBar, ProgressStyle};
+use netsim::text::short_number;
 use netsim::NetworkConfig;
 use serde::Serialize;
 use std::time::Instant;
@@ -193,7 +194,7 @@ fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, String> {
             if !(a.max >= 4.0 && a.max.is_finite()) {
                 return Err(format!(
                     "--max {}: give at least 4 so three factors can be compared",
-                    a.max
+                    short_number(a.max)
                 ));
             }
             let mut v = vec![1.0];
@@ -210,7 +211,8 @@ fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, String> {
         if w[1] <= w[0] {
             return Err(format!(
                 "--factors: {} does not increase after {}; list factors in increasing order",
-                w[1], w[0]
+                short_number(w[1]),
+                short_number(w[0])
             ));
         }
     }
@@ -229,7 +231,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     if !(a.tolerance > 0.0 && a.tolerance < 1.0) {
         return Err(format!(
             "--tolerance {}: give a fraction between 0 and 1, e.g. 0.05",
-            a.tolerance
+            short_number(a.tolerance)
         ));
     }
     let floor_us = netsim::units::parse_duration_ns(&a.behind_floor)
@@ -282,6 +284,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 eager_limit: &a.eager_limit,
                 command: &a.command,
                 output: RankOutput::File(log.clone()),
+                stdin_to_rank0: false,
                 vectors: None,
                 timeline: None,
                 external: None,
@@ -292,9 +295,10 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
             if job.exit_code != 0 || r.outcome != "completed" {
                 bar.abandon();
                 return Err(format!(
-                    "the program failed at time factor {factor} ({}; exit code {}); calibration needs runs that complete — see {}",
-                    r.outcome,
+                    "calibration needs runs that complete, but the run at time factor {} failed with exit code {}: {}; the ranks' output is in {}",
+                    short_number(factor),
                     job.exit_code,
+                    r.outcome,
                     log.display()
                 ));
             }

@@ -32,6 +32,13 @@ pub enum Command {
     /// Run a program on several networks (or what-if variants) and compare
     /// its emulated runtime.
     Compare(CompareArgs),
+    /// Internal: kills the ranks' process groups when `mpinetsim run` ends
+    /// or dies (see the rank_watchdog module).
+    #[command(name = "rank-watchdog", hide = true)]
+    RankWatchdog {
+        /// The job's private folder, removed if mpinetsim dies.
+        private_dir: PathBuf,
+    },
 }
 
 /// The time factor options of `run` and `gateway`.

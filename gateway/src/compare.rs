@@ -133,6 +133,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 eager_limit: &a.eager_limit,
                 command: &a.command,
                 output: output.clone(),
+                stdin_to_rank0: false,
                 vectors: None,
                 timeline: None,
                 external: None,
@@ -141,8 +142,8 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             let job = run_job(&spec)?;
             if job.exit_code != 0 || job.report.outcome != "completed" {
                 return Err(format!(
-                    "the program failed on {name} ({}; exit code {}); a comparison needs runs that complete",
-                    job.report.outcome, job.exit_code
+                    "a comparison needs runs that complete, but the run on {name} failed with exit code {}: {}",
+                    job.exit_code, job.report.outcome
                 ));
             }
             runtimes.push(job.report.emulated_runtime_s);

@@ -1,10 +1,16 @@
 //! Starting the ranks: the shim's library folder, each rank's environment,
-//! output forwarding, and watching and stopping the processes.
+//! input and output, and watching and stopping the processes and whatever
+//! they start.
 
-use mpinetsim_protocol::{JobSecret, ENV_JOB, ENV_RANK, ENV_SECRET, ENV_SIZE, ENV_SOCKET};
-use std::io::{BufRead, BufReader, Write};
+use crate::rank_output::{rank_pipe, OutputForwarder, PipeReader, Target};
+use crate::rank_watchdog::{kill_groups, Watchdog};
+use mpinetsim_protocol::{
+    JobSecret, ENV_JOB, ENV_LAUNCHER_PID, ENV_RANK, ENV_SECRET, ENV_SIZE, ENV_SOCKET,
+};
+use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Environment variable naming the shim library to use instead of the one
@@ -90,9 +96,12 @@ pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, Stri
 /// step: a rank starting meanwhile finds the old link or the new one,
 /// never none.
 fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
-    let target = lib
-        .canonicalize()
-        .map_err(|e| format!("cannot resolve {}: {e}", lib.display()))?;
+    let target = lib.canonicalize().map_err(|e| {
+        format!(
+            "cannot resolve the shim library {}: {e}; rebuild the workspace or set {ENV_SHIM_LIB}",
+            lib.display()
+        )
+    })?;
     let link = dir.join(name);
     let fresh = dir.join(format!(".{name}.{}.mpinetsim-tmp", std::process::id()));
     let _ = std::fs::remove_file(&fresh);
@@ -100,7 +109,10 @@ fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
         .and_then(|()| std::fs::rename(&fresh, &link))
         .map_err(|e| {
             let _ = std::fs::remove_file(&fresh);
-            format!("cannot create {}: {e}", link.display())
+            format!(
+                "cannot create {}: {e}; check that the library folder is writable",
+                link.display()
+            )
         })
 }
 
@@ -151,11 +163,12 @@ pub fn resolve_program(program: &str) -> Result<PathBuf, String> {
 pub struct RankProcess {
     /// Its rank.
     pub rank: u32,
-    /// The process.
+    /// The process, leader of a process group of its own (same id).
     pub child: Child,
-    /// Exit status once known.
+    /// Exit status once known. The process stays unreaped (a zombie)
+    /// until the job ends, so its process group id cannot be reused by an
+    /// unrelated process before the group is signalled.
     pub status: Option<ExitStatus>,
-    forwarders: Vec<std::thread::JoinHandle<()>>,
 }
 
 /// Everything a rank needs to find the gateway.
@@ -176,23 +189,42 @@ pub struct LaunchSpec<'a> {
     pub secret: JobSecret,
     /// Where the ranks' stdout and stderr go.
     pub output: &'a RankOutput,
+    /// Give mpinetsim's standard input to rank 0, as mpiexec does (the
+    /// other ranks, and every rank when false, read an empty input).
+    pub stdin_to_rank0: bool,
     /// Folder for the ranks' timeline spans, when recording a timeline.
     pub timeline_dir: Option<&'a Path>,
+    /// The job's private folder (removed by the watchdog should mpinetsim
+    /// die).
+    pub private_dir: &'a Path,
 }
 
-/// Where the ranks' output goes.
+/// Where the ranks' output goes, always line by line and whole (see
+/// [`crate::rank_output`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RankOutput {
-    /// Straight to mpinetsim's own stdout and stderr.
+    /// To mpinetsim's own stdout and stderr.
     Inherit,
     /// To mpinetsim's stdout/stderr with "[rank] " before every line.
     Prefix,
-    /// Appended to this file (repeated runs, e.g. calibration).
+    /// Appended to this file, stdout and stderr alike (repeated runs,
+    /// e.g. calibration).
     File(std::path::PathBuf),
 }
 
-/// Starts all ranks.
-pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
+/// The ranks of a job and what forwards their output and watches them.
+pub struct Ranks {
+    /// The processes, in rank order.
+    pub procs: Vec<RankProcess>,
+    output: Option<OutputForwarder>,
+    watchdog: Option<Watchdog>,
+    stopped: bool,
+}
+
+/// Starts all ranks, each leading a process group of its own, with their
+/// output forwarded line by line and a watchdog that kills them should
+/// mpinetsim die. On failure the ranks already started are stopped.
+pub fn launch(spec: &LaunchSpec) -> Result<Ranks, String> {
     let mut ld = spec.lib_dir.as_os_str().to_owned();
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
         if !old.is_empty() {
@@ -200,102 +232,139 @@ pub fn launch(spec: &LaunchSpec) -> Result<Vec<RankProcess>, String> {
             ld.push(old);
         }
     }
-    let mut procs = Vec::new();
+    let mut ranks = Ranks {
+        procs: Vec::new(),
+        output: Some(OutputForwarder::start()?),
+        watchdog: Some(Watchdog::start(spec.private_dir)?),
+        stopped: false,
+    };
+    let file = match spec.output {
+        RankOutput::File(path) => Some(Target::File(Arc::new(Mutex::new(open_output_file(path)?)))),
+        _ => None,
+    };
+    let (out, err) = match &file {
+        Some(f) => (f.clone(), f.clone()),
+        None => (Target::Stdout, Target::Stderr),
+    };
+    let launcher_pid = std::process::id().to_string();
     for rank in 0..spec.size {
-        let mut cmd = Command::new(spec.program);
-        cmd.args(spec.args)
-            .env("LD_LIBRARY_PATH", &ld)
-            .env(ENV_SOCKET, spec.socket)
-            .env(ENV_RANK, rank.to_string())
-            .env(ENV_SIZE, spec.size.to_string())
-            .env(ENV_JOB, spec.job_id.to_string())
-            .env(ENV_SECRET, spec.secret.to_hex())
-            .stdin(Stdio::null());
-        if let Some(dir) = spec.timeline_dir {
-            cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);
-        }
-        match spec.output {
-            RankOutput::Inherit => {}
-            RankOutput::Prefix => {
-                cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-            }
-            RankOutput::File(path) => {
-                let open = || {
-                    std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(path)
-                        .map_err(|e| {
-                            format!("cannot write the ranks' output to {}: {e}", path.display())
-                        })
-                };
-                cmd.stdout(open()?).stderr(open()?);
-            }
-        }
-        let mut child = match cmd.spawn() {
+        let started = start_rank(spec, rank, &ld, &launcher_pid);
+        let (child, out_pipe, err_pipe) = match started {
             Ok(c) => c,
             Err(e) => {
-                let mut procs = procs;
-                stop_all(&mut procs);
-                return Err(format!(
-                    "cannot start rank {rank} ({}): {e}",
-                    spec.program.display()
-                ));
+                ranks.stop();
+                return Err(e);
             }
         };
-        let mut forwarders = Vec::new();
-        let mut spawned = Ok(());
-        if spec.output == &RankOutput::Prefix {
-            let streams = [
-                child.stdout.take().map(|s| forward(s, rank, false)),
-                child.stderr.take().map(|s| forward(s, rank, true)),
-            ];
-            for f in streams.into_iter().flatten() {
-                match f {
-                    Ok(h) => forwarders.push(h),
-                    Err(e) => spawned = Err(e),
-                }
-            }
+        if let Some(w) = ranks.watchdog.as_mut() {
+            w.watch(child.id());
         }
-        procs.push(RankProcess {
+        let prefix = match spec.output {
+            RankOutput::Prefix => format!("[{rank}] ").into_bytes(),
+            _ => Vec::new(),
+        };
+        if let Some(o) = &ranks.output {
+            o.add(out_pipe, prefix.clone(), out.clone());
+            o.add(err_pipe, prefix, err.clone());
+        }
+        ranks.procs.push(RankProcess {
             rank,
             child,
             status: None,
-            forwarders,
         });
-        if let Err(e) = spawned {
-            stop_all(&mut procs);
-            join_forwarders(&mut procs);
-            return Err(format!(
-                "cannot start a thread to forward rank {rank}'s output for --prefix ({e}); the ranks started were stopped; raise the process or memory limits (ulimit -u, ulimit -v) or run without --prefix"
-            ));
-        }
     }
-    Ok(procs)
+    Ok(ranks)
 }
 
-/// Starts a thread copying `stream` to mpinetsim's stdout or stderr with
-/// "[rank] " before every line; an error when no thread can be started.
-fn forward(
-    stream: impl std::io::Read + Send + 'static,
+/// Starts one rank; its process and the forwarder's ends of its stdout
+/// and stderr pipes.
+fn start_rank(
+    spec: &LaunchSpec,
     rank: u32,
-    to_stderr: bool,
-) -> std::io::Result<std::thread::JoinHandle<()>> {
+    ld: &std::ffi::OsStr,
+    launcher_pid: &str,
+) -> Result<(Child, PipeReader, PipeReader), String> {
+    use std::os::unix::process::CommandExt;
+    let (out_w, out_r) = rank_pipe()?;
+    let (err_w, err_r) = rank_pipe()?;
+    let mut cmd = Command::new(spec.program);
+    cmd.args(spec.args)
+        .env("LD_LIBRARY_PATH", ld)
+        .env(ENV_SOCKET, spec.socket)
+        .env(ENV_RANK, rank.to_string())
+        .env(ENV_SIZE, spec.size.to_string())
+        .env(ENV_JOB, spec.job_id.to_string())
+        .env(ENV_SECRET, spec.secret.to_hex())
+        .env(ENV_LAUNCHER_PID, launcher_pid)
+        .stdin(if rank == 0 && spec.stdin_to_rank0 {
+            rank0_stdin()?
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::from(out_w))
+        .stderr(Stdio::from(err_w))
+        .process_group(0);
+    // Fortran output reaches the terminal at once, also when the job is
+    // stopped, as under Debian's hydra (unless the user chose otherwise).
+    if std::env::var_os(GFORTRAN_UNBUFFERED).is_none() {
+        cmd.env(GFORTRAN_UNBUFFERED, "y");
+    }
+    if let Some(dir) = spec.timeline_dir {
+        cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);
+    }
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start rank {rank} ({}): {e}", spec.program.display()))?;
+    // `cmd` holds the pipes' writing ends until it is dropped here: then
+    // only the rank has them, and its exit ends the streams.
+    drop(cmd);
+    Ok((child, out_r, err_r))
+}
+
+/// gfortran's switch for unbuffered standard output and error.
+const GFORTRAN_UNBUFFERED: &str = "GFORTRAN_UNBUFFERED_PRECONNECTED";
+
+/// Rank 0's standard input: mpinetsim's own. A file or a pipe is passed
+/// on as it is; a terminal is copied through a pipe by a thread (the rank
+/// is in a process group of its own, which may not read the terminal),
+/// and only while mpinetsim runs in the foreground (else its reads would
+/// stop it); otherwise rank 0 reads an empty input.
+fn rank0_stdin() -> Result<Stdio, String> {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Ok(Stdio::inherit());
+    }
+    let foreground =
+        nix::unistd::tcgetpgrp(std::io::stdin()).is_ok_and(|g| g == nix::unistd::getpgrp());
+    if !foreground {
+        return Ok(Stdio::null());
+    }
+    let (read_end, write_end) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| format!("cannot create a pipe for rank 0's input: {e}"))?;
     std::thread::Builder::new()
-        .name(format!("rank {rank} output"))
+        .name("rank0-stdin".into())
         .spawn(move || {
-            let reader = BufReader::new(stream);
-            for line in reader.split(b'\n').map_while(Result::ok) {
-                let mut out: Box<dyn Write> = if to_stderr {
-                    Box::new(std::io::stderr())
-                } else {
-                    Box::new(std::io::stdout())
-                };
-                let _ = out.write_all(format!("[{rank}] ").as_bytes());
-                let _ = out.write_all(&line);
-                let _ = out.write_all(b"\n");
-                let _ = out.flush();
-            }
+            let mut to_rank = std::fs::File::from(write_end);
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_rank);
+        })
+        .map_err(|e| format!("cannot start the thread that passes input to rank 0: {e}"))?;
+    Ok(Stdio::from(read_end))
+}
+
+/// Opens the ranks' output file for appending (created private).
+fn open_output_file(path: &Path) -> Result<std::fs::File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| {
+            format!(
+                "cannot write the ranks' output to {}: {e}; choose a writable path",
+                path.display()
+            )
         })
 }
 
@@ -312,44 +381,110 @@ pub fn describe(status: &ExitStatus) -> String {
     }
 }
 
-/// Collects exit statuses of processes that ended; returns newly ended ones.
-pub fn reap(procs: &mut [RankProcess]) -> Vec<(u32, ExitStatus)> {
-    let mut ended = Vec::new();
-    for p in procs.iter_mut().filter(|p| p.status.is_none()) {
-        if let Ok(Some(st)) = p.child.try_wait() {
-            p.status = Some(st);
-            ended.push((p.rank, st));
-        }
-    }
-    ended
-}
-
-/// Stops every rank still running: SIGTERM, then SIGKILL after 1 s.
-pub fn stop_all(procs: &mut [RankProcess]) {
-    use nix::sys::signal::{kill, Signal};
-    use nix::unistd::Pid;
-    for p in procs.iter().filter(|p| p.status.is_none()) {
-        let _ = kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM);
-    }
-    let start = Instant::now();
-    while procs.iter().any(|p| p.status.is_none()) && start.elapsed() < Duration::from_secs(1) {
-        reap(procs);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    for p in procs.iter_mut().filter(|p| p.status.is_none()) {
-        let _ = p.child.kill();
-        if let Ok(st) = p.child.wait() {
-            p.status = Some(st);
-        }
+/// The exit status of `child` if it has ended, without reaping it.
+fn peek_exit(child: &Child) -> Option<ExitStatus> {
+    use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
+    use std::os::unix::process::ExitStatusExt;
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    match waitid(Id::Pid(Pid::from_raw(child.id() as i32)), flags) {
+        Ok(WaitStatus::Exited(_, code)) => Some(ExitStatus::from_raw((code & 0xff) << 8)),
+        Ok(WaitStatus::Signaled(_, sig, core)) => Some(ExitStatus::from_raw(
+            sig as i32 | if core { 0x80 } else { 0 },
+        )),
+        _ => None,
     }
 }
 
-/// Waits for the output forwarders to drain.
-pub fn join_forwarders(procs: &mut [RankProcess]) {
-    for p in procs.iter_mut() {
-        for h in p.forwarders.drain(..) {
-            let _ = h.join();
+/// True while some process of one of `groups` is alive (not a zombie),
+/// from /proc.
+fn any_alive_in(groups: &[i32]) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    dir.flatten().any(|e| {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            return false;
+        };
+        let mut f = rest.split_whitespace();
+        let (state, _ppid, pgrp) = (f.next(), f.next(), f.next());
+        state != Some("Z")
+            && pgrp
+                .and_then(|g| g.parse().ok())
+                .is_some_and(|g| groups.contains(&g))
+    })
+}
+
+impl Ranks {
+    /// No ranks (a standalone gateway's launcher starts them).
+    pub fn none() -> Ranks {
+        Ranks {
+            procs: Vec::new(),
+            output: None,
+            watchdog: None,
+            stopped: false,
         }
+    }
+
+    /// Notes the exit of ranks that ended; returns the newly ended ones.
+    pub fn reap(&mut self) -> Vec<(u32, ExitStatus)> {
+        let mut ended = Vec::new();
+        for p in self.procs.iter_mut().filter(|p| p.status.is_none()) {
+            if let Some(st) = peek_exit(&p.child) {
+                p.status = Some(st);
+                ended.push((p.rank, st));
+            }
+        }
+        ended
+    }
+
+    /// Waits up to `limit` for every rank to exit by itself.
+    pub fn wait_for_exit(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.procs.iter().any(|p| p.status.is_none()) && Instant::now() < deadline {
+            self.reap();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Ends the job's processes: SIGTERM to every rank's process group
+    /// (the ranks still running and whatever any rank left behind), SIGKILL
+    /// to them after at most 1 s; then collects the exit statuses, forwards
+    /// the last output and ends the watchdog. Only the first call acts
+    /// (after it the processes are reaped and their ids may be reused).
+    pub fn stop(&mut self) {
+        use nix::sys::signal::Signal;
+        if std::mem::replace(&mut self.stopped, true) {
+            return;
+        }
+        let groups: Vec<i32> = self.procs.iter().map(|p| p.child.id() as i32).collect();
+        kill_groups(&groups, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline && any_alive_in(&groups) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        kill_groups(&groups, Signal::SIGKILL);
+        for p in &mut self.procs {
+            if let Ok(st) = p.child.wait() {
+                p.status.get_or_insert(st);
+            }
+        }
+        if let Some(o) = self.output.take() {
+            o.finish(Duration::from_secs(1));
+        }
+        if let Some(w) = self.watchdog.take() {
+            w.finish();
+        }
+    }
+}
+
+impl Drop for Ranks {
+    /// A job that ends early (an error after launch) never leaves ranks.
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

@@ -24,11 +24,14 @@ mod lateness;
 mod launcher;
 mod listen;
 mod memory;
+mod mpi_linkage;
 mod network_model;
 mod output_file;
 mod overrides;
 mod plot;
 mod private_dir;
+mod rank_output;
+mod rank_watchdog;
 mod realtime;
 mod report;
 mod run;
@@ -54,6 +57,7 @@ fn main() {
         cli::Command::Gateway(a) => run::gateway(&a),
         cli::Command::Calibrate(a) => calibrate::run(&a),
         cli::Command::Compare(a) => compare::run(&a),
+        cli::Command::RankWatchdog { private_dir } => Ok(rank_watchdog::serve(&private_dir)),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -208,7 +208,7 @@ impl JobReport {
             self.ranks,
             self.network,
             self.model,
-            self.time_factor,
+            netsim::text::short_number(self.time_factor),
             self.wall_s,
             self.emulated_runtime_s,
             m.events,

@@ -6,11 +6,13 @@ use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
 use crate::conn::ConnState;
 use crate::launcher::{self, LaunchSpec, RankOutput};
+use crate::mpi_linkage::{self, MpiLinkage};
 use crate::network_model::NetworkModel;
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use crate::stall::StallPolicy;
 use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
+use netsim::text::short_number;
 use netsim::NetworkConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -43,6 +45,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         } else {
             RankOutput::Inherit
         },
+        stdin_to_rank0: true,
         vectors: a.vectors.clone(),
         timeline: a.timeline.clone(),
         external: None,
@@ -88,6 +91,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         eager_limit: &a.eager_limit,
         command: &label,
         output: RankOutput::Inherit,
+        stdin_to_rank0: false,
         vectors: None,
         timeline: None,
         external: Some(External {
@@ -135,7 +139,7 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
         if !(1.0..=MAX_TIME_FACTOR).contains(&auto_max) {
             return Err(format!(
                 "--auto-max {}: give a factor between 1 and {MAX_TIME_FACTOR}",
-                factor_text(auto_max)
+                short_number(auto_max)
             ));
         }
         let raise = netsim::units::parse_duration_ns(auto_raise_above)
@@ -152,15 +156,6 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
     })?;
     check_factor(f)?;
     Ok((f, None))
-}
-
-/// A factor as the user can read it (1e300 is not written out in 301 digits).
-fn factor_text(f: f64) -> String {
-    if f.is_finite() && f.abs() < 1e7 {
-        format!("{f}")
-    } else {
-        format!("{f:e}")
-    }
 }
 
 /// Tells the user how to start ranks against a standalone gateway: the
@@ -275,7 +270,7 @@ pub fn check_factor(f: f64) -> Result<(), String> {
     };
     Err(format!(
         "--time-factor {} {why}; give a factor between 1 and {MAX_TIME_FACTOR} (e.g. 4)",
-        factor_text(f)
+        short_number(f)
     ))
 }
 
@@ -314,6 +309,9 @@ pub struct JobSpec<'a> {
     pub command: &'a [String],
     /// Where rank output goes.
     pub output: RankOutput,
+    /// Rank 0 reads mpinetsim's standard input (`run`; not the repeated
+    /// runs of `calibrate` and `compare`).
+    pub stdin_to_rank0: bool,
     /// Folder for time-series CSV files.
     pub vectors: Option<PathBuf>,
     /// File for the Chrome trace-event timeline.
@@ -358,7 +356,7 @@ pub struct JobResult {
 pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     check_factor(a.time_factor)?;
     if a.ranks == 0 {
-        return Err("-n 0: a job needs at least one rank".into());
+        return Err("-n 0: a job needs at least one rank; give -n 1 or more".into());
     }
     let eager_limit = parse_eager_limit(a.eager_limit)?;
     let (program, args) = match (a.command.split_first(), &a.external) {
@@ -376,6 +374,13 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         a.vectors.is_some(),
     )?;
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
+    let linkage = program_path.as_deref().map(mpi_linkage::mpi_linkage);
+    if let (Some(MpiLinkage::OpenMpi(library)), Some(path)) = (&linkage, &program_path) {
+        return Err(format!(
+            "the program {} is built against Open MPI (it needs {library}), but mpinetsim stands in for MPICH: rebuild it with Debian's mpicc or mpif90 (MPICH), e.g. `mpicc.mpich -o prog prog.c`",
+            path.display()
+        ));
+    }
     if let Some(path) = &a.timeline {
         crate::output_file::check_writable(path, "--timeline")?;
     }
@@ -460,16 +465,16 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         crate::trusted_folder::create_private_dir_all(&timeline_dir)?;
     }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
-    let (per_rank, what) = match (&a.external, &a.output) {
-        (None, RankOutput::Prefix) => (3, "a socket and two output pipes per rank"),
-        _ => (1, "a socket per rank"),
+    let (per_rank, what) = match &a.external {
+        None => (3, "a socket and two output pipes per rank"),
+        Some(_) => (1, "a socket per rank"),
     };
     crate::fd_limit::check(a.ranks, per_rank, what)?;
     gw.vectors = vectors;
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());
     }
-    let mut procs = match &program_path {
+    let mut ranks = match &program_path {
         Some(program) => launcher::launch(&LaunchSpec {
             program,
             args,
@@ -479,7 +484,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             job_id,
             secret,
             output: &a.output,
+            stdin_to_rank0: a.stdin_to_rank0,
             timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
+            private_dir: &job_dir,
         })?,
         None => {
             print_launch_environment(
@@ -489,28 +496,30 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                 secret_file.as_ref().map_or(&job_dir, |f| &f.path),
                 a.ranks,
             );
-            Vec::new()
+            launcher::Ranks::none()
         }
     };
-    gw.own_pids = procs.iter().map(|p| p.child.id()).collect();
+    gw.own_pids = ranks.procs.iter().map(|p| p.child.id()).collect();
 
     let outcome = gw.run(|g| {
         if let Some(f) = g.sim.failure() {
             return Some(JobOutcome::NetworkFailed(f.message.clone()));
         }
-        for (rank, status) in launcher::reap(&mut procs) {
-            let finalized = g
-                .rank_connections()
-                .any(|(r, c)| r == rank && c.counters.is_some());
+        for (rank, status) in ranks.reap() {
+            let conn = g.rank_connections().find(|(r, _)| *r == rank);
+            let finalized = conn.is_some_and(|(_, c)| c.counters.is_some());
             if !finalized {
-                let pid = procs[rank as usize].child.id();
-                return Some(JobOutcome::RankFailed {
-                    rank,
-                    reason: format!(
-                        "(pid {pid}) {} before MPI_Finalize",
-                        launcher::describe(&status)
+                let pid = ranks.procs[rank as usize].child.id();
+                let ended = launcher::describe(&status);
+                let reason = match (conn, &linkage, &program_path) {
+                    (Some(_), _, _) => format!("(pid {pid}) {ended} before MPI_Finalize"),
+                    (None, Some(l), Some(p)) => format!(
+                        "(pid {pid}) {ended} before completing MPI_Init{}",
+                        mpi_linkage::hint(l, p)
                     ),
-                });
+                    (None, _, _) => format!("(pid {pid}) {ended} before completing MPI_Init"),
+                };
+                return Some(JobOutcome::RankFailed { rank, reason });
             }
         }
         None
@@ -518,14 +527,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
 
     // Stop or collect the processes.
     if outcome == JobOutcome::Completed {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while procs.iter().any(|p| p.status.is_none()) && Instant::now() < deadline {
-            launcher::reap(&mut procs);
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        ranks.wait_for_exit(Duration::from_secs(5));
     }
-    launcher::stop_all(&mut procs);
-    launcher::join_forwarders(&mut procs);
+    ranks.stop();
     let flush_result = gw.flush_captures();
     let wall = started.elapsed().as_secs_f64();
 
@@ -548,7 +552,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         JobOutcome::ProtocolError { rank, pid, message } => {
             let rank = rank.or_else(|| {
                 let pid = (*pid)?;
-                procs.iter().find(|p| p.child.id() == pid).map(|p| p.rank)
+                ranks
+                    .procs
+                    .iter()
+                    .find(|p| p.child.id() == pid)
+                    .map(|p| p.rank)
             });
             let text = match rank {
                 Some(r) => format!("rank {r} broke the gateway protocol: {message}; the job was stopped"),
@@ -574,7 +582,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let mut any_init = false;
     let mut last_finalize = 0u64;
     for rank in 0..a.ranks {
-        let p = procs.iter().find(|p| p.rank == rank);
+        let p = ranks.procs.iter().find(|p| p.rank == rank);
         let conn = gw
             .rank_connections()
             .find(|(r, _)| *r == rank)

@@ -83,7 +83,12 @@ fn pingpong_one_way_is_latency_plus_size_over_bandwidth() {
     let one_way_us = (LATENCY_NS + bytes * 8.0 / BANDWIDTH_BPS * 1e9) / 1e3;
     let measured = value_after(&out, "one_way_us=");
     let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
-    let tolerance = max_behind_us + 0.01 * one_way_us;
+    // Widened by the run's lateness, capped at 5 % of the closed form.
+    let tolerance = (max_behind_us + 0.01 * one_way_us).min(0.05 * one_way_us);
+    eprintln!(
+        "analytic pingpong: one way {measured} us, closed form {one_way_us} us ({:+.2} %), maxBehind {max_behind_us} us",
+        (measured / one_way_us - 1.0) * 100.0
+    );
     assert!(
         (measured - one_way_us).abs() <= tolerance,
         "measured {measured} us, closed form {one_way_us} us, tolerance {tolerance} us"
@@ -120,8 +125,13 @@ fn an_alltoall_takes_what_its_collective_model_says() {
     // Default: LIN fan-in of the 1000-byte block, no fan-out: P = 4 steps.
     let (avg, behind) = alltoall_median_s(&config("reference.toml"));
     let expect = 4.0 * step_s;
+    eprintln!(
+        "default model: {avg} s, closed form {expect} s ({:+.2} %), maxBehind {behind} s",
+        (avg / expect - 1.0) * 100.0
+    );
+    // Widened by the run's lateness, capped at 5 % of the closed form.
     assert!(
-        (avg - expect).abs() <= behind + 0.02 * expect,
+        (avg - expect).abs() <= (behind + 0.02 * expect).min(0.05 * expect),
         "default model: {avg} s, closed form {expect} s"
     );
     // Configured: LOG fan-in with one bus: phases of 1 and 2 messages →
@@ -133,8 +143,12 @@ fn an_alltoall_takes_what_its_collective_model_says() {
     std::fs::write(&net, text).unwrap();
     let (avg, behind) = alltoall_median_s(net.to_str().unwrap());
     let expect = 3.0 * step_s;
+    eprintln!(
+        "LOG with one bus: {avg} s, closed form {expect} s ({:+.2} %), maxBehind {behind} s",
+        (avg / expect - 1.0) * 100.0
+    );
     assert!(
-        (avg - expect).abs() <= behind + 0.02 * expect,
+        (avg - expect).abs() <= (behind + 0.02 * expect).min(0.05 * expect),
         "LOG with one bus: {avg} s, closed form {expect} s"
     );
 }
@@ -255,8 +269,15 @@ fn compare_puts_the_two_models_side_by_side() {
     for (row, model, head_start) in [(&rows[0], packet_s, 3e-3), (&rows[1], analytic_s, 1e-3)] {
         let got = row["runtime_s"].as_f64().unwrap();
         let behind_s = row["max_behind_us"].as_f64().unwrap() / 1e6;
+        eprintln!(
+            "{}: {got} s, model {model} s ({:+.2} %), maxBehind {behind_s} s",
+            row["model"],
+            (got / model - 1.0) * 100.0
+        );
+        // Each message's lateness widens the bound, but never past 10 %
+        // over the model: a badly late run fails.
         assert!(
-            got >= model - head_start && got <= model * 1.05 + 400.0 * behind_s,
+            got >= model - head_start && got <= (model * 1.05 + 400.0 * behind_s).min(model * 1.10),
             "{}: {got} s, model {model} s, maxBehind {behind_s} s",
             row["model"]
         );

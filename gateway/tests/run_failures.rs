@@ -120,7 +120,28 @@ fn mpi_abort_code_seven() {
 
 #[test]
 fn garbage_frame_on_the_socket() {
-    check_clean_end("garbage_frame", "cc", "1", None, "malformed frame");
+    // One sentence naming the rank and what it did, in plain grammar.
+    check_clean_end(
+        "garbage_frame",
+        "cc",
+        "1",
+        None,
+        "rank 0 broke the gateway protocol: it sent a malformed frame",
+    );
+}
+
+/// An MPI call other than a datatype query from inside a user reduction
+/// function would wait for the busy engine forever: it ends the job with a
+/// sentence naming the call instead.
+#[test]
+fn a_user_reduction_function_calling_mpi_ends_the_job_with_a_sentence() {
+    check_clean_end(
+        "op_calls_mpi",
+        "mpicc",
+        "2",
+        Some(1),
+        "MPI_Comm_rank was called inside a user-defined reduction function",
+    );
 }
 
 #[test]
@@ -135,7 +156,7 @@ fn hello_world_runs_unmodified() {
     for r in 0..4 {
         assert!(
             out.contains(&format!(
-                "hello from {r} of 4 (initialized=1, MPI 3.1, name length 1)"
+                "hello from {r} of 4 (initialized=1, MPI 4.0, name length 1)"
             )),
             "{out}"
         );
@@ -318,5 +339,37 @@ fn a_bad_output_path_is_refused_before_the_ranks_start() {
             !marker.exists(),
             "{option} {path}: the job ran before the check"
         );
+    }
+}
+
+#[test]
+fn long_numbers_in_errors_are_written_short() {
+    ensure_shim();
+    for (args, says) in [
+        (
+            &["calibrate", "-n", "2", "--tolerance", "1e200"][..],
+            "mpinetsim: --tolerance 1e200: give a fraction between 0 and 1, e.g. 0.05",
+        ),
+        (
+            &[
+                "run",
+                "-n",
+                "2",
+                "--time-factor",
+                "auto",
+                "--auto-max",
+                "1e-300",
+            ][..],
+            "mpinetsim: --auto-max 1e-300: give a factor between 1 and 1000000",
+        ),
+    ] {
+        let o = std::process::Command::new(bin())
+            .args(args)
+            .args(["--net", &config("reference.toml"), "--", "true"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end(), says);
     }
 }

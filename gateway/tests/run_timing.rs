@@ -89,7 +89,13 @@ fn pingpong_latency_matches_the_closed_form_and_converges() {
         let (out, r) = run_at(&prog, &["300", "32"], "reference.toml", factor);
         let measured = value_after(&out, "one_way_us=");
         let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
-        let tolerance = max_behind_us + 0.02 * one_way_us;
+        // The run's own lateness widens the bound, but never past 5 % of
+        // the closed form: a badly late run fails.
+        let tolerance = (max_behind_us + 0.02 * one_way_us).min(0.05 * one_way_us);
+        eprintln!(
+            "factor {factor}: one way {measured} us, closed form {one_way_us} us ({:+.2} %), maxBehind {max_behind_us} us",
+            (measured / one_way_us - 1.0) * 100.0
+        );
         assert!(
             (measured - one_way_us).abs() <= tolerance,
             "factor {factor}: measured {measured} us, closed form {one_way_us} us, tolerance {tolerance} us"
@@ -165,7 +171,12 @@ fn an_adaptive_factor_switches_without_breaking_scaled_time() {
     let text = String::from_utf8_lossy(&out.stdout);
     let measured = value_after(&text, "one_way_us=");
     let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
-    let tolerance = max_behind_us + 0.05 * one_way_us;
+    // Widened by the run's lateness, capped at 5 % of the closed form.
+    let tolerance = (max_behind_us + 0.02 * one_way_us).min(0.05 * one_way_us);
+    eprintln!(
+        "adaptive: one way {measured} us, closed form {one_way_us} us ({:+.2} %), maxBehind {max_behind_us} us",
+        (measured / one_way_us - 1.0) * 100.0
+    );
     assert!(
         (measured - one_way_us).abs() <= tolerance,
         "measured {measured} us, closed form {one_way_us} us, tolerance {tolerance} us, {} switches",

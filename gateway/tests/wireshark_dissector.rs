@@ -497,6 +497,47 @@ fn neighbourhood_collectives_send_one_message_per_edge() {
     assert_eq!(got.values().sum::<u32>(), 12 + 8 + 6);
 }
 
+/// tests/mpi/intercomm_traffic.c: intercommunicator collectives travel
+/// as point-to-point messages between the groups {0, 1} and {2, 3}, as
+/// MPICH's algorithms send them: a broadcast (blocking or not) goes to the
+/// remote leader, which broadcasts in its group; an all-to-all sends once
+/// from every rank to every remote rank; a short scatter sends every block
+/// to the remote leader, which scatters them in its group.
+#[test]
+fn intercommunicator_collectives_cross_between_the_groups() {
+    if skip_without_mpicc() || !tshark_available() {
+        return;
+    }
+    let prog = build_c("intercomm_traffic", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let (caps, out) = run_captured(dir.path(), &prog, "4");
+    assert_eq!(out.matches(" ok\n").count(), 4, "{out}");
+    // MPI_Bcast 33, MPI_Scatter 38, MPI_Alltoall 42, MPI_Ibcast 129.
+    let mut got: BTreeMap<(u32, u32, u32, u64), u32> = BTreeMap::new();
+    for r in 0..4 {
+        for m in sent_by(&caps, r) {
+            if [33, 38, 42, 129].contains(&m.call) {
+                assert_eq!(m.kind, 1, "{m:?}");
+                *got.entry((m.call, m.src, m.dst, m.msg_len)).or_default() += 1;
+            }
+        }
+    }
+    let mut want: BTreeMap<(u32, u32, u32, u64), u32> = BTreeMap::new();
+    want.insert((33, 0, 2, 12), 1);
+    want.insert((33, 2, 3, 12), 1);
+    want.insert((129, 2, 0, 12), 1);
+    want.insert((129, 0, 1, 12), 1);
+    for a in 0..2u32 {
+        for b in 2..4u32 {
+            want.insert((42, a, b, 4), 1);
+            want.insert((42, b, a, 4), 1);
+        }
+    }
+    want.insert((38, 3, 0, 8), 1);
+    want.insert((38, 0, 1, 4), 1);
+    assert_eq!(got, want);
+}
+
 /// tests/mpi/cancel_sends.c: each MPI_Cancel of a send is one cancel
 /// request to the destination and one reply; five of the six sends were
 /// cancelled, and the cancelled rendezvous send never sent its data.

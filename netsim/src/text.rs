@@ -19,9 +19,31 @@ pub fn one_line(msg: &str) -> String {
         .collect()
 }
 
+/// A number as a user reads it in a sentence: as written when short
+/// (`4`, `0.05`, `1000000`), in scientific notation when its digits would
+/// fill the line (`1e300`, not three hundred digits).
+pub fn short_number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 16 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{one_line, short_number};
+
+    #[test]
+    fn long_numbers_are_written_short() {
+        assert_eq!(short_number(4.0), "4");
+        assert_eq!(short_number(0.05), "0.05");
+        assert_eq!(short_number(1e6), "1000000");
+        assert_eq!(short_number(1e300), "1e300");
+        assert_eq!(short_number(-2.5e-20), "-2.5e-20");
+        assert_eq!(short_number(f64::INFINITY), "inf");
+    }
 
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {

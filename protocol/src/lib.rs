@@ -78,6 +78,10 @@ pub const ENV_SECRET: &str = "MPINETSIM_SECRET";
 /// when [`ENV_SECRET`] is not set; it keeps the secret off launchers'
 /// command lines, which every local user can read.
 pub const ENV_SECRET_FILE: &str = "MPINETSIM_SECRET_FILE";
+/// Environment variable: the process id of the `mpinetsim run` that
+/// launched this rank; a rank whose parent it is asks the kernel to kill
+/// it when that parent dies (`PR_SET_PDEATHSIG`).
+pub const ENV_LAUNCHER_PID: &str = "MPINETSIM_LAUNCHER_PID";
 /// Folder where each rank writes its timeline spans (`rank-<r>.spans`),
 /// set when the job records a timeline.
 pub const ENV_TIMELINE_DIR: &str = "MPINETSIM_TIMELINE_DIR";

@@ -4,8 +4,8 @@
  * ops (a non-commutative 2x2 matrix product, and ops on non-contiguous and
  * shifted datatypes), derived datatypes in collectives.
  * Rank 0 prints one line per section and the total of checks of all ranks;
- * failures go to stderr and make the exit code non-zero. Works for 2..8
- * ranks. */
+ * failures go to stderr and make the exit code non-zero. Works for any
+ * number of ranks. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ static const char *op_names[NOPS] = {"max", "min", "sum", "prod", "land",
 
 static int gen_int(int op, int r, int i) {
     switch (op) {
-    case 3: return 1 + (r + i) % 3;           /* prod: small factors */
+    case 3: return 1 + ((r + i) % 5 == 0); /* prod: factors 1 and 2, at most 2^(size/5+1) */
     case 4: case 5: case 6: return (r * 3 + i) % 4 == 0 ? 0 : (r + i) % 3; /* logical */
     case 7: case 8: case 9: return (r * 37 + i * 11) & 0xff; /* bitwise */
     default: return (r * 7 + i * 5) % 23 - 11;
@@ -175,16 +175,20 @@ typedef struct { long long a, b, c, d; } mat;
 static MPI_Datatype mat_type;
 static int dtype_mismatch;
 
+/* Matrices are multiplied modulo a prime, so products of any number of
+ * ranks' matrices stay small. */
+#define MOD 1000003LL
+
 /* inout = in x inout: associative, not commutative. */
 static void mat_mul(void *in, void *inout, int *len, MPI_Datatype *dt) {
     if (*dt != mat_type) dtype_mismatch++;
     mat *x = in, *y = inout;
     for (int k = 0; k < *len; k++) {
         mat p = x[k], q = y[k];
-        y[k].a = p.a * q.a + p.b * q.c;
-        y[k].b = p.a * q.b + p.b * q.d;
-        y[k].c = p.c * q.a + p.d * q.c;
-        y[k].d = p.c * q.b + p.d * q.d;
+        y[k].a = (p.a * q.a + p.b * q.c) % MOD;
+        y[k].b = (p.a * q.b + p.b * q.d) % MOD;
+        y[k].c = (p.c * q.a + p.d * q.c) % MOD;
+        y[k].d = (p.c * q.b + p.d * q.d) % MOD;
     }
 }
 
@@ -391,7 +395,8 @@ static void gather_scatter(void) {
      * between blocks and orders blocks in reverse. */
     int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int)), total = 0;
     for (int r = size - 1; r >= 0; r--) counts[r] = r + 1, displs[r] = total, total += r + 2;
-    int *buf = malloc(total * sizeof(int)), mine[8];
+    int *buf = malloc(total * sizeof(int)), *mine = malloc(size * sizeof(int));
+    int *got = malloc((size + 1) * sizeof(int));
     for (int i = 0; i <= rank; i++) mine[i] = rank * 10 + i;
     for (int root = 0; root < size; root++) {
         for (int i = 0; i < total; i++) buf[i] = -1;
@@ -414,7 +419,7 @@ static void gather_scatter(void) {
         } else {
             MPI_Gatherv(mine, rank + 1, MPI_INT, NULL, NULL, NULL, MPI_INT, root, MPI_COMM_WORLD);
         }
-        int got[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+        for (int i = 0; i <= size; i++) got[i] = -1;
         MPI_Scatterv(buf, counts, displs, MPI_INT, got, rank + 1, MPI_INT, root, MPI_COMM_WORLD);
         int bad = got[rank + 1] != -1;
         for (int i = 0; i <= rank; i++) bad += got[i] != 1000 + displs[rank] + i;
@@ -426,6 +431,8 @@ static void gather_scatter(void) {
         CHECK(got[rank] == 1000 + displs[rank] + rank, "scatterv in place root=%d", root);
     }
     free(buf);
+    free(mine);
+    free(got);
     free(counts);
     free(displs);
     section("gather/scatter(v)");

@@ -20,7 +20,7 @@ use crate::engine::Engine;
 use crate::envelope::{CallCode, Envelope, Kind};
 use crate::error::MpiResult;
 use crate::request::{Pending, RecvPhase, RequestId, State};
-use crate::status::{Completion, Status};
+use crate::status::Completion;
 use crate::transport::Transport;
 
 impl<T: Transport> Engine<T> {
@@ -113,17 +113,7 @@ impl<T: Transport> Engine<T> {
                 }
             }
         }
-        let status = Status {
-            cancelled: true,
-            ..Status::empty()
-        };
-        self.finish(
-            req,
-            Completion {
-                status,
-                ..Completion::inactive()
-            },
-        );
+        self.finish_cancelled(req, None);
     }
 
     /// `MPI_Cancel`: an unmatched receive is cancelled at once; a send asks

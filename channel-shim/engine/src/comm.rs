@@ -26,6 +26,11 @@ impl CommId {
     pub const SELF: CommId = CommId(1);
 }
 
+/// The context of a communicator whose nonblocking creation has not
+/// completed (no communicator ever gets it: agreed contexts are below
+/// `4 + 4 × SLOTS`).
+pub const PENDING_CONTEXT: u32 = u32::MAX - 3;
+
 /// The other side of an intercommunicator.
 #[derive(Clone, Debug)]
 pub struct Inter {
@@ -166,6 +171,22 @@ impl Comm {
         }
     }
 
+    /// What `MPI_Comm_idup` hands out at once, as MPICH does: this
+    /// communicator's groups and rank, so that attributes, names and error
+    /// handlers can be set before the request completes, but on a context
+    /// no process receives on (the program may not communicate on it
+    /// before then; messages it would send match nothing).
+    pub fn pending_copy(&self) -> Comm {
+        let mut c = self.clone();
+        c.context = PENDING_CONTEXT;
+        c.send_context = PENDING_CONTEXT;
+        c.coll_seq = 0;
+        if let Some(i) = &mut c.inter {
+            i.local_comm = None;
+        }
+        c
+    }
+
     /// Records the hidden intracommunicator of an intercommunicator's
     /// local group.
     pub fn set_local_comm(&mut self, id: CommId) {
@@ -253,9 +274,10 @@ impl Comms {
     }
 
     /// A handle for a communicator that a nonblocking call will create
-    /// ([`Comms::fill`]); until then it names no communicator.
-    pub fn reserve(&mut self) -> CommId {
-        self.list.push(None);
+    /// ([`Comms::fill`]); until then it names `placeholder` (see
+    /// [`Comm::pending_copy`]).
+    pub fn reserve(&mut self, placeholder: Comm) -> CommId {
+        self.list.push(Some(placeholder));
         CommId(self.list.len() as u32 - 1)
     }
 

@@ -42,13 +42,16 @@ fn band() -> Red {
 }
 
 /// Agrees with the members of `c` on a context block free at all of them
-/// (rounds of an allreduce of masks until one succeeds).
-pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds) -> MpiResult<u32> {
+/// (rounds of an allreduce of masks until one succeeds); a member that
+/// gets no communicator (`keep` false) takes part without constraining
+/// the choice or taking the block.
+pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds, keep: bool) -> MpiResult<u32> {
     let key = (c.context, c.tag);
+    let mut first = true;
     loop {
-        let mine = offer(c.io(), key).await?;
+        let mine = offer(c.io(), key, keep, std::mem::take(&mut first)).await?;
         let all = allreduce_bytes(c, th, band(), mine, MASK_WORDS).await;
-        match settle(c.io(), key, &all).await? {
+        match settle(c.io(), key, &all, keep).await? {
             Settled::Context(x) => return Ok(x),
             Settled::Retry => {}
             Settled::Exhausted => return Err(all.err().unwrap_or(MpiError::Other)),
@@ -61,8 +64,9 @@ pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds) -> MpiResult<u32> {
 /// between the groups' ranks 0 (`ic`) and a broadcast in each group.
 pub(crate) async fn agree_inter(lc: &Ctx, ic: &Ctx, th: CollThresholds) -> MpiResult<u32> {
     let key = (lc.context, lc.tag);
+    let mut first = true;
     loop {
-        let mine = offer(lc.io(), key).await?;
+        let mine = offer(lc.io(), key, true, std::mem::take(&mut first)).await?;
         let all = async {
             let mut all = allreduce_bytes(lc, th, band(), mine, MASK_WORDS).await?;
             if lc.me == 0 {
@@ -77,7 +81,7 @@ pub(crate) async fn agree_inter(lc: &Ctx, ic: &Ctx, th: CollThresholds) -> MpiRe
             Ok(all)
         }
         .await;
-        match settle(lc.io(), key, &all).await? {
+        match settle(lc.io(), key, &all, true).await? {
             Settled::Context(x) => return Ok(x),
             Settled::Retry => {}
             Settled::Exhausted => return Err(all.err().unwrap_or(MpiError::Other)),
@@ -85,16 +89,30 @@ pub(crate) async fn agree_inter(lc: &Ctx, ic: &Ctx, th: CollThresholds) -> MpiRe
     }
 }
 
-async fn offer(io: &Io, key: (u32, i32)) -> MpiResult<Vec<u8>> {
-    match io.exec(Cmd::OfferMask(key)).await {
+/// Frees again a context block taken for a communicator that is not
+/// made after all.
+async fn release(io: &Io, context: u32) -> MpiResult<()> {
+    match io.exec(Cmd::ReleaseContext(context)).await {
+        Reply::Ack => Ok(()),
+        _ => Err(MpiError::Other),
+    }
+}
+
+async fn offer(io: &Io, key: (u32, i32), keep: bool, first: bool) -> MpiResult<Vec<u8>> {
+    match io.exec(Cmd::OfferMask(key, keep, first)).await {
         Reply::Mask(m) => Ok(m),
         _ => Err(MpiError::Other),
     }
 }
 
-async fn settle(io: &Io, key: (u32, i32), all: &MpiResult<Vec<u8>>) -> MpiResult<Settled> {
+async fn settle(
+    io: &Io,
+    key: (u32, i32),
+    all: &MpiResult<Vec<u8>>,
+    keep: bool,
+) -> MpiResult<Settled> {
     let agreed = all.clone().map_err(|_| ());
-    match io.exec(Cmd::SettleMask(key, agreed)).await {
+    match io.exec(Cmd::SettleMask(key, agreed, keep)).await {
         Reply::Settled(s) => Ok(s),
         _ => Err(MpiError::Other),
     }
@@ -236,11 +254,14 @@ impl<T: Transport> Engine<T> {
         Ok(self.start_task(t.duplicate()))
     }
 
-    /// `MPI_Comm_idup`: the new communicator's handle now (usable once the
-    /// request completes) and the request.
+    /// `MPI_Comm_idup`: the new communicator's handle now (with the
+    /// parent's error handler; attributes and names may be set at once,
+    /// communication waits until the request completes) and the request.
     pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<(CommId, RequestId)> {
         let t = self.dup_task(comm, CallCode::Comm_idup)?;
-        let id = self.comms.reserve();
+        let placeholder = self.comm(comm)?.pending_copy();
+        let id = self.comms.reserve(placeholder);
+        self.inherit_errhandler(comm, id);
         Ok((id, self.start_task(t.into_comm(id).duplicate())))
     }
 
@@ -250,7 +271,7 @@ impl<T: Transport> Engine<T> {
         if let Some(s) = self.inter_shape(comm)? {
             let (lc, ic) = self.inter_ctxs(comm, s.local_comm, call)?;
             return Ok(Task::new(ic.io().clone(), async move {
-                let recv = agree_intra(&lc, th).await?;
+                let recv = agree_intra(&lc, th, true).await?;
                 let send = swap_and_share(&lc, &ic, th, words(&[recv])).await?;
                 let send = word(&send, 0)?;
                 Ok(new_inter(recv, send, s.local, s.remote, me, s.is_low))
@@ -259,7 +280,7 @@ impl<T: Transport> Engine<T> {
         let group = self.comm(comm)?.group.clone();
         let c = self.ctx(comm, call)?;
         Ok(Task::new(c.io().clone(), async move {
-            let ctx = agree_intra(&c, th).await?;
+            let ctx = agree_intra(&c, th, true).await?;
             Ok(TaskOut::NewComm {
                 comm: Box::new(Comm::new(ctx, group, me)),
                 local: None,
@@ -293,11 +314,15 @@ impl<T: Transport> Engine<T> {
         let t = if let Some(s) = self.inter_shape(comm)? {
             let (lc, ic) = self.inter_ctxs(comm, s.local_comm, call)?;
             Task::new(ic.io().clone(), async move {
-                let recv = agree_intra(&lc, th).await?;
+                let member = g.rank_of(me).is_some();
+                let recv = agree_intra(&lc, th, member).await?;
                 let send = swap_and_share(&lc, &ic, th, words(&[recv])).await?;
                 let send = word(&send, 0)?;
                 let remote = read_words(&swap_and_share(&lc, &ic, th, words(&g.ranks)).await?);
-                if g.rank_of(me).is_none() || remote.is_empty() {
+                if !member || remote.is_empty() {
+                    if member {
+                        release(lc.io(), recv).await?;
+                    }
                     return Ok(TaskOut::Out(CollOutput::Comm(None)));
                 }
                 let remote = Group { ranks: remote };
@@ -306,7 +331,7 @@ impl<T: Transport> Engine<T> {
         } else {
             let c = self.ctx(comm, call)?;
             Task::new(c.io().clone(), async move {
-                let ctx = agree_intra(&c, th).await?;
+                let ctx = agree_intra(&c, th, g.rank_of(me).is_some()).await?;
                 if g.rank_of(me).is_none() {
                     return Ok(TaskOut::Out(CollOutput::Comm(None)));
                 }
@@ -386,7 +411,7 @@ impl<T: Transport> Engine<T> {
             let (lc, ic) = self.inter_ctxs(comm, s.local_comm, call)?;
             return Ok(Task::new(ic.io().clone(), async move {
                 let mine = allgather_bytes(&lc, th, split_entry(color, key)).await?;
-                let recv = agree_intra(&lc, th).await?;
+                let recv = agree_intra(&lc, th, color.is_some()).await?;
                 let send = swap_and_share(&lc, &ic, th, words(&[recv])).await?;
                 let send = word(&send, 0)?;
                 let theirs = swap_and_share(&lc, &ic, th, mine.clone()).await?;
@@ -396,6 +421,7 @@ impl<T: Transport> Engine<T> {
                 let local = members_of(&split_entries(&mine)?, &s.local.ranks, col);
                 let remote = members_of(&split_entries(&theirs)?, &s.remote.ranks, col);
                 if remote.is_empty() {
+                    release(lc.io(), recv).await?;
                     return Ok(TaskOut::Out(CollOutput::Comm(None)));
                 }
                 Ok(new_inter(
@@ -412,7 +438,7 @@ impl<T: Transport> Engine<T> {
         let c = self.ctx(comm, call)?;
         Ok(Task::new(c.io().clone(), async move {
             let all = allgather_bytes(&c, th, split_entry(color, key)).await?;
-            let ctx = agree_intra(&c, th).await?;
+            let ctx = agree_intra(&c, th, color.is_some()).await?;
             let Some(col) = color else {
                 return Ok(TaskOut::Out(CollOutput::Comm(None)));
             };
@@ -468,7 +494,7 @@ impl<T: Transport> Engine<T> {
         c.local_n = c.n;
         c.me = my_rank;
         let t = Task::new(c.io().clone(), async move {
-            let ctx = agree_intra(&c, th).await?;
+            let ctx = agree_intra(&c, th, true).await?;
             Ok(TaskOut::NewComm {
                 comm: Box::new(Comm::new(ctx, g, me)),
                 local: None,
@@ -562,7 +588,7 @@ impl<T: Transport> Engine<T> {
             if remote.ranks.iter().any(|w| local.rank_of(*w).is_some()) {
                 return Err(MpiError::Comm);
             }
-            let recv = agree_intra(&lc, th).await?;
+            let recv = agree_intra(&lc, th, true).await?;
             let mut send = Vec::new();
             if let Some(pc) = &pc {
                 send = pc

@@ -739,23 +739,27 @@ impl<T: Transport> Engine<T> {
     /// Cancels a posted receive; true if it was still unmatched.
     pub(crate) fn cancel_recv(&mut self, req: RequestId) -> bool {
         if self.queues.cancel(&req) {
-            let status = Status {
-                cancelled: true,
-                ..Status::empty()
-            };
-            self.finish(
-                req,
-                Completion {
-                    status,
-                    data: Some(Vec::new()),
-                    output: Default::default(),
-                    freed: false,
-                },
-            );
+            self.finish_cancelled(req, Some(Vec::new()));
             true
         } else {
             false
         }
+    }
+
+    /// Completes `req` as cancelled; `data` is what a receive hands back.
+    pub(crate) fn finish_cancelled(&mut self, req: RequestId, data: Option<Vec<u8>>) {
+        let status = Status {
+            cancelled: true,
+            ..Status::empty()
+        };
+        self.finish(
+            req,
+            Completion {
+                status,
+                data,
+                ..Completion::inactive()
+            },
+        );
     }
 
     /// Validates a communicator.

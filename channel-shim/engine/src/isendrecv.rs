@@ -170,4 +170,24 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn proc_null_on_both_sides_completes_at_once() {
+        run_world(1, 64, |e| {
+            let r = e
+                .isendrecv_with(
+                    Box::new(vec![0u8; 4]),
+                    (1, INT, Dest::ProcNull, 0),
+                    Box::new(vec![0u8; 4]),
+                    (1, INT, Source::ProcNull, Tag::Any),
+                    W,
+                )
+                .unwrap();
+            let c = e.test(r).unwrap().expect("complete at once");
+            assert_eq!(
+                (c.status.source, c.status.count_bytes),
+                (Source::ProcNull, 0)
+            );
+        });
+    }
 }

@@ -125,7 +125,8 @@ impl<T: Transport> Engine<T> {
         }
     }
 
-    /// Sends already-packed data (shared by p2p calls and persistent starts).
+    /// Sends already-packed data (shared by p2p calls and persistent starts)
+    /// on `context`, the communicator's send context.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn isend_packed(
         &mut self,
@@ -151,6 +152,7 @@ impl<T: Transport> Engine<T> {
             }
             Dest::Rank(r) => self.comm(comm)?.world_of(r)?,
         };
+        let flags = self.comm(comm)?.envelope_flags();
         if mode == SendMode::Buffered {
             let need = (data.len() as usize).saturating_add(BSEND_OVERHEAD);
             let avail = self
@@ -166,13 +168,13 @@ impl<T: Transport> Engine<T> {
             hidden.free_when_done = true;
             hidden.bsend_bytes = need;
             let h = self.reqs.add(hidden);
-            let sent = self.start_send(h, SendMode::Standard, data, dst, context, tag, call, 0);
+            let sent = self.start_send(h, SendMode::Standard, data, dst, context, tag, call, flags);
             let r = self.reqs.get_mut(req)?;
             r.state = done();
             r.sent = Some(sent);
         } else {
             self.reqs.get_mut(req)?.state = State::Inactive;
-            self.start_send(req, mode, data, dst, context, tag, call, 0);
+            self.start_send(req, mode, data, dst, context, tag, call, flags);
         }
         Ok(req)
     }
@@ -275,7 +277,7 @@ impl<T: Transport> Engine<T> {
     ) -> MpiResult<RequestId> {
         self.check_tag(tag)?;
         let c = self.comm(comm)?;
-        let context = c.context;
+        let context = c.send_context;
         if let Dest::Rank(r) = dest {
             c.world_of(r)?;
         }
@@ -632,7 +634,7 @@ impl<T: Transport> Engine<T> {
                 call,
             } => {
                 let data = self.send_data(mode, send.ok_or(MpiError::Buffer)?, count, dt)?;
-                let ctx = self.comm(comm)?.context;
+                let ctx = self.comm(comm)?.send_context;
                 self.isend_packed(mode, data, dest, tag, comm, ctx, call, Some(req))?;
             }
             Persist::Recv {

@@ -4,10 +4,13 @@
 //! start with an undefined symbol.
 
 /// Ends the job because the program called an MPI function the shim does
-/// not implement: one stderr line `mpinetsim: <name> is not supported` (or
-/// the gateway's line naming the rank, when connected) and exit status 1.
+/// not implement: one stderr line `mpinetsim: <name> is not supported by
+/// mpinetsim; …` (or the gateway's line naming the rank, when connected)
+/// and exit status 1.
 pub fn unsupported(name: &str) -> ! {
-    crate::runtime::fatal(&format!("{name} is not supported"))
+    crate::runtime::fatal(&format!(
+        "{name} is not supported by mpinetsim; docs/mpi-coverage.md lists the MPI functions it implements"
+    ))
 }
 
 include!(concat!(env!("OUT_DIR"), "/unsupported.rs"));

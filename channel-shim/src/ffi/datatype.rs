@@ -32,9 +32,15 @@ pub(crate) unsafe fn make(
     finish(MPI_COMM_WORLD, func, r)
 }
 
-/// Runs a query on the datatype table.
+/// Runs a query on the datatype table (the one lent to a user reduction
+/// function when called from inside one).
 pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
-    finish(MPI_COMM_WORLD, func, engine(func, |e| f(e.datatypes())))
+    let r = if crate::ffi::op::types_lent() {
+        crate::ffi::op::with_lent_types(f).unwrap_or(Err(MpiError::Other))
+    } else {
+        engine(func, |e| f(e.datatypes()))
+    };
+    finish(MPI_COMM_WORLD, func, r)
 }
 
 /// A pack buffer size or position (negative: `MPI_ERR_ARG`, as MPICH).
@@ -378,6 +384,28 @@ fn position_in(pos: c_int, size: c_int) -> Result<(usize, usize), MpiError> {
     Ok((p, s))
 }
 
+/// Copies `packed` into the pack buffer `outbuf` of `size` bytes at
+/// position `pos` (`MPI_ERR_TRUNCATE` when it does not fit); returns the
+/// position after it.
+///
+/// # Safety
+/// `outbuf` must be valid for writing `size` bytes.
+pub(crate) unsafe fn put_packed(
+    outbuf: *mut c_void,
+    pos: usize,
+    size: usize,
+    packed: &[u8],
+) -> Result<usize, MpiError> {
+    if packed.len() > size - pos {
+        return Err(MpiError::Truncate);
+    }
+    if !packed.is_empty() {
+        let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(pos), packed.len());
+        out.copy_from_slice(packed);
+    }
+    Ok(pos + packed.len())
+}
+
 mpi_fn! { fn MPI_Pack(inbuf: *const c_void, incount: c_int, datatype: c_int, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: c_int) {
     let r = (|| {
         comm_from(comm)?;
@@ -388,14 +416,7 @@ mpi_fn! { fn MPI_Pack(inbuf: *const c_void, incount: c_int, datatype: c_int, out
             e.datatypes().committed(dt)?;
             e.datatypes().pack(dt, n, region(inbuf, s))
         })?;
-        if packed.len() > size - pos {
-            return Err(MpiError::Truncate);
-        }
-        if !packed.is_empty() {
-            let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(pos), packed.len());
-            out.copy_from_slice(&packed);
-        }
-        write_out(position, (pos + packed.len()) as c_int);
+        write_out(position, put_packed(outbuf, pos, size, &packed)? as c_int);
         Ok(())
     })();
     finish(comm, "MPI_Pack", r)

@@ -3,8 +3,8 @@
 //! "external32" representation, and element counts as `MPI_Count`.
 
 use crate::abi::*;
-use crate::ffi::buffers::{region, region_mut};
-use crate::ffi::datatype::{make, query, Aint, Count};
+use crate::ffi::buffers::{c_ints as ints, region, region_mut};
+use crate::ffi::datatype::{make, put_packed, query, Aint, Count};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
@@ -14,17 +14,6 @@ use shim_engine::datatype::{Combiner, Contents};
 use shim_engine::MpiError;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
-
-/// `n` `int`s from C.
-unsafe fn ints(n: usize, p: *const c_int) -> Result<Vec<i32>, MpiError> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(MpiError::Arg);
-    }
-    Ok(std::slice::from_raw_parts(p, n).to_vec())
-}
 
 /// A dimension count (`ndims`): positive.
 fn ndims_from(n: c_int) -> Result<usize, MpiError> {
@@ -237,14 +226,7 @@ mpi_fn! { fn MPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, inc
             let s = t.span(dt, n)?;
             t.pack_external(dt, n, region(inbuf, s))
         })?;
-        if packed.len() > size - pos {
-            return Err(MpiError::Truncate);
-        }
-        if !packed.is_empty() {
-            let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(pos), packed.len());
-            out.copy_from_slice(&packed);
-        }
-        write_out(position, (pos + packed.len()) as Aint);
+        write_out(position, put_packed(outbuf, pos, size, &packed)? as Aint);
         Ok(())
     })();
     finish(MPI_COMM_WORLD, "MPI_Pack_external", r)

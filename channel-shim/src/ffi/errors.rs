@@ -136,6 +136,11 @@ fn apply(action: ErrorAction, comm: c_int, func: &str, code: c_int) -> c_int {
 /// returns the error code, unless the handler ends the job.
 pub fn fail(comm: c_int, func: &str, e: MpiError) -> c_int {
     let code = error_class(e);
+    if runtime::engine_held_by_this_thread() {
+        // From a user function the busy engine runs: its error handler
+        // cannot be looked up; the job ends once the engine is free.
+        return code;
+    }
     let c = handles::comm_from(comm).ok();
     let (action, live) = runtime::with_engine(|eng| {
         let live = c.is_some_and(|c| eng.comm_size(c).is_ok());

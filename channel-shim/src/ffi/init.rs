@@ -10,13 +10,54 @@ use crate::abi::{
     MPI_MAX_LIBRARY_VERSION_STRING, MPI_MAX_PROCESSOR_NAME, MPI_SUCCESS, MPI_THREAD_MULTIPLE,
 };
 
+/// Runs when the loader maps the library, before the program's `main`:
+/// a rank started by `mpinetsim run` dies with it (see
+/// `runtime::arm_parent_watch`).
+#[used]
+#[link_section = ".init_array"]
+static ARM_PARENT_WATCH: extern "C" fn() = library_loaded;
+
+extern "C" fn library_loaded() {
+    runtime::arm_parent_watch();
+}
+
 static RANK: AtomicU32 = AtomicU32::new(0);
 /// The thread that initialised MPI (MPI's "main thread").
 static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
 /// The thread level MPI_Init_thread provided.
 pub(crate) static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
 
+/// The variable that lowers the ranks' scheduling priority (a nice
+/// increment; unset or 0: unchanged).
+const RANK_NICE_VARIABLE: &str = "MPINETSIM_RANK_NICE";
+
+/// Lowers this rank's scheduling priority (the thread calling MPI_Init,
+/// and so every thread it creates afterwards) by `MPINETSIM_RANK_NICE`.
+/// The gateway is the emulation's clock: on a machine of its own whose
+/// cores the ranks' threads outnumber (several ranks per core, or threads
+/// that spin while others are inside MPI, as MPICH's thread tests do), a
+/// rank at the gateway's priority takes the CPU the simulator needs to run
+/// its events on time. A rank's computation is measured in CPU time, so a
+/// lower priority does not change the emulated machine's speed; but on a
+/// machine other work loads, the ranks then also yield to that work, so it
+/// is not the default (see docs/performance.md).
+fn lower_priority() {
+    let nice = std::env::var(RANK_NICE_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .unwrap_or(0);
+    if nice > 0 {
+        // SAFETY: setpriority only reads its integer arguments; PRIO_PROCESS
+        // with 0 names the calling thread. Failure (e.g. a limit) is harmless.
+        unsafe {
+            let current = libc::getpriority(libc::PRIO_PROCESS, 0);
+            libc::setpriority(libc::PRIO_PROCESS, 0, (current + nice).min(19));
+        }
+    }
+}
+
 fn do_init(required: c_int) -> c_int {
+    lower_priority();
     match runtime::init() {
         Ok(info) => {
             RANK.store(info.rank, Ordering::SeqCst);

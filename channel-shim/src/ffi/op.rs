@@ -6,17 +6,59 @@
 //! boxed closure. The engine hands it user-layout regions of `len`
 //! instances and their span's base (see `shim_engine::op::UserFn`); the
 //! address C expects is the region start minus that base.
-//! The function runs while the engine is busy, so it must not call MPI
-//! communication functions (MPI forbids that too).
+//! The function runs while the engine is busy: datatype queries it makes
+//! (`MPI_Type_get_extent`, `MPI_Type_size`, ...) are answered from the
+//! datatype table the engine lends it for the call ([`with_lent_types`]);
+//! any other MPI call ends the job with a sentence naming it (MPI forbids
+//! communication there; waiting for the busy engine would hang).
 
 use crate::abi::*;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
 use crate::ffi::write_out;
+use shim_engine::datatype::Datatypes;
 use shim_engine::op::UserFn;
 use shim_engine::{DatatypeId, MpiError};
+use std::cell::Cell;
 use std::os::raw::{c_int, c_void};
+
+thread_local! {
+    /// The datatype table the engine lent the user function running on
+    /// this thread (null outside one).
+    static LENT_TYPES: Cell<*const Datatypes> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Whether this thread runs a user function that was lent a datatype table.
+pub(crate) fn types_lent() -> bool {
+    !LENT_TYPES.with(Cell::get).is_null()
+}
+
+/// Runs `f` on the datatype table lent to the user function this thread is
+/// running, or returns `None` outside one.
+pub(crate) fn with_lent_types<R>(f: impl FnOnce(&Datatypes) -> R) -> Option<R> {
+    let p = LENT_TYPES.with(Cell::get);
+    // SAFETY: `p` is set only by `wrap` below, from a shared reference the
+    // engine holds for the whole call of the user function, and is reset
+    // before that call returns; this thread is inside that call.
+    (!p.is_null()).then(|| f(unsafe { &*p }))
+}
+
+/// Lends `types` to the user function while it runs (reset on return, also
+/// by unwinding).
+struct Lend(*const Datatypes);
+
+impl Lend {
+    fn new(types: &Datatypes) -> Lend {
+        Lend(LENT_TYPES.with(|c| c.replace(types)))
+    }
+}
+
+impl Drop for Lend {
+    fn drop(&mut self) {
+        LENT_TYPES.with(|c| c.set(self.0));
+    }
+}
 
 /// `MPI_User_function`.
 pub type UserFunction = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut c_int);
@@ -24,12 +66,18 @@ pub type UserFunction = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_in
 /// The engine closure calling the C function `f`.
 fn wrap(f: UserFunction) -> UserFn {
     Box::new(
-        move |inp: &[u8], inout: &mut [u8], count: usize, dt: DatatypeId, base: i64| {
+        move |inp: &[u8],
+              inout: &mut [u8],
+              count: usize,
+              dt: DatatypeId,
+              base: i64,
+              types: &Datatypes| {
             let base = base as isize;
             let a = inp.as_ptr().wrapping_offset(-base) as *mut c_void;
             let b = inout.as_mut_ptr().wrapping_offset(-base) as *mut c_void;
             let mut len = count as c_int;
             let mut handle = datatype_to(dt);
+            let _lent = Lend::new(types);
             // SAFETY: the program registered `f` as an MPI_User_function;
             // `a` and `b` address `count` instances of `dt` laid out as C
             // expects them (the regions the engine gave us, shifted to the

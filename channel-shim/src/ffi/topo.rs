@@ -4,6 +4,7 @@
 //! Reordering is the identity (see the engine's module docs).
 
 use crate::abi::*;
+use crate::ffi::buffers::c_ints as ints;
 use crate::ffi::comm::hand_out_comm;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
@@ -13,17 +14,6 @@ use crate::ffi::write_out;
 use shim_engine::topo::{dims::dims_create, Cart, DistGraph, Graph, Topology};
 use shim_engine::{CommId, MpiError};
 use std::os::raw::c_int;
-
-/// `n` `int`s from C (none when `n` is 0, whatever the pointer).
-unsafe fn ints(n: usize, p: *const c_int) -> Result<Vec<i32>, MpiError> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(MpiError::Arg);
-    }
-    Ok(std::slice::from_raw_parts(p, n).to_vec())
-}
 
 /// Writes `values` to a C array (nothing when empty).
 unsafe fn write_ints(p: *mut c_int, values: impl IntoIterator<Item = i64>) {

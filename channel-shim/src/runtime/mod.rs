@@ -6,6 +6,7 @@ mod clock_sync;
 mod connection;
 mod gateway_stream;
 mod pacer;
+mod parent_watch;
 mod state;
 mod timeline;
 
@@ -15,9 +16,10 @@ pub use clock::{
 pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
 pub use pacer::Pacer;
+pub use parent_watch::arm as arm_parent_watch;
 pub use state::{
-    abort_job, finalize, gateway_fd, init, is_finalized, is_initialized, job_size_from_env,
-    now_srt_ns, pacer, try_with_engine, with_engine, JobInfo,
+    abort_job, engine_held_by_this_thread, finalize, gateway_fd, init, is_finalized,
+    is_initialized, job_size_from_env, now_srt_ns, pacer, try_with_engine, with_engine, JobInfo,
 };
 
 /// Ends the job because of an error the program cannot recover from: tells

@@ -177,15 +177,50 @@ pub fn now_srt_ns() -> u64 {
 }
 
 /// Runs `f` with the MPI engine; None before MPI_Init or after MPI_Finalize.
+/// `None` also on a thread that already holds the engine (from a user
+/// function the engine runs), where waiting for it would never end.
 pub fn with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) -> Option<R> {
+    if engine_held_by_this_thread() {
+        return None;
+    }
     let mut g = lock(&ENGINE);
+    let _held = Held::new();
     g.as_mut().map(f)
+}
+
+thread_local! {
+    /// Whether this thread holds the engine (a user function the engine
+    /// calls runs on the thread that holds it).
+    static HOLDS_ENGINE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks this thread as holding the engine until dropped.
+struct Held(bool);
+
+impl Held {
+    fn new() -> Held {
+        Held(HOLDS_ENGINE.with(|h| h.replace(true)))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HOLDS_ENGINE.with(|h| h.set(self.0));
+    }
+}
+
+/// Whether this thread already holds the engine: an MPI call made from a
+/// function the engine runs (a user reduction function) would wait for
+/// itself forever.
+pub fn engine_held_by_this_thread() -> bool {
+    HOLDS_ENGINE.with(std::cell::Cell::get)
 }
 
 /// Runs `f` with the MPI engine unless it is busy (held by this or another
 /// thread) or absent.
 pub fn try_with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) -> Option<R> {
     let mut g = ENGINE.try_lock().ok()?;
+    let _held = Held::new();
     g.as_mut().map(f)
 }
 

@@ -28,9 +28,14 @@ fn val(w: u32, count: usize) -> Vec<u8> {
 
 /// The two groups of world split at `k`: (this rank's local
 /// communicator, the intercommunicator, whether this is the low group).
+/// The low group uses a context block more first, so the groups receive
+/// on different contexts and each must send on the other's.
 fn inter(e: &mut E, k: u32) -> (CommId, CommId, bool) {
     let low = e.rank() < k;
     let local = e.comm_split(W, Some(low as i32), 0).unwrap().unwrap();
+    if low {
+        e.comm_dup(local).unwrap();
+    }
     let leader = if low { k } else { 0 };
     let ic = e.intercomm_create(local, 0, W, leader, 7).unwrap();
     (local, ic, low)
@@ -329,6 +334,132 @@ fn concurrent_dups_in_opposite_orders_get_distinct_contexts() {
                 let s = e.allreduce(CollInput::Buf(&ints([i as i32 + 1])), 1, INT, SUM, c);
                 assert_eq!(s.unwrap(), ints([(i as i32 + 1) * n as i32]));
             }
+        });
+    }
+}
+
+/// Five nonblocking dups interleaved with nonblocking barriers on one
+/// communicator, then point-to-point on each duplicate (MPICH's
+/// comm_idup_nb), twice in a row after freeing them.
+#[test]
+fn idups_interleaved_with_ibarriers_give_working_communicators() {
+    use super::Form;
+    use crate::matching::{Source, Tag};
+    use crate::request::{Dest, SendMode};
+    for n in 2..=4u32 {
+        run_world(n, 64, |e| {
+            let me = e.rank();
+            for _round in 0..2 {
+                let mut reqs = Vec::new();
+                let mut dups = Vec::new();
+                for _ in 0..5 {
+                    reqs.push(Some(e.start_barrier(Form::Nonblocking, W).unwrap()));
+                    let (d, r) = e.comm_idup(W).unwrap();
+                    dups.push(d);
+                    reqs.push(Some(r));
+                }
+                e.waitall(&reqs).unwrap();
+                for &d in &dups {
+                    let next = (me + 1) % n;
+                    let prev = (me + n - 1) % n;
+                    let (got, _) = e
+                        .sendrecv(
+                            &ints([me as i32]),
+                            1,
+                            INT,
+                            crate::request::Dest::Rank(next),
+                            0,
+                            1,
+                            INT,
+                            Source::Rank(prev),
+                            Tag::Value(0),
+                            d,
+                        )
+                        .unwrap();
+                    assert_eq!(got, ints([prev as i32]));
+                    let _ = (Dest::ProcNull, SendMode::Standard);
+                }
+                for d in dups {
+                    e.comm_free(d).unwrap();
+                }
+            }
+        });
+    }
+}
+
+/// Nonblocking dups of a duplicated intercommunicator, interleaved with
+/// nonblocking barriers on it, then point-to-point across each.
+#[test]
+fn idups_of_a_duplicated_intercommunicator_work() {
+    use super::Form;
+    use crate::matching::{Source, Tag};
+    use crate::request::Dest;
+    for n in 2..=4u32 {
+        run_world(n, 64, |e| {
+            let me = e.rank();
+            let k = n / 2;
+            let (local, ic, _) = inter(e, k);
+            e.comm_free(local).unwrap();
+            let d = e.comm_dup(ic).unwrap();
+            let mut reqs = Vec::new();
+            let mut dups = Vec::new();
+            for _ in 0..5 {
+                reqs.push(Some(e.start_barrier(Form::Nonblocking, d).unwrap()));
+                let (x, r) = e.comm_idup(d).unwrap();
+                dups.push(x);
+                reqs.push(Some(r));
+            }
+            e.waitall(&reqs).unwrap();
+            let rn = e.comm_remote_size(d).unwrap();
+            for &x in &dups {
+                let mut sends = Vec::new();
+                for j in 0..rn {
+                    sends.push(Some(
+                        e.isend(
+                            crate::request::SendMode::Standard,
+                            &ints([me as i32]),
+                            1,
+                            INT,
+                            Dest::Rank(j),
+                            0,
+                            x,
+                        )
+                        .unwrap(),
+                    ));
+                }
+                for j in 0..rn {
+                    let (got, _) = e.recv(1, INT, Source::Rank(j), Tag::Value(0), x).unwrap();
+                    let want = if me < k { k + j } else { j };
+                    assert_eq!(got, ints([want as i32]));
+                }
+                e.waitall(&sends).unwrap();
+            }
+        });
+    }
+}
+
+/// MPICH's comm_create_group_idup: rank 0 creates a communicator from a
+/// group (blocking) and then starts a nonblocking dup, the other ranks in
+/// the opposite order; both communicators must come out and work.
+#[test]
+fn a_blocking_creation_and_an_idup_in_opposite_orders_both_finish() {
+    for n in 2..=4u32 {
+        run_world(n, 64, |e| {
+            let g = e.comm_group(W).unwrap();
+            let (made, dup, req) = if e.rank() == 0 {
+                let made = e.comm_create_group(W, g, 0).unwrap();
+                let (dup, req) = e.comm_idup(W).unwrap();
+                (made, dup, req)
+            } else {
+                let (dup, req) = e.comm_idup(W).unwrap();
+                (e.comm_create_group(W, g, 0).unwrap(), dup, req)
+            };
+            e.waitall(&[Some(req)]).unwrap();
+            assert_ne!(made, dup);
+            e.barrier(dup).unwrap();
+            e.barrier(made).unwrap();
+            e.comm_free(dup).unwrap();
+            e.comm_free(made).unwrap();
         });
     }
 }

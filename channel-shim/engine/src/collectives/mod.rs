@@ -377,12 +377,18 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Agrees over `parent` on the context block of a communicator made
-    /// from it (the topology constructors).
-    pub(crate) fn agree_context(&mut self, parent: CommId, call: CallCode) -> MpiResult<u32> {
+    /// from it (the topology constructors); a member that gets no
+    /// communicator (`keep` false) takes part without taking the block.
+    pub(crate) fn agree_context(
+        &mut self,
+        parent: CommId,
+        call: CallCode,
+        keep: bool,
+    ) -> MpiResult<u32> {
         let c = self.ctx(parent, call)?;
         let th = self.cfg.coll;
         let t = task::Task::new(c.io().clone(), async move {
-            let ctx = crate::comm_create::agree_intra(&c, th).await?;
+            let ctx = crate::comm_create::agree_intra(&c, th, keep).await?;
             Ok(CollOutput::Bytes(ctx.to_le_bytes().to_vec()).into())
         });
         let b = self.run_task(t)?.into_bytes();

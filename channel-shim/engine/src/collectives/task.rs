@@ -131,10 +131,15 @@ pub(crate) enum Cmd {
     },
     /// Wait for a request and take its completion.
     Wait(RequestId),
-    /// The context-id mask this process offers agreement `key` now.
-    OfferMask(AgreeKey),
-    /// Ends a round of agreement `key` with the AND of the offers.
-    SettleMask(AgreeKey, Result<Vec<u8>, ()>),
+    /// The context-id mask this process offers agreement `key` now (all
+    /// blocks when it keeps none: the first bool is false; the second is
+    /// true in the agreement's first round).
+    OfferMask(AgreeKey, bool, bool),
+    /// Ends a round of agreement `key` with the AND of the offers, taking
+    /// the block found when the bool is true.
+    SettleMask(AgreeKey, Result<Vec<u8>, ()>, bool),
+    /// Frees again a context block taken for a communicator not made.
+    ReleaseContext(u32),
     /// `inout = inp op inout` on packed elements.
     Reduce {
         op: OpId,
@@ -152,6 +157,8 @@ pub(crate) enum Reply {
     Reduced(MpiResult<Vec<u8>>),
     Mask(Vec<u8>),
     Settled(Settled),
+    /// Done (a command with nothing to answer).
+    Ack,
 }
 
 #[derive(Default)]
@@ -435,12 +442,18 @@ impl<T: Transport> Engine<T> {
                 tag,
             } => Reply::Req(self.irecv_world(len as u64, src, tag, comm, context)),
             Cmd::Wait(_) => unreachable!("waits park the task"),
-            Cmd::OfferMask(key) => Reply::Mask(self.comms.ids.offer(key)),
-            Cmd::SettleMask(key, agreed) => Reply::Settled(
-                self.comms
-                    .ids
-                    .settle(key, agreed.as_deref().map_err(|_| ())),
-            ),
+            Cmd::ReleaseContext(c) => {
+                self.comms.ids.release(c);
+                Reply::Ack
+            }
+            Cmd::OfferMask(key, true, true) => Reply::Mask(self.comms.ids.offer_first(key)),
+            Cmd::OfferMask(key, true, false) => Reply::Mask(self.comms.ids.offer(key)),
+            Cmd::OfferMask(_, false, _) => Reply::Mask(self.comms.ids.offer_all()),
+            Cmd::SettleMask(key, agreed, keep) => Reply::Settled(self.comms.ids.settle(
+                key,
+                agreed.as_deref().map_err(|_| ()),
+                keep,
+            )),
             Cmd::Reduce {
                 op,
                 dt,

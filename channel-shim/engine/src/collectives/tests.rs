@@ -106,7 +106,7 @@ fn affine_setup(e: &mut E) -> (DatatypeId, OpId) {
     let dt = e.datatypes_mut().contiguous(2, INT).unwrap();
     e.datatypes_mut().commit(dt).unwrap();
     let op = e.ops_mut().create(
-        Box::new(|i: &[u8], io: &mut [u8], count, _, _| {
+        Box::new(|i: &[u8], io: &mut [u8], count, _, _, _| {
             let get =
                 |b: &[u8], k: usize| i32::from_ne_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
             for k in 0..count {

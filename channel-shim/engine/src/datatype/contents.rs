@@ -120,3 +120,79 @@ impl super::Datatypes {
         Ok(&self.info(dt)?.contents)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datatype::{BuiltinType as B, Datatypes};
+    use crate::error::MpiError;
+
+    fn d(b: B) -> DatatypeId {
+        DatatypeId::Builtin(b)
+    }
+
+    #[test]
+    fn every_constructor_is_recorded_as_called() {
+        let mut t = Datatypes::new();
+        let v = t.vector(2, 3, -4, d(B::Int)).unwrap();
+        let c = t.contents(v).unwrap().clone();
+        assert_eq!(
+            (c.combiner, c.ints, c.aints, c.types),
+            (
+                Combiner::Vector,
+                vec![2, 3, -4],
+                vec![],
+                vec![TypeArg::Type(d(B::Int))]
+            )
+        );
+        let ix = t.indexed(&[1, 0, 2], &[4, 9, -2], v).unwrap();
+        let c = t.contents(ix).unwrap();
+        assert_eq!(c.ints, vec![3, 1, 0, 2, 4, 9, -2]);
+        assert_eq!(c.types, vec![TypeArg::Type(v)]);
+        let hb = t.hindexed_block(2, &[16, -8], d(B::Double)).unwrap();
+        let c = t.contents(hb).unwrap();
+        assert_eq!(
+            (c.combiner, c.ints.clone(), c.aints.clone()),
+            (Combiner::HindexedBlock, vec![2, 2], vec![16, -8])
+        );
+        let args = [TypeArg::Lb, TypeArg::Type(d(B::Char)), TypeArg::Ub];
+        let s = t.create_struct(&[1, 3, 1], &[-4, 0, 12], &args).unwrap();
+        let c = t.contents(s).unwrap();
+        assert_eq!(
+            (c.combiner, c.ints.clone(), c.types.clone()),
+            (Combiner::Struct, vec![3, 1, 3, 1], args.to_vec())
+        );
+        // MPI_LB / MPI_UB set the bounds and hold no data.
+        assert_eq!((t.extent(s).unwrap(), t.size(s).unwrap()), ((-4, 16), 3));
+        let r = t.resized(s, 8, 100).unwrap();
+        assert_eq!(t.contents(r).unwrap().aints, vec![8, 100]);
+        let dup = t.dup(r).unwrap();
+        assert_eq!(t.contents(dup).unwrap().combiner, Combiner::Dup);
+        assert_eq!(t.contents(d(B::Int)).unwrap().combiner, Combiner::Named);
+    }
+
+    #[test]
+    fn a_type_lives_while_a_type_made_from_it_does() {
+        let mut t = Datatypes::new();
+        let inner = t.contiguous(2, d(B::Int)).unwrap();
+        let outer = t.vector(3, 1, 2, inner).unwrap();
+        t.free(inner).unwrap();
+        assert_eq!(
+            t.free(inner),
+            Err(MpiError::Datatype),
+            "the program's handle is gone"
+        );
+        assert!(!t.is_live(inner));
+        // Its number is not reused while `outer` names it.
+        let other = t.contiguous(5, d(B::Char)).unwrap();
+        assert_ne!(other, inner);
+        // Handed out again by MPI_Type_get_contents, it works and is freed
+        // like any handle.
+        t.hand_out(inner).unwrap();
+        assert_eq!(t.size(inner).unwrap(), 8);
+        t.free(inner).unwrap();
+        let before = t.derived_count();
+        t.free(outer).unwrap();
+        assert_eq!(t.derived_count(), before - 2, "outer and inner both go");
+    }
+}

@@ -16,9 +16,12 @@
 //! - `MPI_DISTRIBUTE_NONE`: every index (the dimension's `psize` must be 1).
 //!
 //! The order and distribution arguments are MPICH's values of the MPI
-//! constants (`mpi.h`), kept as given for `MPI_Type_get_contents`.
+//! constants (`mpi.h`), kept as given for `MPI_Type_get_contents`. A
+//! selection of more separate blocks than a typemap may hold
+//! ([`MAX_TYPEMAP_RUNS`]) is refused with `MPI_ERR_OTHER` before any is
+//! listed.
 
-use super::{Combiner, Contents, DatatypeId, Datatypes, TypeArg, TypeInfo};
+use super::{Combiner, Contents, DatatypeId, Datatypes, TypeArg, TypeInfo, MAX_TYPEMAP_RUNS};
 use crate::error::{MpiError, MpiResult};
 
 /// `MPI_ORDER_C`.
@@ -84,6 +87,16 @@ impl Datatypes {
         }
         let fast = dims[n - 1];
         let slow = n - 1;
+        // One block per combination of the slower dimensions' indices and
+        // run of the fastest: refused past the typemap limit before any
+        // is listed (their indices included).
+        let selected = |d: usize| runs[d].iter().map(|&(_, l)| l as u128).sum::<u128>();
+        let planned = dims[..slow].iter().fold(runs[fast].len() as u128, |p, &d| {
+            p.saturating_mul(selected(d))
+        });
+        if planned > u128::from(MAX_TYPEMAP_RUNS) {
+            return Err(MpiError::Other);
+        }
         // The selected indices of each slower dimension.
         let picked: Vec<Vec<i64>> = dims[..slow]
             .iter()
@@ -242,6 +255,13 @@ impl Datatypes {
                     } else {
                         i64::from(darg)
                     };
+                    // One run per block this process owns.
+                    let blocks = (g - (k * b).min(g))
+                        .unsigned_abs()
+                        .div_ceil((p * b).unsigned_abs());
+                    if blocks > MAX_TYPEMAP_RUNS {
+                        return Err(MpiError::Other);
+                    }
                     let mut s = k * b;
                     while s < g {
                         push_run(&mut r, s, b.min(g - s));
@@ -355,6 +375,20 @@ mod tests {
         // Columns 2..3 of a(2,3): elements (0,2), (1,2) at 4·(i + 2j).
         assert_eq!(runs(&t, f), vec![(16, 2)]);
         // A block too small to cover the array.
+        // Too many blocks to list: refused before listing them.
+        let huge = t.subarray(&[1 << 30, 4], &[1 << 29, 1], &[0, 0], ORDER_C, INT);
+        assert_eq!(huge, Err(MpiError::Other));
+        let cyclic = t.darray(
+            2,
+            0,
+            &[i32::MAX],
+            &[DISTRIBUTE_CYCLIC],
+            &[1],
+            &[2],
+            ORDER_C,
+            INT,
+        );
+        assert_eq!(cyclic, Err(MpiError::Other));
         let small = t.darray(2, 0, &[7], &[DISTRIBUTE_BLOCK], &[3], &[2], ORDER_C, INT);
         assert_eq!(small, Err(MpiError::Arg));
         let none = t.darray(2, 0, &[7], &[DISTRIBUTE_NONE], &[1], &[2], ORDER_C, INT);

@@ -64,7 +64,10 @@ impl From<BuiltinOp> for OpId {
 /// datatype as given by [`Datatypes::span`], and the last argument is that
 /// span's `base`: the element buffer address the C function expects is the
 /// slice start minus `base` (0 for types whose true lower bound is 0).
-pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId, i64) + Send>;
+/// The datatype table comes last, so that the function may answer the
+/// program's datatype queries (`MPI_Type_get_extent` and the like, which
+/// user functions call on derived types) while the engine is busy.
+pub type UserFn = Box<dyn FnMut(&[u8], &mut [u8], usize, DatatypeId, i64, &Datatypes) + Send>;
 
 struct UserOp {
     f: UserFn,
@@ -201,7 +204,7 @@ impl Ops {
                     .and_then(|u| u.as_mut())
                     .ok_or(MpiError::Op)?;
                 if t.is_contiguous() {
-                    (u.f)(inp, inout, count, dt, 0);
+                    (u.f)(inp, inout, count, dt, 0, types);
                     return Ok(());
                 }
                 let span = types.span(dt, count)?;
@@ -209,7 +212,7 @@ impl Ops {
                 let mut b = vec![0u8; span.len];
                 types.unpack(dt, count, inp, &mut a)?;
                 types.unpack(dt, count, inout, &mut b)?;
-                (u.f)(&a, &mut b, count, dt, span.base);
+                (u.f)(&a, &mut b, count, dt, span.base, types);
                 let packed = types.pack(dt, count, &b)?;
                 inout.copy_from_slice(&packed);
                 Ok(())
@@ -455,7 +458,7 @@ mod tests {
         t.commit(v).unwrap();
         let mut ops = Ops::new();
         let op = ops.create(
-            Box::new(|i: &[u8], io: &mut [u8], count, _, base| {
+            Box::new(|i: &[u8], io: &mut [u8], count, _, base, _| {
                 assert_eq!(base, 0);
                 // sees user layout: ints at 0 and 8 of each 12-byte instance
                 for k in 0..count {

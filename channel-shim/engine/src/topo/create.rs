@@ -63,7 +63,7 @@ impl<T: Transport> Engine<T> {
         let c = self.comm(parent)?;
         let ranks = c.group.ranks[..n as usize].to_vec();
         let mine = c.rank < n;
-        let ctx = self.agree_context(parent, call)?;
+        let ctx = self.agree_context(parent, call, mine)?;
         if !mine {
             return Ok(None);
         }
