@@ -81,7 +81,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
     )];
     let spec = JobSpec {
         compute_clock: a.compute.clock()?,
-        announce_cores: true,
+        announce_cores: false,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,

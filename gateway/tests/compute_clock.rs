@@ -213,3 +213,49 @@ fn half_cpu_speed_doubles_the_computation_of_the_ranks_on_that_host() {
         );
     }
 }
+
+#[test]
+fn calibrating_8_ranks_that_compute_at_once_on_fewer_cores_needs_ranks_over_cores() {
+    let _g = runs_one_at_a_time();
+    let Some(prog) = program() else { return };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 2 {
+        skip_because("the test models 8 ranks on 2 cores; this machine has more");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["calibrate", "-n", "8", "--net", &config("ideal.toml")])
+        .args(["--factors", "1,2,4,8,16", "--repeat", "1", "--out"])
+        .arg(dir.path())
+        .args(["--", prog.to_str().unwrap(), "3", "10000000"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}\n{err}");
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("calibration.json")).unwrap(),
+    )
+    .unwrap();
+    // 8 ranks computing at once on 2 cores get a quarter of a core each:
+    // at factor f < 4 each computation takes 4/f times its CPU time of
+    // scaled time, so the runtime at factor 1 is about 4 times the
+    // runtime at 16 (at least twice, whatever else runs), and the
+    // computations are late (kind `compute` in maxBehind).
+    let rows = v["factors"].as_array().unwrap();
+    let runtime = |i: usize| rows[i]["runtime_s"].as_f64().unwrap();
+    assert!(runtime(0) >= 2.0 * runtime(4), "{out}");
+    assert!(
+        rows[0]["behind_max_us"].as_f64().unwrap() >= 1000.0,
+        "{out}"
+    );
+    // So calibrate never recommends a factor below ranks ÷ cores.
+    if let Some(f) = v["recommended_factor"].as_f64() {
+        assert!(f >= 4.0, "recommended factor {f}:\n{out}");
+    }
+    let first_line = err.lines().next().unwrap_or_default();
+    assert!(
+        !first_line.contains("ranks on"),
+        "calibrate does not announce cores per run: {err}"
+    );
+}
