@@ -49,6 +49,35 @@ pub fn start_summary(ranks: u32, clock: ComputeClock, speeds: &[f64]) -> String 
     }
 }
 
+/// The warning for a run whose ranks' computations ran up to `late_ns`
+/// late (scaled time), when that is far above the network's smallest
+/// latency `smallest_ns` (as maxBehind's own warning judges): they waited
+/// for a CPU. Names the factor that keeps up when all compute at once, or
+/// the machine's other load when the run already used it.
+pub fn late_computation_warning(
+    late_ns: u64,
+    smallest_ns: u64,
+    factor: f64,
+    ranks: u32,
+    speeds: &[f64],
+) -> Option<String> {
+    if smallest_ns == 0 || late_ns <= crate::fidelity::FAR_ABOVE * smallest_ns {
+        return None;
+    }
+    let cores = available();
+    let needed = factor_to_keep_up(ranks, cores, speeds);
+    let late = format!("{:.3} ms", late_ns as f64 / 1e6);
+    Some(if factor < needed as f64 {
+        format!(
+            "the ranks' computations ran up to {late} late: {ranks} ranks share {cores} cores, so when they compute at once each waits for a CPU; use --time-factor {needed} or more (the factor `run` announced at start)"
+        )
+    } else {
+        format!(
+            "the ranks' computations ran up to {late} late although time factor {factor} keeps {ranks} ranks on {cores} cores busy: other work on this machine took their CPUs; rerun on a quieter machine or at a larger factor"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +92,33 @@ mod tests {
         // Hosts half as fast owe twice the time: half the factor.
         assert_eq!(factor_to_keep_up(4, 2, &[0.5; 4]), 1);
         assert_eq!(factor_to_keep_up(8, 2, &[0.5; 8]), 2);
+    }
+
+    #[test]
+    fn late_computations_are_warned_far_above_the_smallest_latency() {
+        let speeds = [1.0; 64];
+        // 10 times the latency or less, or no latency: no warning.
+        assert_eq!(
+            late_computation_warning(10_000, 1_000, 1.0, 64, &speeds),
+            None
+        );
+        assert_eq!(late_computation_warning(10_000, 0, 1.0, 64, &speeds), None);
+        // 64 ranks need a factor of 64 ÷ cores (≥ 2 on any machine with
+        // fewer than 64 cores) to keep up; factor 1 does not.
+        let w = late_computation_warning(5_000_000, 1_000, 1.0, 64, &speeds).unwrap();
+        assert!(
+            w.starts_with("the ranks' computations ran up to 5.000 ms late"),
+            "{w}"
+        );
+        let needed = factor_to_keep_up(64, available(), &speeds);
+        if needed > 1 {
+            assert!(
+                w.contains(&format!("use --time-factor {needed} or more")),
+                "{w}"
+            );
+        }
+        // At that factor the lateness came from elsewhere.
+        let w = late_computation_warning(5_000_000, 1_000, needed as f64, 64, &speeds).unwrap();
+        assert!(w.contains("other work on this machine"), "{w}");
     }
 }

@@ -659,13 +659,29 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         }
     });
     let max_behind = gw.lateness.summary();
-    let warnings = match max_behind.max_ns {
-        0 => Vec::new(),
-        late => crate::fidelity::smallest_latency(&gw.sim)
-            .and_then(|s| crate::fidelity::warning(late, max_factor, &s))
-            .into_iter()
-            .collect(),
+    let smallest = match max_behind.max_ns {
+        0 => None,
+        _ => crate::fidelity::smallest_latency(&gw.sim),
     };
+    let compute_late_ns = (max_behind.by_kind.iter())
+        .find(|k| k.kind == crate::lateness::LatenessKind::Compute)
+        .map_or(0, |k| k.max_ns);
+    let warnings: Vec<String> = smallest
+        .iter()
+        .flat_map(|s| {
+            [
+                crate::fidelity::warning(max_behind.max_ns, max_factor, s),
+                crate::cores::late_computation_warning(
+                    compute_late_ns,
+                    s.ns,
+                    max_factor,
+                    a.ranks,
+                    &rank_cpu_speeds,
+                ),
+            ]
+        })
+        .flatten()
+        .collect();
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
