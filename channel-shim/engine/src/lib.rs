@@ -37,6 +37,7 @@ pub mod p2p;
 mod rendezvous;
 pub mod request;
 pub mod status;
+pub mod tool;
 pub mod topo;
 pub mod transport;
 pub mod waiting;
