@@ -156,6 +156,8 @@ fn slow_rank0_slows_an_alltoall_by_what_its_link_implies() {
     let a2a = build_c("alltoall", "mpicc");
     let json = out_dir("compare").with_extension("json");
     let log = out_dir("compare").with_extension("log");
+    // --rank-output appends: start from an empty log on every test run.
+    let _ = std::fs::remove_file(&log);
     let (iters, bytes) = (20u64, 65536u64);
     let o = mpinetsim(&[
         "compare",
