@@ -92,6 +92,17 @@ fn matched_probes_and_isendrecv_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/compute_bound.c: fixed work between barriers, checked
+/// against the generator's closed form (gateway/tests/compute_clock.rs
+/// measures its computation).
+#[test]
+fn a_compute_bound_program_matches_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("compute_bound") {
+        // Two checks on every rank: the closed form and agreement.
+        assert_eq!(n, [2 * 2, 2 * 4, 2 * 8]);
+    }
+}
+
 /// tests/mpi/user_op_queries.c: user reduction functions that query
 /// their (derived) datatype inside blocking and nonblocking reductions,
 /// scans and reduce-scatters.

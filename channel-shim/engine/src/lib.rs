@@ -38,6 +38,7 @@ mod rendezvous;
 pub mod request;
 pub mod rma;
 pub mod status;
+pub mod tool;
 pub mod topo;
 pub mod transport;
 pub mod waiting;

@@ -89,8 +89,12 @@ pub struct MatchCounters {
     pub expected: u64,
     /// Matches where the message arrived (virtually) before the receive was posted.
     pub unexpected: u64,
-    /// Queue entries examined without matching.
+    /// Queue entries examined without matching (both queues).
     pub unsuccessful: u64,
+    /// Of those, posted receives an arriving message examined.
+    pub unsuccessful_posted: u64,
+    /// Of those, queued messages a new receive examined.
+    pub unsuccessful_unexpected: u64,
 }
 
 /// The two queues and their counters.
@@ -99,6 +103,8 @@ pub struct MatchQueues<R, M> {
     posted: VecDeque<Posted<R>>,
     unexpected: VecDeque<Arrived<M>>,
     counters: MatchCounters,
+    /// Longest each queue has been since [`MatchQueues::take_peaks`]: (posted, unexpected).
+    peaks: (usize, usize),
 }
 
 impl<R, M> Default for MatchQueues<R, M> {
@@ -107,6 +113,7 @@ impl<R, M> Default for MatchQueues<R, M> {
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             counters: MatchCounters::default(),
+            peaks: (0, 0),
         }
     }
 }
@@ -125,6 +132,16 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
         }
     }
 
+    fn miss_posted(&mut self, entries: usize) {
+        self.counters.unsuccessful += entries as u64;
+        self.counters.unsuccessful_posted += entries as u64;
+    }
+
+    fn miss_unexpected(&mut self, entries: usize) {
+        self.counters.unsuccessful += entries as u64;
+        self.counters.unsuccessful_unexpected += entries as u64;
+    }
+
     /// A message arrived: returns the oldest posted receive it matches
     /// (removed from the queue), or queues the message as unexpected.
     pub fn arrive(&mut self, msg: Arrived<M>) -> Option<(Posted<R>, Arrived<M>)> {
@@ -134,14 +151,15 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
             .position(|p| p.pattern.accepts(msg.context, msg.src, msg.tag));
         match pos {
             Some(i) => {
-                self.counters.unsuccessful += i as u64;
+                self.miss_posted(i);
                 let p = self.posted.remove(i).expect("index from position");
                 self.classify(p.posted_at, msg.vtime_ns);
                 Some((p, msg))
             }
             None => {
-                self.counters.unsuccessful += self.posted.len() as u64;
+                self.miss_posted(self.posted.len());
                 self.unexpected.push_back(msg);
+                self.peaks.1 = self.peaks.1.max(self.unexpected.len());
                 None
             }
         }
@@ -156,14 +174,15 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
             .position(|m| recv.pattern.accepts(m.context, m.src, m.tag));
         match pos {
             Some(i) => {
-                self.counters.unsuccessful += i as u64;
+                self.miss_unexpected(i);
                 let m = self.unexpected.remove(i).expect("index from position");
                 self.classify(recv.posted_at, m.vtime_ns);
                 Some((recv, m))
             }
             None => {
-                self.counters.unsuccessful += self.unexpected.len() as u64;
+                self.miss_unexpected(self.unexpected.len());
                 self.posted.push_back(recv);
+                self.peaks.0 = self.peaks.0.max(self.posted.len());
                 None
             }
         }
@@ -220,6 +239,20 @@ impl<R: PartialEq, M> MatchQueues<R, M> {
         self.unexpected.len()
     }
 
+    /// The unexpected messages, oldest first.
+    pub fn unexpected(&self) -> impl Iterator<Item = &Arrived<M>> {
+        self.unexpected.iter()
+    }
+
+    /// The longest the (posted, unexpected) queues have been since the
+    /// previous call (or since they were made); the next period starts at
+    /// their current lengths. The tool interface's high-water marks.
+    pub fn take_peaks(&mut self) -> (usize, usize) {
+        let peaks = self.peaks;
+        self.peaks = (self.posted.len(), self.unexpected.len());
+        peaks
+    }
+
     /// The counters so far.
     pub fn counters(&self) -> MatchCounters {
         self.counters
@@ -271,6 +304,8 @@ mod tests {
                 let c = q.counters();
                 let want = if reverse { (n * (n - 1) / 2) as u64 } else { 0 };
                 assert_eq!(c.unsuccessful, want, "n={n} reverse={reverse}");
+                assert_eq!(c.unsuccessful_unexpected, want);
+                assert_eq!(c.unsuccessful_posted, 0);
                 assert_eq!((c.expected, c.unexpected), (0, n as u64));
             }
         }
@@ -296,6 +331,8 @@ mod tests {
                 }
                 let want = if reverse { (n * (n - 1) / 2) as u64 } else { 0 };
                 assert_eq!(q.counters().unsuccessful, want);
+                assert_eq!(q.counters().unsuccessful_posted, want);
+                assert_eq!(q.counters().unsuccessful_unexpected, 0);
                 assert_eq!(q.counters().expected, n as u64);
             }
         }
@@ -336,6 +373,22 @@ mod tests {
         q.post(recv(0, Some(1), Some(0), 300, 0));
         q.arrive(msg(0, 1, 0, 200, 2)).unwrap();
         assert_eq!(q.counters().unexpected, 1);
+    }
+
+    #[test]
+    fn peaks_since_the_last_take() {
+        let mut q: MatchQueues<u32, u32> = MatchQueues::new();
+        for t in 0..5 {
+            q.arrive(msg(0, 1, t, 0, t as u32));
+        }
+        q.post(recv(0, Some(1), Some(0), 1, 0)).unwrap();
+        q.post(recv(0, Some(2), None, 1, 7));
+        assert_eq!(q.take_peaks(), (1, 5));
+        // The next period starts at the current lengths (1 posted, 4 queued).
+        assert_eq!(q.take_peaks(), (1, 4));
+        q.post(recv(0, Some(1), Some(1), 1, 0)).unwrap();
+        assert_eq!(q.take_peaks(), (1, 4));
+        assert_eq!(q.take_peaks(), (1, 3));
     }
 
     #[test]

@@ -110,6 +110,9 @@ mpi_fn! { fn MPI_Finalize() {
             return crate::ffi::errors::fail(crate::abi::MPI_COMM_SELF, "MPI_Finalize", e);
         }
     }
+    // The tool interface keeps the engine's last values for tools that
+    // read variables after MPI_Finalize.
+    crate::ffi::tool::tool(|_| ());
     match runtime::finalize() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => runtime::fatal(&e),

@@ -54,7 +54,11 @@ pub mod op;
 pub mod p2p;
 pub mod p2p_ext;
 pub mod rma;
+pub mod status_convert;
 pub mod symbols;
+pub mod tool;
+pub mod tool_events;
+pub mod tool_pvar;
 pub mod topo;
 
 /// Called at the entry of every MPI function: accounts compute time and

@@ -101,6 +101,11 @@ pub fn weights_empty() -> *const c_int {
     MPI_WEIGHTS_EMPTY.0
 }
 
+/// The address C programs see as `MPI_T_PVAR_ALL_HANDLES`.
+pub fn pvar_all_handles() -> *const c_int {
+    MPI_T_PVAR_ALL_HANDLES.0
+}
+
 /// `MPIR_Dup_fn`, MPICH's attribute copy callback behind `MPI_COMM_DUP_FN`
 /// and friends: copies the attribute value (a `void *`) and sets `*flag`.
 ///

@@ -9,6 +9,7 @@ mod pacer;
 mod parent_watch;
 mod state;
 mod timeline;
+mod tool;
 
 pub use clock::{
     is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, snapshot as clock_snapshot,
@@ -21,6 +22,7 @@ pub use state::{
     abort_job, engine_held_by_this_thread, finalize, gateway_fd, init, is_finalized,
     is_initialized, job_size_from_env, now_srt_ns, pacer, try_with_engine, with_engine, JobInfo,
 };
+pub use tool::with_tool;
 
 /// Ends the job because of an error the program cannot recover from: tells
 /// the gateway (which prints one line naming the rank) or, when not
