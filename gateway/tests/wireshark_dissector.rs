@@ -597,18 +597,33 @@ fn each_one_sided_operation_is_a_request_and_an_answer_on_the_wire() {
     let d = 72 + 33;
     assert_eq!(
         rma(0),
-        vec![(10, 21, 64, d + 64), (11, 22, 64, d), (12, 23, 16, d + 16), (13, 25, 4, d + 4)]
+        vec![
+            (10, 21, 64, d + 64),
+            (11, 22, 64, d),
+            (12, 23, 16, d + 16),
+            (13, 25, 4, d + 4)
+        ]
     );
     // Answers in the order the target applied them: put ack, get reply
     // (64 B of data at offset 0), accumulate ack, fetch-and-op reply.
     assert_eq!(
         rma(1),
-        vec![(15, 21, 0, 0), (16, 22, 0, 64), (15, 23, 0, 0), (16, 25, 0, 4)]
+        vec![
+            (15, 21, 0, 0),
+            (16, 22, 0, 64),
+            (15, 23, 0, 0),
+            (16, 25, 0, 4)
+        ]
     );
     let lua = dissector();
     let rows = tshark_fields(
         &caps.join("host0.pcap"),
-        &["-X", &lua, "-Y", "mpinetsim.kind >= 10 && mpinetsim.kind <= 14"],
+        &[
+            "-X",
+            &lua,
+            "-Y",
+            "mpinetsim.kind >= 10 && mpinetsim.kind <= 14",
+        ],
         &["mpinetsim.rma.disp", "mpinetsim.rma.op", "_ws.col.Info"],
     );
     let disps: Vec<String> = rows.iter().flat_map(|r| r[0].clone()).collect();

@@ -38,7 +38,8 @@ pub(crate) type FCopyFn<V> = unsafe extern "C" fn(
     *mut Fint,
 );
 /// Fortran `DELETE_FN(COMM, KEYVAL, ATTRIBUTE_VAL, EXTRA_STATE, IERROR)`.
-pub(crate) type FDeleteFn<V> = unsafe extern "C" fn(*const Fint, *const Fint, *const V, *const V, *mut Fint);
+pub(crate) type FDeleteFn<V> =
+    unsafe extern "C" fn(*const Fint, *const Fint, *const V, *const V, *mut Fint);
 
 /// A Fortran attribute value: `INTEGER(KIND=MPI_ADDRESS_KIND)` or `INTEGER`.
 pub trait AttrValue: Copy + Default {

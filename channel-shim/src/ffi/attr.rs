@@ -338,7 +338,12 @@ mpi_fn! { fn MPI_Type_set_attr(datatype: c_int, type_keyval: c_int, attribute_va
     set_attr(ObjectKind::Datatype, "MPI_Type_set_attr", datatype, type_keyval, attribute_val)
 } }
 
-pub(crate) unsafe fn delete_attr(kind: ObjectKind, func: &str, handle: c_int, keyval: c_int) -> c_int {
+pub(crate) unsafe fn delete_attr(
+    kind: ObjectKind,
+    func: &str,
+    handle: c_int,
+    keyval: c_int,
+) -> c_int {
     let r = (|| {
         let object = object_from(kind, handle)?;
         let k = created_keyval(kind, keyval)?;

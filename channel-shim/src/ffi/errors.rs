@@ -184,7 +184,11 @@ fn live_comm(func: &str, comm: c_int) -> Result<CommId, MpiError> {
     Ok(c)
 }
 
-pub(crate) unsafe fn create_errhandler(func: &str, f: Option<HandlerFn>, errhandler: *mut c_int) -> c_int {
+pub(crate) unsafe fn create_errhandler(
+    func: &str,
+    f: Option<HandlerFn>,
+    errhandler: *mut c_int,
+) -> c_int {
     let r = (|| {
         let f = f.ok_or(MpiError::Arg)?;
         let id = engine(func, |e| {

@@ -18,7 +18,7 @@ use shim_engine::datatype::Span;
 use shim_engine::envelope::CallCode;
 use shim_engine::rma::origin::{OriginBuf, TargetSpec};
 use shim_engine::rma::{Flavor, WinId};
-use shim_engine::{DatatypeId, MpiError, Object, ObjectKind, OpId, BuiltinOp};
+use shim_engine::{BuiltinOp, DatatypeId, MpiError, Object, ObjectKind, OpId};
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Mutex;
@@ -231,7 +231,12 @@ fn target(rank: c_int, disp: isize, count: c_int, dt: c_int) -> Result<TargetSpe
 
 /// `count` instances of `dt` at `buf`, as memory the engine reads now (an
 /// origin buffer) or writes when the reply arrives (a result buffer).
-unsafe fn buffer(e: &Eng, buf: *const c_void, count: usize, dt: DatatypeId) -> Result<OriginBuf, MpiError> {
+unsafe fn buffer(
+    e: &Eng,
+    buf: *const c_void,
+    count: usize,
+    dt: DatatypeId,
+) -> Result<OriginBuf, MpiError> {
     let span = e.datatypes().span(dt, count)?;
     Ok(OriginBuf {
         mem: program_memory(buf, span),

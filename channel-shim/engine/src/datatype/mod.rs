@@ -119,7 +119,12 @@ impl TypeInfo {
     /// A committed, unnamed type with the given typemap, size and bounds
     /// (`(lb, ub)`, `(true_lb, true_ub)`): the target datatype of a
     /// one-sided operation as its origin described it.
-    pub fn from_layout(runs: Vec<TypeRun>, size: u64, bounds: (i64, i64), true_bounds: (i64, i64)) -> TypeInfo {
+    pub fn from_layout(
+        runs: Vec<TypeRun>,
+        size: u64,
+        bounds: (i64, i64),
+        true_bounds: (i64, i64),
+    ) -> TypeInfo {
         let align = runs.iter().map(|r| r.ty.align()).max().unwrap_or(1);
         TypeInfo {
             runs,

@@ -20,9 +20,9 @@
 
 pub mod origin;
 mod target;
-pub mod wire;
 #[cfg(test)]
 mod tests;
+pub mod wire;
 
 use crate::comm::CommId;
 use crate::envelope::{CallCode, Envelope, Kind};
@@ -225,7 +225,13 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Sends a post or complete message of `win` to each of `ranks`.
-    fn send_sync(&mut self, win: WinId, kind: Kind, call: CallCode, ranks: &[u32]) -> MpiResult<()> {
+    fn send_sync(
+        &mut self,
+        win: WinId,
+        kind: Kind,
+        call: CallCode,
+        ranks: &[u32],
+    ) -> MpiResult<()> {
         let context = self.comm(self.window(win)?.comm)?.context;
         let me = self.rank();
         for &dst in ranks {
@@ -266,7 +272,11 @@ impl<T: Transport> Engine<T> {
     /// tells each target.
     pub fn win_complete(&mut self, win: WinId) -> MpiResult<()> {
         self.note_call();
-        let ranks = self.window_mut(win)?.access.take().ok_or(MpiError::RmaSync)?;
+        let ranks = self
+            .window_mut(win)?
+            .access
+            .take()
+            .ok_or(MpiError::RmaSync)?;
         let settled = self.settle(win);
         self.send_sync(win, Kind::RmaComplete, CallCode::Win_complete, &ranks)?;
         settled

@@ -93,13 +93,29 @@ impl<T: Transport> Engine<T> {
     pub fn put(&mut self, origin: OriginBuf, target: TargetSpec, win: WinId) -> MpiResult<()> {
         self.note_call();
         let data = self.pack_origin(&origin)?;
-        self.issue(Kind::RmaPut, CallCode::Put, win, target, BuiltinOp::Replace, data, None)
+        self.issue(
+            Kind::RmaPut,
+            CallCode::Put,
+            win,
+            target,
+            BuiltinOp::Replace,
+            data,
+            None,
+        )
     }
 
     /// `MPI_Get`: the data lands in `result` when the reply arrives.
     pub fn get(&mut self, result: OriginBuf, target: TargetSpec, win: WinId) -> MpiResult<()> {
         self.note_call();
-        self.issue(Kind::RmaGet, CallCode::Get, win, target, BuiltinOp::NoOp, Vec::new(), Some(result))
+        self.issue(
+            Kind::RmaGet,
+            CallCode::Get,
+            win,
+            target,
+            BuiltinOp::NoOp,
+            Vec::new(),
+            Some(result),
+        )
     }
 
     /// `MPI_Accumulate` (every predefined op, `MPI_REPLACE` and `MPI_NO_OP`).
@@ -113,7 +129,15 @@ impl<T: Transport> Engine<T> {
         self.note_call();
         let op = Self::rma_op(op)?;
         let data = self.pack_origin(&origin)?;
-        self.issue(Kind::RmaAccumulate, CallCode::Accumulate, win, target, op, data, None)
+        self.issue(
+            Kind::RmaAccumulate,
+            CallCode::Accumulate,
+            win,
+            target,
+            op,
+            data,
+            None,
+        )
     }
 
     /// `MPI_Get_accumulate` (`origin` is ignored, and may be `None`, with
@@ -139,7 +163,15 @@ impl<T: Transport> Engine<T> {
             }
             (Some(o), _) => self.pack_origin(o)?,
         };
-        self.issue(Kind::RmaGetAccumulate, call, win, target, op, data, Some(result))
+        self.issue(
+            Kind::RmaGetAccumulate,
+            call,
+            win,
+            target,
+            op,
+            data,
+            Some(result),
+        )
     }
 
     /// `MPI_Compare_and_swap`: one element of `dt`.
@@ -158,7 +190,15 @@ impl<T: Transport> Engine<T> {
             return Err(MpiError::Count);
         }
         data.extend_from_slice(&cmp);
-        self.issue(Kind::RmaCompareSwap, CallCode::Compare_and_swap, win, target, BuiltinOp::Replace, data, Some(result))
+        self.issue(
+            Kind::RmaCompareSwap,
+            CallCode::Compare_and_swap,
+            win,
+            target,
+            BuiltinOp::Replace,
+            data,
+            Some(result),
+        )
     }
 
     /// Checks an operation and sends its request messages.
@@ -186,10 +226,17 @@ impl<T: Transport> Engine<T> {
         }
         let context = self.comm(comm)?.context;
         let ty = self.types.committed(target.dt)?.clone();
-        let total = ty.size.checked_mul(target.count as u64).ok_or(MpiError::Count)?;
+        let total = ty
+            .size
+            .checked_mul(target.count as u64)
+            .ok_or(MpiError::Count)?;
         let accumulates = !matches!(kind, Kind::RmaPut | Kind::RmaGet);
         // Accumulates apply to elements of one predefined type.
-        let elem = if accumulates { element_type(&ty)? } else { None };
+        let elem = if accumulates {
+            element_type(&ty)?
+        } else {
+            None
+        };
         if accumulates {
             if let Some(e) = elem {
                 if !allowed(op, e) {
@@ -197,7 +244,11 @@ impl<T: Transport> Engine<T> {
                 }
             }
         }
-        let data_len = if kind == Kind::RmaCompareSwap { total * 2 } else { total };
+        let data_len = if kind == Kind::RmaCompareSwap {
+            total * 2
+        } else {
+            total
+        };
         if kind != Kind::RmaGet && data.len() as u64 != data_len {
             return Err(MpiError::Count);
         }
@@ -227,13 +278,24 @@ impl<T: Transport> Engine<T> {
             op,
             ty,
         };
-        let budget = self.cfg.rendezvous_chunk.saturating_sub(header.encoded_len() as u64);
-        let unit = if accumulates { elem.map_or(1, |e| e.size()) } else { 1 };
+        let budget = self
+            .cfg
+            .rendezvous_chunk
+            .saturating_sub(header.encoded_len() as u64);
+        let unit = if accumulates {
+            elem.map_or(1, |e| e.size())
+        } else {
+            1
+        };
         let piece = budget - budget % unit;
         if piece == 0 {
             return Err(MpiError::Datatype);
         }
-        let pieces = if kind == Kind::RmaCompareSwap { 1 } else { total.div_ceil(piece) };
+        let pieces = if kind == Kind::RmaCompareSwap {
+            1
+        } else {
+            total.div_ceil(piece)
+        };
         let op_id = self.new_op();
         self.rma.ops.insert(
             op_id,

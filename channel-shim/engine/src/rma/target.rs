@@ -62,7 +62,12 @@ impl<T: Transport> Engine<T> {
 
     /// The piece's packed offset and the old contents it covers (empty
     /// for put and accumulate).
-    fn apply_to_window(&mut self, win: WinId, kind: Kind, payload: &[u8]) -> MpiResult<(u64, Vec<u8>)> {
+    fn apply_to_window(
+        &mut self,
+        win: WinId,
+        kind: Kind,
+        payload: &[u8],
+    ) -> MpiResult<(u64, Vec<u8>)> {
         let (t, data) = RmaTarget::decode(payload)?;
         let w = self.window_mut(win)?;
         let unit = i64::from(w.info.disp_unit);
@@ -112,7 +117,11 @@ impl<T: Transport> Engine<T> {
         if let Some(new) = new {
             unpack_range(&t.ty, count, mem, base, t.offset, &new).map_err(range)?;
         }
-        let old = if kind == Kind::RmaAccumulate { Vec::new() } else { old };
+        let old = if kind == Kind::RmaAccumulate {
+            Vec::new()
+        } else {
+            old
+        };
         Ok((t.offset, old))
     }
 }

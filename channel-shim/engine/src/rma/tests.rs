@@ -25,12 +25,15 @@ fn ints(v: impl IntoIterator<Item = i32>) -> Vec<u8> {
 }
 
 fn to_ints(b: &[u8]) -> Vec<i32> {
-    b.chunks(4).map(|c| i32::from_ne_bytes(c.try_into().unwrap())).collect()
+    b.chunks(4)
+        .map(|c| i32::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 /// A window over `init` (displacement unit `unit`).
 fn window(e: &mut E, init: Vec<u8>, unit: u32) -> WinId {
-    e.win_create(Box::new(init), 0, unit, Flavor::Create, W).unwrap()
+    e.win_create(Box::new(init), 0, unit, Flavor::Create, W)
+        .unwrap()
 }
 
 /// Frees `win` and returns its final contents.
@@ -64,7 +67,8 @@ fn puts_and_gets_between_fences_reach_every_window() {
             e.win_fence(win).unwrap();
             for t in 0..n {
                 let v = ints([(me * 10 + t) as i32]);
-                e.put(origin(v, 1, INT), at(t, me as i64, 1, INT), win).unwrap();
+                e.put(origin(v, 1, INT), at(t, me as i64, 1, INT), win)
+                    .unwrap();
             }
             e.win_fence(win).unwrap();
             // Read the next rank's whole window.
@@ -74,7 +78,8 @@ fn puts_and_gets_between_fences_reach_every_window() {
                 count: n as usize,
                 dt: INT,
             };
-            e.get(result, at((me + 1) % n, 0, n as usize, INT), win).unwrap();
+            e.get(result, at((me + 1) % n, 0, n as usize, INT), win)
+                .unwrap();
             e.win_fence(win).unwrap();
             let read = to_ints(&got.lock().unwrap().take().unwrap());
             (to_ints(&free(e, win)), read)
@@ -98,13 +103,22 @@ fn accumulates_combine_every_origin_and_fetch_and_op_hands_out_each_value_once()
             let win = window(e, ints([0, i32::MIN, 0, 0]), 4);
             e.win_fence(win).unwrap();
             let acc = |e: &mut E, disp, v: i32, op| {
-                e.accumulate(origin(ints([v]), 1, INT), at(0, disp, 1, INT), OpId::Builtin(op), win)
-                    .unwrap()
+                e.accumulate(
+                    origin(ints([v]), 1, INT),
+                    at(0, disp, 1, INT),
+                    OpId::Builtin(op),
+                    win,
+                )
+                .unwrap()
             };
             acc(e, 0, me + 1, BuiltinOp::Sum);
             acc(e, 1, 7 * me, BuiltinOp::Max);
             let (mem, got) = Reported::new(4, 0);
-            let result = OriginBuf { mem, count: 1, dt: INT };
+            let result = OriginBuf {
+                mem,
+                count: 1,
+                dt: INT,
+            };
             e.get_accumulate(
                 Some(origin(ints([1]), 1, INT)),
                 result,
@@ -141,7 +155,11 @@ fn exactly_one_compare_and_swap_wins() {
             e.compare_and_swap(
                 origin(ints([me]), 1, INT),
                 origin(ints([-1]), 1, INT),
-                OriginBuf { mem, count: 1, dt: INT },
+                OriginBuf {
+                    mem,
+                    count: 1,
+                    dt: INT,
+                },
                 at(0, 0, 1, INT),
                 win,
             )
@@ -180,9 +198,15 @@ fn a_strided_target_type_and_pieces_beyond_the_chunk_size_arrive_where_they_belo
         let data: Vec<u8> = (0..100).flat_map(|i| (i as f64).to_ne_bytes()).collect();
         let before = e.counters().messages_sent;
         if me == 0 {
-            e.put(origin(data.clone(), 100, DOUBLE), at(1, 0, 1, vec), win).unwrap();
-            e.accumulate(origin(data, 100, DOUBLE), at(1, 1, 1, vec), OpId::Builtin(BuiltinOp::Sum), win)
+            e.put(origin(data.clone(), 100, DOUBLE), at(1, 0, 1, vec), win)
                 .unwrap();
+            e.accumulate(
+                origin(data, 100, DOUBLE),
+                at(1, 1, 1, vec),
+                OpId::Builtin(BuiltinOp::Sum),
+                win,
+            )
+            .unwrap();
         }
         let sent = e.counters().messages_sent - before;
         e.win_fence(win).unwrap();
@@ -213,11 +237,15 @@ fn post_start_complete_wait_passes_data_around_a_ring() {
             let from = e.groups.add(crate::group::Group { ranks: vec![prev] });
             e.win_post(from, win).unwrap();
             e.win_start(to, win).unwrap();
-            e.put(origin(ints([me as i32]), 1, INT), at(next, 0, 1, INT), win).unwrap();
+            e.put(origin(ints([me as i32]), 1, INT), at(next, 0, 1, INT), win)
+                .unwrap();
             // A target outside the access epoch is refused.
             if n > 2 {
                 let other = at(prev, 0, 1, INT);
-                assert_eq!(e.put(origin(ints([0]), 1, INT), other, win), Err(MpiError::RmaSync));
+                assert_eq!(
+                    e.put(origin(ints([0]), 1, INT), other, win),
+                    Err(MpiError::RmaSync)
+                );
             }
             e.win_complete(win).unwrap();
             e.win_wait(win).unwrap();
@@ -235,7 +263,8 @@ fn an_operation_outside_the_target_window_fails_the_origins_fence() {
         let win = window(e, ints([0, 0]), 4);
         e.win_fence(win).unwrap();
         if e.rank() == 0 {
-            e.put(origin(ints([1, 2]), 2, INT), at(1, 1, 2, INT), win).unwrap();
+            e.put(origin(ints([1, 2]), 2, INT), at(1, 1, 2, INT), win)
+                .unwrap();
         }
         let r = e.win_fence(win);
         (r, free(e, win))
@@ -255,17 +284,33 @@ fn a_put_and_get_of_several_default_pieces_to_oneself_and_a_neighbour() {
             let win = window(e, vec![0; 4 * N], 4);
             e.win_fence(win).unwrap();
             let src = ints((0..N as i32).map(|i| i + 7 * me as i32));
-            e.put(origin(src, N, INT), at(next, 0, N, INT), win).unwrap();
+            e.put(origin(src, N, INT), at(next, 0, N, INT), win)
+                .unwrap();
             e.win_fence(win).unwrap();
             let (mem, got) = Reported::new(4 * N, 0);
-            e.get(OriginBuf { mem, count: N, dt: INT }, at(next, 0, N, INT), win).unwrap();
+            e.get(
+                OriginBuf {
+                    mem,
+                    count: N,
+                    dt: INT,
+                },
+                at(next, 0, N, INT),
+                win,
+            )
+            .unwrap();
             e.win_fence(win).unwrap();
             let read = to_ints(&got.lock().unwrap().take().unwrap());
             (to_ints(&free(e, win)), read, me, (me + n - 1) % n)
         });
         for (mine, read, me, prev) in out {
-            assert!(mine.iter().enumerate().all(|(i, &v)| v == i as i32 + 7 * prev as i32));
-            assert!(read.iter().enumerate().all(|(i, &v)| v == i as i32 + 7 * me as i32));
+            assert!(mine
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| v == i as i32 + 7 * prev as i32));
+            assert!(read
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| v == i as i32 + 7 * me as i32));
         }
     }
 }

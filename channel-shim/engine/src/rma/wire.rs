@@ -52,7 +52,10 @@ fn groups(runs: &[TypeRun]) -> Vec<RunGroup> {
     for r in runs {
         if let Some(g) = out.last_mut() {
             let same = g.first.ty == r.ty && g.first.count == r.count;
-            let next = g.first.disp.checked_add(g.stride.checked_mul(g.reps as i64).unwrap_or(i64::MAX));
+            let next = g
+                .first
+                .disp
+                .checked_add(g.stride.checked_mul(g.reps as i64).unwrap_or(i64::MAX));
             if same && g.reps == 1 {
                 if let Some(stride) = r.disp.checked_sub(g.first.disp) {
                     g.stride = stride;
@@ -152,8 +155,13 @@ impl RmaTarget {
         };
         let i64_at = |o: usize| u64_at(o).map(|v| v as i64);
         let op = op_of(*payload.get(32).ok_or(bad)?).ok_or(bad)?;
-        let n = u32::from_le_bytes(payload.get(36..40).ok_or(bad)?.try_into().map_err(|_| bad)?)
-            as usize;
+        let n = u32::from_le_bytes(
+            payload
+                .get(36..40)
+                .ok_or(bad)?
+                .try_into()
+                .map_err(|_| bad)?,
+        ) as usize;
         let end = n
             .checked_mul(RUN)
             .and_then(|r| r.checked_add(FIXED))
@@ -177,7 +185,10 @@ impl RmaTarget {
                 .filter(|&b| b <= u64::from(u32::MAX))
                 .ok_or(bad)?;
             for k in 0..reps as i64 {
-                let disp = stride.checked_mul(k).and_then(|d| d.checked_add(disp)).ok_or(bad)?;
+                let disp = stride
+                    .checked_mul(k)
+                    .and_then(|d| d.checked_add(disp))
+                    .ok_or(bad)?;
                 runs.push(TypeRun { disp, ty, count });
             }
         }
