@@ -36,6 +36,7 @@ fortran_wrappers! {
                                             target_disp: AintIn, op: In, win: In);
     fn mpi_compare_and_swap_ = MPI_Compare_and_swap(origin_addr: Buf, compare_addr: Buf, result_addr: Buf,
                                                     datatype: In, target_rank: In, target_disp: AintIn, win: In);
+    fn mpi_win_create_errhandler_ = MPI_Win_create_errhandler(function: Procedure, errhandler: IntRef);
     fn mpi_win_set_errhandler_ = MPI_Win_set_errhandler(win: In, errhandler: In);
     fn mpi_win_get_errhandler_ = MPI_Win_get_errhandler(win: In, errhandler: IntRef);
     fn mpi_win_call_errhandler_ = MPI_Win_call_errhandler(win: In, errorcode: In);
