@@ -1,8 +1,9 @@
 //! The cores this machine offers the ranks, and the smallest time factor
 //! that keeps up when every rank computes at once.
 //!
-//! The emulated machine has a core for every thread of every rank, of the
-//! speed its host's `cpu_speed` gives. A rank owes factor × c ÷ speed of
+//! The emulated machine has a core for every rank, of the speed its
+//! host's `cpu_speed` gives (a rank's threads add their CPU times up). A
+//! rank owes factor × c ÷ speed of
 //! wall time for c of CPU time; with n single-threaded ranks computing at
 //! once on k cores each gets k ÷ n of a core, so c of CPU takes c × n ÷ k
 //! of wall time, and keeping up needs factor ≥ speed × n ÷ k.

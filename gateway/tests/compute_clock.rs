@@ -259,3 +259,43 @@ fn calibrating_8_ranks_that_compute_at_once_on_fewer_cores_needs_ranks_over_core
         "calibrate does not announce cores per run: {err}"
     );
 }
+
+#[test]
+fn a_ranks_threads_add_their_cpu_time_up() {
+    let _g = runs_one_at_a_time();
+    let Some(prog) = program() else { return };
+    let net = config("ideal.toml");
+    // One rank computing the same chain on 1 and on 2 threads at once:
+    // the emulated machine's one core per rank runs both threads' CPU
+    // time, twice the computation (each thread has a core here: 2 cores).
+    let run_threads = |threads: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let rep = dir.path().join("r.json");
+        let o = run(
+            &[
+                "-n",
+                "1",
+                "--net",
+                &net,
+                "--time-factor",
+                "8",
+                "--report",
+                rep.to_str().unwrap(),
+            ],
+            &prog,
+            &["4", "25000000", threads],
+        );
+        let (out, err) = text(&o);
+        assert!(
+            o.status.success() && out.contains(" checks passed"),
+            "{out}\n{err}"
+        );
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+        computes(&r, "compute_s")[0]
+    };
+    let (one, two) = (run_threads("1"), run_threads("2"));
+    assert!(
+        within(two, 2.0 * one, TOLERANCE),
+        "2 threads computed {two} s, 1 thread {one} s"
+    );
+}

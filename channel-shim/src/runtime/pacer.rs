@@ -3,8 +3,8 @@
 //! The computation between two MPI calls is measured, by default, as the
 //! CPU time the process consumed meanwhile (every thread; `--compute-clock
 //! wall` measures wall time instead), and divided by the host's CPU speed:
-//! the emulated machine has a core of that speed for every thread of the
-//! rank. Computation of c ns must take c ns of scaled time. At each MPI call
+//! the emulated machine has a core of that speed for every rank, which
+//! runs the CPU time of all the rank's threads. Computation of c ns must take c ns of scaled time. At each MPI call
 //! entry the scaled time the computation still owes — c minus the scaled
 //! time that passed while it ran — is slept off once it is large enough to
 //! sleep accurately, and any under-sleep (or oversleep) is carried to the
