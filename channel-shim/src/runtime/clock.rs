@@ -77,6 +77,12 @@ pub fn is_adaptive() -> bool {
     ADAPTIVE.load(Ordering::Relaxed)
 }
 
+/// Makes the run adaptive or not without a clock (the pacer's tests).
+#[cfg(test)]
+pub fn set_adaptive(adaptive: bool) {
+    ADAPTIVE.store(adaptive, Ordering::SeqCst);
+}
+
 /// The clock as it is now, if started.
 pub fn snapshot() -> Option<Arc<ScaledClock>> {
     lock().clone()

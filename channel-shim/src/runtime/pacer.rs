@@ -18,9 +18,43 @@
 //! blocked inside MPI is never stretched (deliveries already arrive on the
 //! stretched schedule).
 
-use super::clock::{job_ns, process_cpu_ns, take_lag_ns};
+use super::clock::{is_adaptive, job_ns, process_cpu_ns, take_lag_ns};
 use super::timeline::{SpanKind, SpanLog};
 use mpinetsim_protocol::{ComputeClock, LatenessHistogram, ScaledClock};
+use std::sync::Arc;
+
+/// Longest single sleep of an adaptive run, wall ns: shorter than the
+/// 2 ms by which the gateway announces factor switches, so a sleeping
+/// rank learns of a switch before it takes effect.
+pub const ADAPTIVE_SLEEP_CHUNK_NS: u64 = 1_000_000;
+
+/// Sleeps until scaled time `target` on `clock`; when the run is adaptive,
+/// in chunks, taking the clock `refresh` gives after each. Returns the
+/// clock as it is at the end.
+fn sleep_until_srt(
+    target: u64,
+    clock: &ScaledClock,
+    refresh: &mut dyn FnMut() -> Option<Arc<ScaledClock>>,
+) -> Arc<ScaledClock> {
+    let mut current = Arc::new(clock.clone());
+    loop {
+        let (wake, t) = (current.wall(target), job_ns());
+        if t >= wake {
+            return current;
+        }
+        let left = wake - t;
+        if !is_adaptive() {
+            std::thread::sleep(std::time::Duration::from_nanos(left));
+            return current;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(
+            left.min(ADAPTIVE_SLEEP_CHUNK_NS),
+        ));
+        if let Some(c) = refresh() {
+            current = c;
+        }
+    }
+}
 
 /// Debts below this are carried rather than slept (sleep overshoot is a few µs).
 const MIN_SLEEP_NS: i64 = 50_000;
@@ -104,6 +138,19 @@ impl Pacer {
     /// Entering MPI call `name`: account and sleep off the compute debt,
     /// on the job's `clock`.
     pub fn enter(&mut self, name: &'static str, clock: &ScaledClock) {
+        self.enter_refreshing(name, clock, &mut || None);
+    }
+
+    /// [`Pacer::enter`] when the factor may change during the sleep (an
+    /// adaptive run): the sleep wakes every [`ADAPTIVE_SLEEP_CHUNK_NS`] and
+    /// asks `refresh` for the job's clock as it is then (None: unchanged),
+    /// so it ends at the scaled time it owes whatever the factor became.
+    pub fn enter_refreshing(
+        &mut self,
+        name: &'static str,
+        clock: &ScaledClock,
+        refresh: &mut dyn FnMut() -> Option<Arc<ScaledClock>>,
+    ) {
         self.depth += 1;
         if self.depth > 1 {
             return;
@@ -143,9 +190,9 @@ impl Pacer {
                 self.late_max_at_ns = srt_now;
             }
             if self.owed_srt_ns > 0 {
-                let wake = clock.wall(srt_now + self.owed_srt_ns as u64);
-                if wake.saturating_sub(now) as i64 >= MIN_SLEEP_NS {
-                    std::thread::sleep(std::time::Duration::from_nanos(wake - now));
+                let target = srt_now + self.owed_srt_ns as u64;
+                if clock.wall(target).saturating_sub(now) as i64 >= MIN_SLEEP_NS {
+                    let clock = sleep_until_srt(target, clock, refresh);
                     call_start = job_ns();
                     self.slept_ns += call_start - now;
                     self.owed_srt_ns -= clock.srt(call_start).saturating_sub(srt_now) as i64;
@@ -319,6 +366,36 @@ mod tests {
             fast.late_max_ns
         );
         assert_eq!(fast.slept_ns, 0);
+    }
+
+    #[test]
+    fn a_factor_switch_during_the_sleep_ends_it_at_the_scaled_time_owed() {
+        let _g = serial();
+        super::super::clock::set_adaptive(true);
+        // Factor 16; 5 ms of computation owes ~75 ms of sleep. 3 ms of
+        // wall time into it the gateway switches to factor 1: the rest of
+        // the debt (~4.5 ms of scaled time) then takes ~4.5 ms of wall
+        // time, not the ~70 ms the old factor would have slept.
+        let c = ScaledClock::new(job_ns(), 16.0);
+        let mut p = Pacer::new(ComputeClock::Wall, 1.0);
+        p.enter("MPI_Barrier", &c);
+        p.exit(&c);
+        busy_wall(5_000_000);
+        let t0 = job_ns();
+        let mut switched = c.clone();
+        switched.change(c.srt(t0 + 3_000_000), 1.0);
+        let switched = Arc::new(switched);
+        let (srt0, before) = (switched.srt(p.last_exit_ns.unwrap()), p.compute_ns);
+        p.enter_refreshing("MPI_Barrier", &c, &mut || Some(Arc::clone(&switched)));
+        let (wall, srt) = (job_ns() - t0, switched.srt(job_ns()) - srt0);
+        super::super::clock::set_adaptive(false);
+        let compute = p.compute_ns - before;
+        assert!(wall < 20_000_000, "slept {wall} ns of wall time");
+        let overshoot = (-p.owed_srt_ns).max(0) as u64;
+        assert!(
+            srt + 10_000 >= compute && srt <= compute + overshoot + 500_000,
+            "{srt} of scaled time for {compute} (+ {overshoot} overshoot)"
+        );
     }
 
     #[test]
