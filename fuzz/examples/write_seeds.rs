@@ -24,12 +24,21 @@ fn frames() -> Vec<(&'static str, Frame)> {
         adaptive: true,
         analytic: false,
         node: 0,
+        compute_clock: mpinetsim_protocol::ComputeClock::Cpu,
+        cpu_speed: 1.0,
     };
     let counters = RankCounters {
         calls: 12,
         messages_sent: 3,
         bytes_sent: 300,
         finalize_srt_ns: 9_000,
+        compute_cpu_ns: 4_000,
+        compute_lateness: {
+            let mut h = mpinetsim_protocol::LatenessHistogram::default();
+            h.record(0);
+            h.record(2_500);
+            h
+        },
         ..RankCounters::default()
     };
     vec![

@@ -57,6 +57,30 @@ pub struct FactorArgs {
     pub auto_raise_above: String,
 }
 
+/// How ranks measure their computation (`run`, `gateway`, `calibrate`,
+/// `compare`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ComputeArgs {
+    /// Measure the computation between MPI calls as the CPU time of the
+    /// rank's process (`cpu`, all its threads: independent of machine load
+    /// and of more ranks than cores) or as wall time (`wall`: a rank
+    /// waiting for a core computes longer).
+    #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
+    pub compute_clock: String,
+}
+
+impl ComputeArgs {
+    /// The clock, or one sentence saying what to give.
+    pub fn clock(&self) -> Result<mpinetsim_protocol::ComputeClock, String> {
+        mpinetsim_protocol::ComputeClock::parse(&self.compute_clock).ok_or_else(|| {
+            format!(
+                "--compute-clock {}: give `cpu` (CPU time of each rank, the default) or `wall` (wall time between MPI calls)",
+                self.compute_clock
+            )
+        })
+    }
+}
+
 /// What to do when a job stops making progress (`run` and `gateway`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct StallArgs {
@@ -88,6 +112,9 @@ pub struct GatewayArgs {
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
+    /// How computation is measured.
+    #[command(flatten)]
+    pub compute: ComputeArgs,
     /// A job that stops making progress.
     #[command(flatten)]
     pub stall: StallArgs,
@@ -152,6 +179,9 @@ pub struct CalibrateArgs {
     /// Messages above this size use the rendezvous protocol.
     #[arg(long, default_value = "64KiB")]
     pub eager_limit: String,
+    /// How computation is measured.
+    #[command(flatten)]
+    pub compute: ComputeArgs,
     /// Inject a fault into every run (repeatable), as `run --fault`:
     /// 'link NAME down at 10ms for 50ms', 'link PATTERN mtbf 10s mttr 1s'.
     #[arg(long = "fault", value_name = "SPEC")]
@@ -195,6 +225,9 @@ pub struct CompareArgs {
     /// Messages above this size use the rendezvous protocol.
     #[arg(long, default_value = "64KiB")]
     pub eager_limit: String,
+    /// How computation is measured.
+    #[command(flatten)]
+    pub compute: ComputeArgs,
     /// Adds a what-if variant of the first network with this fault
     /// (repeatable; applied together with any --set), as `run --fault`:
     /// 'link NAME down at 10ms for 50ms', 'node NAME down at 1s'.
@@ -254,6 +287,9 @@ pub struct RunArgs {
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
+    /// How computation is measured.
+    #[command(flatten)]
+    pub compute: ComputeArgs,
     /// A job that stops making progress.
     #[command(flatten)]
     pub stall: StallArgs,

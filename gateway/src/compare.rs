@@ -122,6 +122,8 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 a.repeat
             );
             let spec = JobSpec {
+                compute_clock: a.compute.clock()?,
+                announce_cores: false,
                 ranks: a.ranks,
                 origin: name.clone(),
                 cfg: cfg.clone(),

@@ -1,17 +1,53 @@
 //! How late each simulation event ran compared with its wall deadline, in
 //! scaled real time: the distribution and maximum (maxBehind), and which
-//! kind of event was the latest.
+//! kind of event was the latest. The ranks' computations count too (kind
+//! `compute`): one that needed more wall time than the factor allows for
+//! its CPU time (the rank waited for a core) was late by the difference.
 
 use hdrhistogram::Histogram;
+use mpinetsim_protocol::RankCounters;
 use netsim::EventClass;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+
+/// What ran late: a simulator event, or a rank's computation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LatenessKind {
+    /// An event of the network model.
+    Event(EventClass),
+    /// A rank's computation between two MPI calls.
+    Compute,
+}
+
+impl From<EventClass> for LatenessKind {
+    fn from(c: EventClass) -> LatenessKind {
+        LatenessKind::Event(c)
+    }
+}
+
+impl Serialize for LatenessKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LatenessKind::Event(c) => c.serialize(s),
+            LatenessKind::Compute => s.serialize_str("compute"),
+        }
+    }
+}
+
+impl std::fmt::Display for LatenessKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LatenessKind::Event(c) => write!(f, "{c:?}"),
+            LatenessKind::Compute => f.write_str("Compute"),
+        }
+    }
+}
 
 /// Collects lateness samples.
 pub struct LatenessRecorder {
     hist: Histogram<u64>,
-    by_class: Vec<(EventClass, Histogram<u64>)>,
+    by_class: Vec<(LatenessKind, Histogram<u64>)>,
     max_ns: u64,
-    max_kind: Option<EventClass>,
+    max_kind: Option<LatenessKind>,
     max_at_ns: u64,
     events: u64,
 }
@@ -30,7 +66,7 @@ pub struct LatenessSummary {
     /// maxBehind, ns.
     pub max_ns: u64,
     /// Kind of the latest event.
-    pub max_kind: Option<EventClass>,
+    pub max_kind: Option<LatenessKind>,
     /// Virtual time of the latest event, ns.
     pub max_at_ns: u64,
     /// The same per kind of event.
@@ -41,7 +77,7 @@ pub struct LatenessSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct KindLateness {
     /// Event kind.
-    pub kind: EventClass,
+    pub kind: LatenessKind,
     /// Events of this kind.
     pub events: u64,
     /// Median, ns.
@@ -71,21 +107,40 @@ fn new_histogram() -> Histogram<u64> {
 
 impl LatenessRecorder {
     /// Records that an event of `kind` at virtual time `at_ns` ran `late_ns` late.
-    pub fn record(&mut self, late_ns: u64, kind: EventClass, at_ns: u64) {
-        self.events += 1;
-        self.hist.saturating_record(late_ns.max(1));
-        match self.by_class.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, h)) => h.saturating_record(late_ns.max(1)),
-            None => {
-                let mut h = new_histogram();
-                h.saturating_record(late_ns.max(1));
-                self.by_class.push((kind, h));
-            }
-        }
+    pub fn record(&mut self, late_ns: u64, kind: impl Into<LatenessKind>, at_ns: u64) {
+        let kind = kind.into();
+        self.record_n(late_ns, 1, kind);
         if late_ns >= self.max_ns {
             self.max_ns = late_ns;
             self.max_kind = Some(kind);
             self.max_at_ns = at_ns;
+        }
+    }
+
+    fn record_n(&mut self, late_ns: u64, n: u64, kind: LatenessKind) {
+        self.events += n;
+        let _ = self.hist.record_n(late_ns.clamp(1, self.hist.high()), n);
+        let h = match self.by_class.iter_mut().position(|(k, _)| *k == kind) {
+            Some(i) => &mut self.by_class[i].1,
+            None => {
+                self.by_class.push((kind, new_histogram()));
+                &mut self.by_class.last_mut().expect("just pushed").1
+            }
+        };
+        let _ = h.record_n(late_ns.clamp(1, h.high()), n);
+    }
+
+    /// Adds a rank's computations, as it reported them at MPI_Finalize:
+    /// each one's lateness (≈ 3 % resolution) and the largest, exactly.
+    pub fn record_computations(&mut self, c: &RankCounters) {
+        for (late_ns, n) in c.compute_lateness.buckets() {
+            // The bucket's middle may exceed the exact maximum it holds.
+            self.record_n(late_ns.min(c.compute_late_max_ns), n, LatenessKind::Compute);
+        }
+        if !c.compute_lateness.is_empty() && c.compute_late_max_ns >= self.max_ns {
+            self.max_ns = c.compute_late_max_ns;
+            self.max_kind = Some(LatenessKind::Compute);
+            self.max_at_ns = c.compute_late_max_at_ns;
         }
     }
 

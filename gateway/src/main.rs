@@ -17,6 +17,7 @@ mod cli;
 mod clock;
 mod compare;
 mod conn;
+mod cores;
 mod fd_limit;
 mod fidelity;
 mod lateness;

@@ -99,6 +99,18 @@ impl NetworkModel {
         }
     }
 
+    /// The name of the host each of the `ranks` ranks runs on (the packet
+    /// model's hosts; empty names with the analytic model, whose nodes are
+    /// not named hosts).
+    pub fn rank_host_names(&self, ranks: u32) -> Vec<String> {
+        match self {
+            NetworkModel::Packet(s) => (s.rank_hosts().iter())
+                .map(|&h| s.network().nodes[h as usize].name.clone())
+                .collect(),
+            NetworkModel::Analytic(_) => vec![String::new(); ranks as usize],
+        }
+    }
+
     /// The packet simulator, when that is the model.
     pub fn packet(&self) -> Option<&Simulator> {
         match self {

@@ -111,6 +111,10 @@ pub struct GatewaySettings {
     pub adaptive: Option<crate::adaptive::AdaptivePolicy>,
     /// What a job that makes no progress gets.
     pub stall: crate::stall::StallPolicy,
+    /// How ranks measure their computation.
+    pub compute_clock: mpinetsim_protocol::ComputeClock,
+    /// The CPU speed of each rank's host (missing ranks: 1).
+    pub rank_cpu_speeds: Vec<f64>,
 }
 
 /// The gateway's live state, also readable by the supervisor callback.
@@ -619,6 +623,11 @@ impl Gateway {
                     adaptive: self.settings.adaptive.is_some(),
                     analytic: self.sim.analytic().is_some(),
                     node: self.rank_nodes.get(rank as usize).copied().unwrap_or(0),
+                    compute_clock: self.settings.compute_clock,
+                    cpu_speed: (self.settings.rank_cpu_speeds)
+                        .get(rank as usize)
+                        .copied()
+                        .unwrap_or(1.0),
                 });
                 // A rank that connects after factor switches learns them all.
                 for p in &self.time.clock.pieces()[1..] {
@@ -757,6 +766,7 @@ impl Gateway {
                 Ok(())
             }
             (ConnState::Active, Frame::Finalize(counters)) => {
+                self.lateness.record_computations(&counters);
                 let c = self.conns[idx].as_mut().unwrap();
                 c.counters = Some(counters);
                 c.state = ConnState::Finalized;

@@ -30,6 +30,10 @@ pub struct RankReport {
     /// Clock probes the gateway answered for the rank (8 at MPI_Init, then
     /// 4 per second of wall time in which the rank called MPI).
     pub clock_probes: u64,
+    /// The host the rank runs on (empty with the analytic model).
+    pub host: String,
+    /// Its host's CPU speed (the computation measured is divided by it).
+    pub cpu_speed: f64,
 }
 
 /// A rank's MPI counters (from the shim), times in seconds of SRT.
@@ -49,8 +53,15 @@ pub struct MpiCounters {
     pub unexpected: u64,
     /// Queue entries examined without matching.
     pub unsuccessful_matches: u64,
-    /// Time computing between MPI calls.
+    /// Time computing between MPI calls on the emulated machine (the
+    /// measured computation ÷ the host's CPU speed).
     pub compute_s: f64,
+    /// CPU time the rank's process consumed between MPI calls.
+    pub compute_cpu_s: f64,
+    /// Wall time between MPI calls (before the time-factor sleeps).
+    pub compute_wall_s: f64,
+    /// Largest lateness of one computation (scaled time).
+    pub compute_late_max_s: f64,
     /// Time blocked inside MPI.
     pub blocked_s: f64,
     /// Wall time slept for the time factor.
@@ -68,6 +79,9 @@ impl From<&RankCounters> for MpiCounters {
             unexpected: c.unexpected,
             unsuccessful_matches: c.unsuccessful_matches,
             compute_s: c.compute_ns as f64 / 1e9,
+            compute_cpu_s: c.compute_cpu_ns as f64 / 1e9,
+            compute_wall_s: c.compute_wall_ns as f64 / 1e9,
+            compute_late_max_s: c.compute_late_max_ns as f64 / 1e9,
             blocked_s: c.blocked_ns as f64 / 1e9,
             slept_wall_s: c.slept_ns as f64 / 1e9,
         }
@@ -89,6 +103,10 @@ pub struct JobReport {
     pub ranks: u32,
     /// Time factor.
     pub time_factor: f64,
+    /// How the ranks measured their computation: "cpu" or "wall".
+    pub compute_clock: String,
+    /// Cores this machine gave the job.
+    pub cores: usize,
     /// "completed", or what went wrong.
     pub outcome: String,
     /// The job's exit code.
@@ -199,9 +217,26 @@ impl JobReport {
             us(m.max_ns),
             us(m.p50_ns),
             us(m.p99_ns),
-            m.max_kind.map(|k| format!("{k:?}")).unwrap_or_else(|| "-".into()),
+            m.max_kind.map(|k| k.to_string()).unwrap_or_else(|| "-".into()),
             m.max_at_ns as f64 / 1e9,
         );
+        if !m.by_kind.is_empty() {
+            let kinds: Vec<String> = (m.by_kind.iter())
+                .map(|k| {
+                    format!(
+                        "{} {} (p99 {}, max {})",
+                        k.kind,
+                        k.events,
+                        us(k.p99_ns),
+                        us(k.max_ns)
+                    )
+                })
+                .collect();
+            s.push_str(&format!(
+                "mpinetsim: lateness by kind: {}\n",
+                kinds.join("; ")
+            ));
+        }
         if let Some(a) = &self.adaptive {
             let path = if self.factor_changes.len() <= 6 {
                 std::iter::once(format!("{}", self.time_factor))
@@ -262,7 +297,11 @@ impl JobReport {
         for w in &self.warnings {
             s.push_str(&format!("mpinetsim: warning: {w}\n"));
         }
-        s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s  blocked_s  clock offset ± uncertainty\n");
+        s.push_str(&format!(
+            "mpinetsim: computation measured as {} time; {} ranks on {} cores\n",
+            self.compute_clock, self.ranks, self.cores
+        ));
+        s.push_str("mpinetsim: rank  ended                 sent  recv  expected  unexpected  unsucc.  compute_s      cpu_s  cpu_speed  blocked_s  clock offset ± uncertainty\n");
         for r in &self.rank_reports {
             let clock = match (r.offset_ns, r.uncertainty_ns) {
                 (Some(o), Some(u)) => format!(
@@ -279,9 +318,9 @@ impl JobReport {
             match &r.mpi {
                 Some(c) => {
                     s.push_str(&format!(
-                    "mpinetsim: {:>4}  {:<20} {:>5} {:>5} {:>9} {:>11} {:>8} {:>10.6} {:>10.6}  {clock}\n",
+                    "mpinetsim: {:>4}  {:<20} {:>5} {:>5} {:>9} {:>11} {:>8} {:>10.6} {:>10.6} {:>10} {:>10.6}  {clock}\n",
                     r.rank, r.ended, c.messages_sent, c.messages_received, c.expected, c.unexpected,
-                    c.unsuccessful_matches, c.compute_s, c.blocked_s
+                    c.unsuccessful_matches, c.compute_s, c.compute_cpu_s, r.cpu_speed, c.blocked_s
                 ))
                 }
                 None => s.push_str(&format!(

@@ -30,6 +30,8 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     add_fault_specs(&mut cfg, &a.faults)?;
     apply_model(&mut cfg, a.model.as_deref())?;
     let spec = JobSpec {
+        compute_clock: a.compute.clock()?,
+        announce_cores: true,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -78,6 +80,8 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         }
     )];
     let spec = JobSpec {
+        compute_clock: a.compute.clock()?,
+        announce_cores: false,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -317,6 +321,11 @@ pub struct JobSpec<'a> {
     pub external: Option<External>,
     /// What a job that makes no progress gets.
     pub stall: StallPolicy,
+    /// How ranks measure their computation.
+    pub compute_clock: mpinetsim_protocol::ComputeClock,
+    /// Print the cores this machine has for the ranks, and the factor
+    /// that keeps up when they all compute at once.
+    pub announce_cores: bool,
 }
 
 /// A gateway waiting for ranks a launcher starts.
@@ -376,6 +385,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         crate::output_file::check_writable(path, "--timeline")?;
     }
     let shim = launcher::locate_shim()?;
+    let rank_hosts = sim.rank_host_names(a.ranks);
+    let rank_cpu_speeds: Vec<f64> = rank_hosts.iter().map(|h| cfg.cpu_speed(h)).collect();
+    if a.announce_cores {
+        eprint!(
+            "{}",
+            crate::cores::start_summary(a.ranks, a.compute_clock, &rank_cpu_speeds)
+        );
+    }
     let captures = match (&a.capture, sim.packet_mut()) {
         (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
         _ => None,
@@ -431,6 +448,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
         adaptive: a.adaptive.clone(),
         stall: a.stall.clone(),
+        compute_clock: a.compute_clock,
+        rank_cpu_speeds: rank_cpu_speeds.clone(),
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
@@ -615,6 +634,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             max_uncertainty_ns: conn
                 .and_then(|c| c.clock_offset_ns.map(|_| c.max_clock_uncertainty_ns)),
             clock_probes: conn.map_or(0, |c| c.clock_probes),
+            host: rank_hosts.get(rank as usize).cloned().unwrap_or_default(),
+            cpu_speed: rank_cpu_speeds.get(rank as usize).copied().unwrap_or(1.0),
         });
     }
     let stats = gw.sim.stats();
@@ -638,13 +659,29 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         }
     });
     let max_behind = gw.lateness.summary();
-    let warnings = match max_behind.max_ns {
-        0 => Vec::new(),
-        late => crate::fidelity::smallest_latency(&gw.sim)
-            .and_then(|s| crate::fidelity::warning(late, max_factor, &s))
-            .into_iter()
-            .collect(),
+    let smallest = match max_behind.max_ns {
+        0 => None,
+        _ => crate::fidelity::smallest_latency(&gw.sim),
     };
+    let compute_late_ns = (max_behind.by_kind.iter())
+        .find(|k| k.kind == crate::lateness::LatenessKind::Compute)
+        .map_or(0, |k| k.max_ns);
+    let warnings: Vec<String> = smallest
+        .iter()
+        .flat_map(|s| {
+            [
+                crate::fidelity::warning(max_behind.max_ns, max_factor, s),
+                crate::cores::late_computation_warning(
+                    compute_late_ns,
+                    s.ns,
+                    max_factor,
+                    a.ranks,
+                    &rank_cpu_speeds,
+                ),
+            ]
+        })
+        .flatten()
+        .collect();
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
@@ -652,6 +689,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         analytic: gw.sim.analytic().map(|m| m.analytic_stats().clone()),
         ranks: a.ranks,
         time_factor: a.time_factor,
+        compute_clock: a.compute_clock.name().to_string(),
+        cores: crate::cores::available(),
         outcome: outcome_text.clone(),
         exit_code,
         wall_s: wall,

@@ -1,8 +1,9 @@
 //! `run --timeline FILE`: the job as Chrome trace-event JSON, which Perfetto
 //! (ui.perfetto.dev) and chrome://tracing open — MPI-NeTSim's Figures 2–3
 //! for a real run. One track per rank (pid 0, tid = rank) with complete
-//! events ("ph": "X") for every compute span, time-factor sleep and MPI
-//! call (the time the program is blocked in MPI), and one flow arrow
+//! events ("ph": "X") for every compute span (its wall and CPU time in
+//! `args`), time-factor sleep and MPI call (the time the program is
+//! blocked in MPI), and one flow arrow
 //! ("ph": "s" → "f") per message from its send to its arrival. Times are
 //! microseconds of scaled real time, the emulated machine's clock; the
 //! ranks' raw wall-clock spans are converted with the job's clock (also
@@ -63,17 +64,28 @@ pub fn write(
             let (Ok(start), Ok(end)) = (a.parse::<u64>(), b.parse::<u64>()) else {
                 continue;
             };
-            let (name, cat) = match kind {
-                "C" => ("compute", "compute"),
-                "S" => ("time-factor sleep", "sleep"),
-                "M" => (f.next().unwrap_or("MPI"), "mpi"),
+            let wall_us = (end.max(start) - start) as f64 / 1000.0;
+            let (name, cat, args) = match kind {
+                "C" => {
+                    let cpu_ns = f.next().and_then(|c| c.parse::<u64>().ok());
+                    let args = match cpu_ns {
+                        Some(c) => json!({"wall_us": wall_us, "cpu_us": c as f64 / 1000.0}),
+                        None => json!({"wall_us": wall_us}),
+                    };
+                    ("compute", "compute", args)
+                }
+                "S" => ("time-factor sleep", "sleep", json!({"wall_us": wall_us})),
+                "M" => (
+                    f.next().unwrap_or("MPI"),
+                    "mpi",
+                    json!({"wall_us": wall_us}),
+                ),
                 _ => continue,
             };
             let (s, e) = (srt(start), srt(end.max(start)));
             events.push(json!({
                 "ph": "X", "name": name, "cat": cat, "pid": 0, "tid": rank,
-                "ts": us(s), "dur": us(e) - us(s),
-                "args": {"wall_us": (end.max(start) - start) as f64 / 1000.0}
+                "ts": us(s), "dur": us(e) - us(s), "args": args
             }));
         }
     }

@@ -156,6 +156,8 @@ fn slow_rank0_slows_an_alltoall_by_what_its_link_implies() {
     let a2a = build_c("alltoall", "mpicc");
     let json = out_dir("compare").with_extension("json");
     let log = out_dir("compare").with_extension("log");
+    // --rank-output appends: start from an empty log on every test run.
+    let _ = std::fs::remove_file(&log);
     let (iters, bytes) = (20u64, 65536u64);
     let o = mpinetsim(&[
         "compare",
@@ -350,6 +352,18 @@ fn timeline_is_trace_event_json_covering_each_rank() {
     for (s, f) in starts.iter().zip(&finishes) {
         assert_eq!(s["id"], f["id"]);
         assert!(f["ts"].as_f64().unwrap() >= s["ts"].as_f64().unwrap());
+    }
+    // Every compute span carries its wall and CPU time; the program is
+    // single-threaded, so its CPU time is at most its wall time.
+    for e in events.iter().filter(|e| e["cat"] == "compute") {
+        let (cpu, wall) = (e["args"]["cpu_us"].as_f64(), e["args"]["wall_us"].as_f64());
+        let (Some(cpu), Some(wall)) = (cpu, wall) else {
+            panic!("a compute span without cpu_us and wall_us: {e}");
+        };
+        assert!(
+            cpu <= wall * 1.01 + 1.0,
+            "CPU {cpu} us in {wall} us of wall time: {e}"
+        );
     }
     for rank in 0..4u64 {
         let mut spans: Vec<(f64, f64, String)> = events

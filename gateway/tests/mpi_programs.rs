@@ -92,6 +92,17 @@ fn matched_probes_and_isendrecv_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/compute_bound.c: fixed work between barriers, checked
+/// against the generator's closed form (gateway/tests/compute_clock.rs
+/// measures its computation).
+#[test]
+fn a_compute_bound_program_matches_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("compute_bound") {
+        // Two checks on every rank: the closed form and agreement.
+        assert_eq!(n, [2 * 2, 2 * 4, 2 * 8]);
+    }
+}
+
 /// tests/mpi/user_op_queries.c: user reduction functions that query
 /// their (derived) datatype inside blocking and nonblocking reductions,
 /// scans and reduce-scatters.
@@ -135,6 +146,23 @@ fn persistent_gathers_send_the_buffers_current_contents() {
     );
     // 3 rounds: 4 allgather checks per rank, 4 gather checks on rank 0.
     assert!(out.contains("persistent_gather: 60 checks passed"), "{out}");
+}
+
+/// tests/mpi/rma_fence.c: active-target one-sided communication —
+/// windows and their attributes, put, get, every accumulate op,
+/// get-accumulate, fetch-and-op, compare-and-swap, derived datatypes on
+/// both sides, a put and a get of two pieces, fences and
+/// post/start/complete/wait — each operation messages through the
+/// simulated network.
+#[test]
+fn one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("rma_fence") {
+        // Per rank on s ranks: 13 window checks, 2s put/get, 14
+        // accumulate, s + 5 fetching, 3s + 3 derived, 3 PSCW.
+        for (s, n) in [2, 4, 8].iter().zip(n) {
+            assert_eq!(n, s * (6 * s + 38), "on {s} ranks");
+        }
+    }
 }
 
 #[test]

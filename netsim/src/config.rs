@@ -240,7 +240,7 @@ impl LinkConfig {
 }
 
 /// The regular network shapes `[topology]` can generate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TopologyKind {
     /// `hosts` hosts around one switch.
@@ -265,6 +265,7 @@ pub enum TopologyKind {
     Dragonfly,
     /// The nodes and links listed in `[[host]]`, `[[switch]]`, `[[router]]`
     /// and `[[link]]` (the same as leaving `[topology]` out).
+    #[default]
     Custom,
 }
 
@@ -288,8 +289,12 @@ pub enum RoutingPolicy {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TopologyConfig {
-    /// The shape.
+    /// The shape (default `custom`: the listed nodes and links).
+    #[serde(default)]
     pub kind: TopologyKind,
+    /// Speed of every host's CPUs relative to the machine running the job,
+    /// unless a `[[host]]` sets its own (default 1).
+    pub cpu_speed: Option<f64>,
     /// Star and ring: the number of hosts.
     pub hosts: Option<u32>,
     /// Ring: route every packet the same way round (a unidirectional ring).
@@ -413,6 +418,10 @@ pub struct HostConfig {
     pub name: String,
     /// IPv4 address; default 10.0.0.(index+1) and upwards.
     pub ip: Option<std::net::Ipv4Addr>,
+    /// Speed of this host's CPUs relative to the machine running the job
+    /// (0.5: ranks on it compute twice as long); default `[topology]
+    /// cpu_speed`, else 1.
+    pub cpu_speed: Option<f64>,
 }
 
 /// How a switch decides where a frame goes.
@@ -516,7 +525,54 @@ impl NetworkConfig {
     pub fn from_toml_str(text: &str, origin: &str) -> Result<NetworkConfig, ConfigError> {
         let cfg = Self::parse_toml(text, origin)?;
         cfg.check_names(origin)?;
+        cfg.check_cpu_speeds(origin)?;
         Ok(cfg)
+    }
+
+    /// Refuses CPU speeds that are not positive finite numbers, and one
+    /// on a hybrid network's `[topology.processor]`.
+    pub fn check_cpu_speeds(&self, origin: &str) -> Result<(), ConfigError> {
+        let topology = self.topology.as_ref();
+        if topology
+            .and_then(|t| t.processor.as_ref())
+            .is_some_and(|p| p.cpu_speed.is_some())
+        {
+            return Err(ConfigError(format!(
+                "{origin}: `topology.processor.cpu_speed`: set the CPU speed on [topology] (or on a [[host]]), not on the processor network"
+            )));
+        }
+        let speeds = (topology.and_then(|t| t.cpu_speed))
+            .map(|v| ("topology.cpu_speed".to_string(), v))
+            .into_iter()
+            .chain(self.hosts.iter().filter_map(|h| {
+                h.cpu_speed
+                    .map(|v| (format!("host.{}.cpu_speed", h.name), v))
+            }));
+        for (key, v) in speeds {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError(format!(
+                    "{origin}: `{key}` is {v}: a CPU speed is a positive number relative to this machine (0.5 = half as fast, 2 = twice as fast)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The CPU speed of the host named `host` (a hybrid network's
+    /// processor `machine.procN` takes its machine's): its own
+    /// `cpu_speed`, else `[topology] cpu_speed`, else 1.
+    pub fn cpu_speed(&self, host: &str) -> f64 {
+        let machine = host.split('.').next().unwrap_or(host);
+        let own = |name: &str| {
+            self.hosts
+                .iter()
+                .find(|h| h.name == name)
+                .and_then(|h| h.cpu_speed)
+        };
+        own(host)
+            .or_else(|| own(machine))
+            .or_else(|| self.topology.as_ref().and_then(|t| t.cpu_speed))
+            .unwrap_or(1.0)
     }
 
     /// Refuses node and link names that could not serve as file names

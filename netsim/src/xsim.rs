@@ -178,6 +178,7 @@ fn level(l: &Level, p: &str, hosts: u32, what: &str) -> Result<TopologyConfig, C
         .map(DurationNs);
     let mut t = TopologyConfig {
         kind,
+        cpu_speed: None,
         hosts: None,
         directed: None,
         dims: None,

@@ -20,18 +20,22 @@
 mod address;
 mod clock;
 mod clock_sync;
+mod compute;
 mod secret;
 pub use address::GatewayAddress;
 pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
+pub use compute::{ComputeClock, LatenessHistogram, LATENESS_BUCKETS};
 pub use secret::JobSecret;
 
 /// Protocol version; Hello and Welcome must carry the same. Version 3 added
 /// the job secret to Hello and the clock offset frames; version 4 the
 /// network model in Welcome and the collective frames; version 5 the
 /// Waiting and AbortAck frames; version 6 the rank's node in Welcome and
-/// the collective's name in CollectiveDone.
-pub const VERSION: u16 = 6;
+/// the collective's name in CollectiveDone; version 7 the compute clock
+/// and CPU speed in Welcome and the computation's CPU time, wall time and
+/// lateness in Finalize.
+pub const VERSION: u16 = 7;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -143,18 +147,30 @@ pub struct RankCounters {
     pub unexpected: u64,
     /// Queue entries examined without matching.
     pub unsuccessful_matches: u64,
-    /// Scaled time spent computing between MPI calls, ns.
+    /// Scaled time spent computing between MPI calls (the measured
+    /// computation ÷ the host's CPU speed), ns.
     pub compute_ns: u64,
+    /// CPU time the process consumed between MPI calls (all threads), ns.
+    pub compute_cpu_ns: u64,
+    /// Wall time between MPI calls (before the time-factor sleep), ns.
+    pub compute_wall_ns: u64,
+    /// Largest lateness of a computation (scaled time), ns.
+    pub compute_late_max_ns: u64,
+    /// SRT at which the latest computation ended, ns.
+    pub compute_late_max_at_ns: u64,
     /// Scaled time spent blocked inside MPI calls, ns.
     pub blocked_ns: u64,
     /// Wall time slept to stretch computation by the time factor, ns.
     pub slept_ns: u64,
     /// SRT at MPI_Finalize, ns.
     pub finalize_srt_ns: u64,
+    /// Lateness of every computation between MPI calls, scaled ns (0 when
+    /// on schedule).
+    pub compute_lateness: LatenessHistogram,
 }
 
 impl RankCounters {
-    const FIELDS: usize = 11;
+    const FIELDS: usize = 15;
     fn to_array(&self) -> [u64; Self::FIELDS] {
         [
             self.calls,
@@ -168,6 +184,10 @@ impl RankCounters {
             self.blocked_ns,
             self.slept_ns,
             self.finalize_srt_ns,
+            self.compute_cpu_ns,
+            self.compute_wall_ns,
+            self.compute_late_max_ns,
+            self.compute_late_max_at_ns,
         ]
     }
     fn from_array(a: [u64; Self::FIELDS]) -> RankCounters {
@@ -183,6 +203,11 @@ impl RankCounters {
             blocked_ns: a[8],
             slept_ns: a[9],
             finalize_srt_ns: a[10],
+            compute_cpu_ns: a[11],
+            compute_wall_ns: a[12],
+            compute_late_max_ns: a[13],
+            compute_late_max_at_ns: a[14],
+            compute_lateness: LatenessHistogram::default(),
         }
     }
 }
@@ -225,6 +250,11 @@ pub enum Frame {
         /// The simulated node the rank runs on (ranks on one node share
         /// memory: `MPI_COMM_TYPE_SHARED`).
         node: u32,
+        /// How the rank measures its computation between MPI calls.
+        compute_clock: ComputeClock,
+        /// Speed of the rank's emulated CPU relative to this machine's
+        /// (0.5: computation takes twice as long).
+        cpu_speed: f64,
     },
     /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
     /// CLOCK_MONOTONIC (see [`ClockSample`]).
@@ -449,6 +479,8 @@ impl Frame {
                 adaptive,
                 analytic,
                 node,
+                compute_clock,
+                cpu_speed,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -458,6 +490,8 @@ impl Frame {
                 out.push(*adaptive as u8);
                 out.push(*analytic as u8);
                 out.extend_from_slice(&node.to_le_bytes());
+                out.push(compute_clock.to_u8());
+                out.extend_from_slice(&cpu_speed.to_le_bytes());
             }
             Frame::Factor { at_srt_ns, factor } => {
                 out.push(K_FACTOR);
@@ -484,6 +518,7 @@ impl Frame {
                 for v in c.to_array() {
                     out.extend_from_slice(&v.to_le_bytes());
                 }
+                c.compute_lateness.encode(out);
             }
             Frame::FinalizeAck => out.push(K_FINALIZE_ACK),
             Frame::Abort { code, text } => {
@@ -640,6 +675,9 @@ impl Frame {
                 adaptive: r.u8()? != 0,
                 analytic: r.u8()? != 0,
                 node: r.u32()?,
+                compute_clock: ComputeClock::from_u8(r.u8()?)
+                    .ok_or(DecodeError::OutOfRange(kind))?,
+                cpu_speed: f64::from_bits(r.u64()?),
             },
             K_FACTOR => Frame::Factor {
                 at_srt_ns: r.u64()?,
@@ -660,7 +698,17 @@ impl Frame {
                 for v in &mut a {
                     *v = r.u64()?;
                 }
-                Frame::Finalize(RankCounters::from_array(a))
+                let mut counters = RankCounters::from_array(a);
+                let n = r.u16()? as usize;
+                if n > LATENESS_BUCKETS {
+                    return Err(DecodeError::OutOfRange(kind));
+                }
+                let pairs = (0..n)
+                    .map(|_| Ok((r.u16()?, r.u64()?)))
+                    .collect::<Result<Vec<_>, DecodeError>>()?;
+                counters.compute_lateness = LatenessHistogram::from_pairs(pairs.into_iter())
+                    .ok_or(DecodeError::OutOfRange(kind))?;
+                Frame::Finalize(counters)
             }
             K_FINALIZE_ACK => Frame::FinalizeAck,
             K_ABORT => {
@@ -806,6 +854,8 @@ mod tests {
                 adaptive: true,
                 analytic: true,
                 node: 3,
+                compute_clock: ComputeClock::Wall,
+                cpu_speed: 0.5,
             },
             Frame::Factor {
                 at_srt_ns: 123,
@@ -825,6 +875,14 @@ mod tests {
                 calls: 1,
                 unexpected: 7,
                 finalize_srt_ns: 9,
+                compute_cpu_ns: 10,
+                compute_late_max_at_ns: 11,
+                compute_lateness: {
+                    let mut h = LatenessHistogram::default();
+                    h.record(0);
+                    h.record(123_456);
+                    h
+                },
                 ..Default::default()
             }),
             Frame::FinalizeAck,
@@ -919,6 +977,23 @@ mod tests {
         let mut d = Vec::new();
         encode_deliver(0, 0, &[0; 100], &mut d);
         assert_eq!(d.len(), 17 + 100);
+        let welcome = Frame::Welcome {
+            version: VERSION,
+            factor: 1.0,
+            epoch_ns: 0,
+            eager_limit: 0,
+            adaptive: false,
+            analytic: false,
+            node: 0,
+            compute_clock: ComputeClock::Cpu,
+            cpu_speed: 1.0,
+        };
+        assert_eq!(welcome.to_bytes().len(), 46);
+        let mut counters = RankCounters::default();
+        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 127);
+        counters.compute_lateness.record(0);
+        counters.compute_lateness.record(1_000_000);
+        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 127 + 2 * 10);
     }
 
     #[test]

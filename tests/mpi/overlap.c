@@ -12,12 +12,12 @@
  * time) on every rank; the slowest rank's time counts, and the median of
  * REPS repetitions is printed by rank 0 as
  * "comm_ms=... compute_ms=... blocking_ms=... overlap_ms=...".
- * The computation is slices of sleep of at most SLICE_US: the shim counts
- * the wall time between MPI calls as computation (and stretches it by the
- * time factor), and a sleep lasts as long on a loaded machine as on an
- * idle one, where a busy loop does not. Each slice is measured and the
- * next shortened by what the sleeps overshot so far, so the computation
- * lasts its length plus at most one overshoot. Every result is checked;
+ * The computation is slices of at most SLICE_US of spinning on this
+ * process's CPU time: the shim counts the CPU time between MPI calls as
+ * computation (and stretches it by the time factor), so a slice is as long
+ * on a loaded machine as on an idle one. Each slice is measured and the
+ * next shortened by what the slices overran so far, so the computation
+ * lasts its length plus at most one overrun. Every result is checked;
  * the exit code is non-zero on a wrong sum. */
 #include <mpi.h>
 #include <stdio.h>
@@ -27,22 +27,23 @@
 #define REPS 9
 #define SLICE_US 1000
 
-static double now_ns(void) {
+static double cpu_ns(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-/* Computes for `ns` nanoseconds in slices; after each, tests `req` (when
- * given and not done). */
+/* Computes (spins) for `ns` nanoseconds of this process's CPU time — what
+ * mpinetsim counts as computation — in slices; after each, tests `req`
+ * (when given and not done). */
 static void compute(double ns, MPI_Request *req) {
     int done = req == NULL;
     while (ns > 0) {
         double s = ns < SLICE_US * 1e3 ? ns : SLICE_US * 1e3;
-        struct timespec t = {0, (long)s};
-        double t0 = now_ns();
-        nanosleep(&t, NULL);
-        ns -= now_ns() - t0;
+        double t0 = cpu_ns();
+        while (cpu_ns() - t0 < s) {
+        }
+        ns -= cpu_ns() - t0;
         if (!done) MPI_Test(req, &done, MPI_STATUS_IGNORE);
     }
     if (!done) MPI_Wait(req, MPI_STATUS_IGNORE);

@@ -185,6 +185,8 @@ pub struct Engine<T: Transport> {
     /// its init call, for the collective its start begins on that
     /// communicator (see `persistent_coll`).
     pub(crate) persistent_seq: Option<(CommId, u32)>,
+    /// One-sided communication: windows and operations in flight.
+    pub(crate) rma: crate::rma::RmaState,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -233,6 +235,7 @@ impl<T: Transport> Engine<T> {
             error_codes: ErrorCodes::new(),
             names: Names::new(),
             comm_hints: HashMap::new(),
+            rma: Default::default(),
         }
     }
 
@@ -402,6 +405,15 @@ impl<T: Transport> Engine<T> {
             }
             Kind::CancelRequest => self.on_cancel_request(env),
             Kind::CancelReply => self.on_cancel_reply(env),
+            Kind::RmaPut
+            | Kind::RmaGet
+            | Kind::RmaAccumulate
+            | Kind::RmaGetAccumulate
+            | Kind::RmaCompareSwap
+            | Kind::RmaAck
+            | Kind::RmaReply
+            | Kind::RmaPost
+            | Kind::RmaComplete => self.on_rma(env, payload),
         }
     }
 

@@ -37,6 +37,7 @@ pub mod p2p;
 pub mod persistent_coll;
 mod rendezvous;
 pub mod request;
+pub mod rma;
 pub mod status;
 pub mod tool;
 pub mod topo;

@@ -54,6 +54,7 @@ pub mod op;
 pub mod p2p;
 pub mod p2p_ext;
 pub mod persistent_coll;
+pub mod rma;
 pub mod status_convert;
 pub mod symbols;
 pub mod tool;
@@ -76,7 +77,13 @@ pub fn enter(name: &'static str) {
         crate::runtime::try_with_engine(|e| e.transport_mut().start_clock_round());
     }
     if let Some(c) = crate::runtime::clock_snapshot() {
-        crate::runtime::pacer(|p| p.enter(name, &c));
+        // In an adaptive run the factor may change while the pacer sleeps:
+        // it reads the gateway's switches as it goes.
+        let mut refresh = || {
+            crate::runtime::try_with_engine(|e| e.transport_mut().poll());
+            crate::runtime::clock_snapshot()
+        };
+        crate::runtime::pacer(|p| p.enter_refreshing(name, &c, &mut refresh));
     }
     crate::runtime::try_with_engine(|e| {
         if e.has_pending_collectives() {

@@ -7,12 +7,19 @@
 
 use mpinetsim_protocol::ScaledClock;
 use nix::time::{clock_gettime, ClockId};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// CLOCK_MONOTONIC now, ns.
 pub fn monotonic_ns() -> u64 {
     let t = clock_gettime(ClockId::CLOCK_MONOTONIC).expect("CLOCK_MONOTONIC is always available");
+    t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
+}
+
+/// CPU time this process has consumed, all threads together, ns.
+pub fn process_cpu_ns() -> u64 {
+    let t = clock_gettime(ClockId::CLOCK_PROCESS_CPUTIME_ID)
+        .expect("CLOCK_PROCESS_CPUTIME_ID is always available on Linux");
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
 }
 
@@ -27,6 +34,27 @@ pub fn set_offset(offset_ns: i64) {
 /// Now on the gateway's CLOCK_MONOTONIC, as well as this rank knows it, ns.
 pub fn job_ns() -> u64 {
     (monotonic_ns() as i64).saturating_add(OFFSET_NS.load(Ordering::Relaxed)) as u64
+}
+
+/// How far (SRT ns) this rank is behind the emulated machine's schedule
+/// inside the current MPI call: it took a message later than the message
+/// arrived because it waited for a CPU. Its sends are stamped that much
+/// earlier, and its next computation makes it up (see the pacer).
+static LAG_NS: AtomicU64 = AtomicU64::new(0);
+
+/// The rank's lag now, ns.
+pub fn lag_ns() -> u64 {
+    LAG_NS.load(Ordering::Relaxed)
+}
+
+/// Sets the rank's lag, ns.
+pub fn set_lag_ns(lag: u64) {
+    LAG_NS.store(lag, Ordering::Relaxed);
+}
+
+/// Takes the lag (leaving 0): the pacer folds it into the next computation.
+pub fn take_lag_ns() -> u64 {
+    LAG_NS.swap(0, Ordering::Relaxed)
 }
 
 /// The job's clock once Welcome arrived. Readers take a snapshot (an Arc
@@ -47,6 +75,12 @@ pub fn start(clock: ScaledClock, adaptive: bool) {
 /// True when the factor may change during the run.
 pub fn is_adaptive() -> bool {
     ADAPTIVE.load(Ordering::Relaxed)
+}
+
+/// Makes the run adaptive or not without a clock (the pacer's tests).
+#[cfg(test)]
+pub fn set_adaptive(adaptive: bool) {
+    ADAPTIVE.store(adaptive, Ordering::SeqCst);
 }
 
 /// The clock as it is now, if started.

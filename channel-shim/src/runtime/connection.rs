@@ -7,7 +7,8 @@ use super::clock::{self, monotonic_ns};
 use super::clock_sync::{self, ClockSync};
 use super::gateway_stream::GatewayStream;
 use mpinetsim_protocol::{
-    Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY, VERSION,
+    ComputeClock, Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY,
+    VERSION,
 };
 use shim_engine::envelope::{CallCode, Envelope, Kind};
 use shim_engine::transport::{CollectiveStart, Incoming, Transport};
@@ -51,6 +52,8 @@ pub struct GatewayTransport {
     sync: ClockSync,
     analytic: bool,
     node: u32,
+    compute_clock: ComputeClock,
+    cpu_speed: f64,
     coll_seq: HashMap<(u32, u32), u32>,
     /// Collectives reported to the analytic model, by their name there:
     /// where to deliver their release (receive context and tag).
@@ -100,6 +103,8 @@ impl GatewayTransport {
             sync: ClockSync::default(),
             analytic: false,
             node: 0,
+            compute_clock: ComputeClock::Cpu,
+            cpu_speed: 1.0,
             coll_seq: HashMap::new(),
             reported: HashMap::new(),
             wakeups: 0,
@@ -121,9 +126,13 @@ impl GatewayTransport {
                 adaptive,
                 analytic,
                 node,
+                compute_clock,
+                cpu_speed,
             }) if version == VERSION => {
                 t.analytic = analytic;
                 t.node = node;
+                t.compute_clock = compute_clock;
+                t.cpu_speed = cpu_speed;
                 clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
             }
@@ -197,6 +206,30 @@ impl GatewayTransport {
         self.eager_limit
     }
 
+    /// How the gateway asked this rank to measure its computation, and
+    /// the speed of its emulated CPU.
+    pub fn compute_model(&self) -> (ComputeClock, f64) {
+        (self.compute_clock, self.cpu_speed)
+    }
+
+    /// Waits for the next message (the rank started waiting at emulated
+    /// time `waiting_from`) and takes it at its arrival time. A message
+    /// that arrived after the rank started waiting resumes the rank at its
+    /// arrival on the emulated machine: whatever real time passed beyond
+    /// that before the rank took it (it waited for a CPU) is its lag. One
+    /// that had arrived before leaves the lag as it was.
+    fn take_waiting(&mut self, waiting_from: u64) -> Incoming {
+        while self.ready.is_empty() {
+            self.pump(true);
+        }
+        let due = self.ready.front().unwrap().vtime_ns;
+        self.wait_until_srt(due);
+        if due > waiting_from {
+            clock::set_lag_ns(self.srt_ns().saturating_sub(due));
+        }
+        self.ready.pop_front().unwrap()
+    }
+
     /// Waits until scaled time reaches `srt_ns`: sleeps while far, then
     /// spins the last stretch for precision.
     fn wait_until_srt(&self, srt_ns: u64) {
@@ -222,6 +255,13 @@ impl GatewayTransport {
     /// Scaled real time now, ns.
     pub fn srt_ns(&self) -> u64 {
         clock::srt_now()
+    }
+
+    /// The rank's time on the emulated machine: scaled real time minus
+    /// how far the rank is behind (it waited for a CPU after a message
+    /// arrived), ns. Messages are stamped with it.
+    pub fn emulated_srt_ns(&self) -> u64 {
+        self.srt_ns().saturating_sub(clock::lag_ns())
     }
 
     /// Reads whatever the gateway has sent (deliveries are kept; factor
@@ -478,7 +518,7 @@ impl Transport for GatewayTransport {
                 bytes.len(),
             ));
         }
-        let srt_ns = self.srt_ns();
+        let srt_ns = self.emulated_srt_ns();
         if self.analytic && is_collective_message(&bytes) {
             // The collective model times the whole operation.
             self.write_frame(&Frame::CollectiveData { dst, srt_ns, bytes });
@@ -492,33 +532,35 @@ impl Transport for GatewayTransport {
     /// adds to the emulated latency.
     fn try_recv(&mut self) -> Option<Incoming> {
         while self.pump(false) {}
-        match self.ready.front() {
-            Some(m) if m.vtime_ns <= self.srt_ns() => self.ready.pop_front(),
-            _ => None,
-        }
+        let now = self.srt_ns();
+        let m = match self.ready.front() {
+            Some(m) if m.vtime_ns <= now => self.ready.pop_front()?,
+            _ => return None,
+        };
+        // Taken at emulated time max(arrival, emulated now): the rank was
+        // not waiting for it, so its lag can only shrink.
+        clock::set_lag_ns(clock::lag_ns().min(now - m.vtime_ns));
+        Some(m)
     }
     fn recv_blocking(&mut self) -> Incoming {
-        while self.ready.is_empty() {
-            self.pump(true);
-        }
-        let due = self.ready.front().unwrap().vtime_ns;
-        self.wait_until_srt(due);
-        self.ready.pop_front().unwrap()
+        let waiting_from = self.emulated_srt_ns();
+        self.take_waiting(waiting_from)
     }
     fn recv_within(&mut self, timeout: Duration) -> Option<Incoming> {
+        let waiting_from = self.emulated_srt_ns();
         let deadline = std::time::Instant::now() + timeout;
         while self.ready.is_empty() {
             if !self.pump(true) && std::time::Instant::now() >= deadline {
                 return None;
             }
         }
-        Some(self.recv_blocking())
+        Some(self.take_waiting(waiting_from))
     }
     fn report_waiting(&mut self, w: &Waiting) {
         self.send_waiting(w);
     }
     fn now_srt_ns(&self) -> u64 {
-        self.srt_ns()
+        self.emulated_srt_ns()
     }
     fn eager_limit(&self) -> u64 {
         self.eager_limit
@@ -544,7 +586,7 @@ impl Transport for GatewayTransport {
             is_root: c.is_root,
             sent_bytes: c.sent_bytes,
             received_bytes: c.received_bytes,
-            srt_ns: self.srt_ns(),
+            srt_ns: self.emulated_srt_ns(),
         };
         self.write_frame(&frame);
         true

@@ -136,7 +136,8 @@ pub fn init() -> Result<JobInfo, String> {
     let t = GatewayTransport::connect(&address, &me)?;
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
-    let mut pacer = Pacer::new();
+    let (compute_clock, cpu_speed) = t.compute_model();
+    let mut pacer = Pacer::new(compute_clock, cpu_speed);
     if let Some(dir) = std::env::var_os(ENV_TIMELINE_DIR) {
         match super::timeline::SpanLog::create(std::path::Path::new(&dir), rank) {
             Ok(log) => pacer = pacer.with_timeline(log),
@@ -247,6 +248,11 @@ pub fn finalize() -> Result<(), String> {
     if let Some(p) = lock(&PACER).as_ref() {
         counters.calls = p.calls;
         counters.compute_ns = p.compute_ns;
+        counters.compute_cpu_ns = p.compute_cpu_ns;
+        counters.compute_wall_ns = p.compute_wall_ns;
+        counters.compute_late_max_ns = p.late_max_ns;
+        counters.compute_late_max_at_ns = p.late_max_at_ns;
+        counters.compute_lateness = p.lateness.clone();
         counters.blocked_ns = p.blocked_ns;
         counters.slept_ns = p.slept_ns;
     }

@@ -3,8 +3,9 @@
 //! `<dir>/rank-<r>.spans` for the gateway to merge into a trace (it knows
 //! the job's epoch and factor, so it converts them to scaled time).
 //!
-//! Line format: `<kind> <start_ns> <end_ns> [<call name>]`, kind `C`
-//! (compute), `S` (sleep) or `M` (MPI call).
+//! Line format: `<kind> <start_ns> <end_ns> [<call name> | <cpu_ns>]`,
+//! kind `C` (compute, with the CPU time the process consumed during it),
+//! `S` (sleep) or `M` (MPI call, with its name).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -13,8 +14,6 @@ use std::path::Path;
 /// What a span was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpanKind {
-    /// The program computing between MPI calls.
-    Compute,
     /// Sleeping to stretch computation by the time factor.
     Sleep,
     /// Inside an MPI call (blocked, from the program's point of view).
@@ -46,7 +45,6 @@ impl SpanLog {
             return;
         }
         let tag = match kind {
-            SpanKind::Compute => 'C',
             SpanKind::Sleep => 'S',
             SpanKind::Call => 'M',
         };
@@ -55,6 +53,15 @@ impl SpanLog {
         } else {
             writeln!(self.out, "{tag} {start_ns} {end_ns} {name}")
         };
+        self.failed = r.is_err();
+    }
+
+    /// Appends one compute span and the CPU time consumed during it.
+    pub fn compute_span(&mut self, start_ns: u64, end_ns: u64, cpu_ns: u64) {
+        if self.failed {
+            return;
+        }
+        let r = writeln!(self.out, "C {start_ns} {end_ns} {cpu_ns}");
         self.failed = r.is_err();
     }
 

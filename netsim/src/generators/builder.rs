@@ -66,6 +66,7 @@ impl Builder {
         self.hosts.push(HostConfig {
             name: name.clone(),
             ip: None,
+            cpu_speed: None,
         });
         Ok(name)
     }
