@@ -83,6 +83,9 @@ pub struct Pacer {
     pub late_max_ns: u64,
     /// SRT at which the latest computation ended, ns.
     pub late_max_at_ns: u64,
+    /// The largest lateness since [`Pacer::take_recent_lateness`] last
+    /// took it, scaled ns.
+    recent_late_ns: u64,
     /// Scaled time spent inside MPI calls, ns.
     pub blocked_ns: u64,
     /// Wall time slept to pay the debt, ns.
@@ -116,6 +119,7 @@ impl Pacer {
             lateness: LatenessHistogram::default(),
             late_max_ns: 0,
             late_max_at_ns: 0,
+            recent_late_ns: 0,
             blocked_ns: 0,
             slept_ns: 0,
             calls: 0,
@@ -185,6 +189,7 @@ impl Pacer {
                 0
             };
             self.lateness.record(late);
+            self.recent_late_ns = self.recent_late_ns.max(late);
             if late > self.late_max_ns {
                 self.late_max_ns = late;
                 self.late_max_at_ns = srt_now;
@@ -201,6 +206,12 @@ impl Pacer {
             }
         }
         self.call_start_ns = call_start;
+    }
+
+    /// The largest lateness of a computation since the previous call
+    /// (0: none was late), scaled ns; for the adaptive factor controller.
+    pub fn take_recent_lateness(&mut self) -> u64 {
+        std::mem::take(&mut self.recent_late_ns)
     }
 
     fn record(&mut self, kind: SpanKind, name: &str, start: u64, end: u64) {
