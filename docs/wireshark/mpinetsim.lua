@@ -13,15 +13,26 @@ local p = Proto("mpinetsim", "mpinetsim MPI envelope")
 
 local kinds = { [1] = "eager", [2] = "rendezvous request", [3] = "clear-to-send",
                 [4] = "rendezvous data", [5] = "sync ack", [6] = "control", [7] = "piece ack",
-                [8] = "cancel request", [9] = "cancel reply" }
+                [8] = "cancel request", [9] = "cancel reply", [10] = "RMA put", [11] = "RMA get",
+                [12] = "RMA accumulate", [13] = "RMA get-accumulate", [14] = "RMA compare-and-swap",
+                [15] = "RMA ack", [16] = "RMA reply", [17] = "RMA post", [18] = "RMA complete" }
 local short_kinds = { [1] = "eager", [2] = "RTS", [3] = "CTS", [4] = "data", [5] = "ack", [6] = "control",
-                      [7] = "piece-ack", [8] = "cancel", [9] = "cancel-reply" }
+                      [7] = "piece-ack", [8] = "cancel", [9] = "cancel-reply", [10] = "Put", [11] = "Get",
+                      [12] = "Accumulate", [13] = "Get_accumulate", [14] = "Compare_and_swap",
+                      [15] = "RMA ack", [16] = "Get reply", [17] = "Win_post", [18] = "Win_complete" }
+-- Reduction ops of accumulates, in the order of channel-shim/engine/src/rma/wire.rs.
+local rma_ops = { [0] = "MAX", [1] = "MIN", [2] = "SUM", [3] = "PROD", [4] = "LAND", [5] = "BAND",
+                  [6] = "LOR", [7] = "BOR", [8] = "LXOR", [9] = "BXOR", [10] = "MINLOC",
+                  [11] = "MAXLOC", [12] = "REPLACE", [13] = "NO_OP" }
 local calls = {
   [0] = "other", [1] = "MPI_Send", [2] = "MPI_Isend", [3] = "MPI_Ssend", [4] = "MPI_Issend",
   [5] = "MPI_Bsend", [6] = "MPI_Ibsend", [7] = "MPI_Rsend", [8] = "MPI_Irsend", [9] = "MPI_Send_init",
   [10] = "MPI_Sendrecv", [11] = "MPI_Sendrecv_replace", [12] = "MPI_Recv", [13] = "MPI_Irecv",
   [14] = "MPI_Recv_init", [15] = "MPI_Ssend_init", [16] = "MPI_Bsend_init", [17] = "MPI_Rsend_init",
   [18] = "MPI_Cancel", [19] = "MPI_Isendrecv", [20] = "MPI_Isendrecv_replace",
+  [21] = "MPI_Put", [22] = "MPI_Get", [23] = "MPI_Accumulate", [24] = "MPI_Get_accumulate",
+  [25] = "MPI_Fetch_and_op", [26] = "MPI_Compare_and_swap", [27] = "MPI_Win_fence",
+  [28] = "MPI_Win_post", [29] = "MPI_Win_complete", [30] = "MPI_Win_create", [31] = "MPI_Win_free",
   [32] = "MPI_Barrier", [33] = "MPI_Bcast", [34] = "MPI_Reduce", [35] = "MPI_Allreduce",
   [36] = "MPI_Gather", [37] = "MPI_Gatherv", [38] = "MPI_Scatter", [39] = "MPI_Scatterv",
   [40] = "MPI_Allgather", [41] = "MPI_Allgatherv", [42] = "MPI_Alltoall", [43] = "MPI_Alltoallv",
@@ -63,6 +74,12 @@ local f = {
   msg_len = ProtoField.uint64("mpinetsim.msg_len", "Message length"),
   payload_len = ProtoField.uint64("mpinetsim.payload_len", "Payload length"),
   payload = ProtoField.bytes("mpinetsim.payload", "Payload"),
+  rma_disp = ProtoField.int64("mpinetsim.rma.disp", "Target displacement (window units)"),
+  rma_count = ProtoField.uint64("mpinetsim.rma.count", "Target count"),
+  rma_offset = ProtoField.uint64("mpinetsim.rma.offset", "Packed offset of this piece"),
+  rma_len = ProtoField.uint64("mpinetsim.rma.len", "Packed length of this piece"),
+  rma_op = ProtoField.uint8("mpinetsim.rma.op", "Accumulate op", base.DEC, rma_ops),
+  rma_runs = ProtoField.uint32("mpinetsim.rma.runs", "Target datatype run groups"),
 }
 p.fields = f
 
@@ -112,6 +129,20 @@ local function dissect_one(tvb, pinfo, tree)
   t:add_le(f.msg_len, tvb(40, 8))
   t:add_le(f.payload_len, tvb(48, 8))
   if plen > 0 then t:add(f.payload, tvb(HEADER, plen)) end
+  -- One-sided requests: the target location leads the payload
+  -- (channel-shim/engine/src/rma/wire.rs).
+  local rma, op = "", ""
+  if kind >= 10 and kind <= 14 and plen >= 72 then
+    local disp = tvb(HEADER, 8):le_int64():tonumber()
+    t:add_le(f.rma_disp, tvb(HEADER, 8))
+    t:add_le(f.rma_count, tvb(HEADER + 8, 8))
+    t:add_le(f.rma_offset, tvb(HEADER + 16, 8))
+    t:add_le(f.rma_len, tvb(HEADER + 24, 8))
+    t:add(f.rma_op, tvb(HEADER + 32, 1))
+    t:add_le(f.rma_runs, tvb(HEADER + 36, 4))
+    if kind == 12 or kind == 13 then op = " " .. (rma_ops[tvb(HEADER + 32, 1):uint()] or "?") end
+    rma = string.format(" disp=%d", disp)
+  end
   -- A message above 1 MiB goes as pieces: a data message carries one
   -- (payload of msg_len), a piece ack says how much has arrived.
   local size = string.format("%d B", mlen)
@@ -119,6 +150,16 @@ local function dissect_one(tvb, pinfo, tree)
   if kind == 7 then size = string.format("%d B received", mlen) end
   local info = string.format("MPI %s %d→%d tag=%d comm=%s %s",
     short_kinds[kind] or ("kind " .. kind), src, dst, tag, comm_name(ctx), size)
+  if kind >= 10 then
+    -- A window's messages travel on its hidden communicator's context.
+    local what = short_kinds[kind] or ("kind " .. kind)
+    if kind == 15 or kind == 16 then
+      if tag ~= 0 then what = what .. " error " .. tag end
+      if kind == 16 then size = string.format("%d B", plen) end
+    end
+    if kind == 15 or kind >= 17 then size = "" end
+    info = string.format("MPI %s%s %d→%d win=%d%s %s", what, op, src, dst, ctx, rma, size)
+  end
   local call = calls[tvb(4, 1):uint()]
   if call and call ~= "other" then info = info .. " (" .. call .. ")" end
   pinfo.cols.protocol = "MPINETSIM"

@@ -113,6 +113,23 @@ fn user_reduction_functions_may_query_their_datatype() {
     }
 }
 
+/// tests/mpi/rma_fence.c: active-target one-sided communication —
+/// windows and their attributes, put, get, every accumulate op,
+/// get-accumulate, fetch-and-op, compare-and-swap, derived datatypes on
+/// both sides, a put and a get of two pieces, fences and
+/// post/start/complete/wait — each operation messages through the
+/// simulated network.
+#[test]
+fn one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("rma_fence") {
+        // Per rank on s ranks: 13 window checks, 2s put/get, 14
+        // accumulate, s + 5 fetching, 3s + 3 derived, 3 PSCW.
+        for (s, n) in [2, 4, 8].iter().zip(n) {
+            assert_eq!(n, s * (6 * s + 38), "on {s} ranks");
+        }
+    }
+}
+
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {

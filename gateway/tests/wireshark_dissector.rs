@@ -572,6 +572,70 @@ fn a_cancelled_send_costs_one_request_and_one_reply_on_the_wire() {
     assert_eq!((big(2), big(4)), (1, 0));
 }
 
+/// tests/mpi/rma_traffic.c: each one-sided operation is one request from
+/// the origin and one ack or reply from the target, which the dissector
+/// names with the target displacement and the accumulate op.
+#[test]
+fn each_one_sided_operation_is_a_request_and_an_answer_on_the_wire() {
+    if skip_without_mpicc() || !tshark_available() {
+        return;
+    }
+    let prog = build_c("rma_traffic", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let (caps, out) = run_captured(dir.path(), &prog, "2");
+    assert_eq!(out.matches(" ok\n").count(), 2, "{out}");
+    let rma = |r: u32| -> Vec<(u32, u32, u64, u64)> {
+        sent_by(&caps, r)
+            .into_iter()
+            .filter(|m| m.kind >= 10)
+            .map(|m| (m.kind, m.call, m.msg_len, m.payload_len))
+            .collect()
+    };
+    // Requests: put 64 B (its data after the target description of
+    // MPI_INT: 72 bytes and one run group of 33), get 64 B, accumulate
+    // 16 B, fetch-and-op 4 B (call codes 21, 22, 23, 25).
+    let d = 72 + 33;
+    assert_eq!(
+        rma(0),
+        vec![
+            (10, 21, 64, d + 64),
+            (11, 22, 64, d),
+            (12, 23, 16, d + 16),
+            (13, 25, 4, d + 4)
+        ]
+    );
+    // Answers in the order the target applied them: put ack, get reply
+    // (64 B of data at offset 0), accumulate ack, fetch-and-op reply.
+    assert_eq!(
+        rma(1),
+        vec![
+            (15, 21, 0, 0),
+            (16, 22, 0, 64),
+            (15, 23, 0, 0),
+            (16, 25, 0, 4)
+        ]
+    );
+    let lua = dissector();
+    let rows = tshark_fields(
+        &caps.join("host0.pcap"),
+        &[
+            "-X",
+            &lua,
+            "-Y",
+            "mpinetsim.kind >= 10 && mpinetsim.kind <= 14",
+        ],
+        &["mpinetsim.rma.disp", "mpinetsim.rma.op", "_ws.col.Info"],
+    );
+    let disps: Vec<String> = rows.iter().flat_map(|r| r[0].clone()).collect();
+    let ops: Vec<String> = rows.iter().flat_map(|r| r[1].clone()).collect();
+    assert_eq!(disps, ["32", "0", "4", "0"]);
+    // Put and get say REPLACE and NO_OP, accumulate SUM, fetch-and-op MAX.
+    assert_eq!(ops, ["12", "13", "2", "0"]);
+    let info: String = rows.iter().map(|r| r[2].join(" ")).collect();
+    assert!(info.contains("MPI Put 0→1 win="), "{info}");
+    assert!(info.contains("MPI Accumulate SUM 0→1"), "{info}");
+}
+
 /// The dissector names every call code the shim's envelope can carry, as
 /// the engine does (so new calls show up by name in Wireshark).
 #[test]

@@ -265,7 +265,7 @@ impl<T: Transport> Engine<T> {
         Ok((id, self.start_task(t.into_comm(id).duplicate())))
     }
 
-    fn dup_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {
+    pub(crate) fn dup_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {
         let th = self.cfg.coll;
         let me = self.t.rank();
         if let Some(s) = self.inter_shape(comm)? {

@@ -181,6 +181,8 @@ pub struct Engine<T: Transport> {
     pub(crate) names: Names,
     /// Hints set on communicators (`MPI_Comm_set_info`); absent: none asserted.
     pub(crate) comm_hints: HashMap<CommId, CommHints>,
+    /// One-sided communication: windows and operations in flight.
+    pub(crate) rma: crate::rma::RmaState,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -228,6 +230,7 @@ impl<T: Transport> Engine<T> {
             error_codes: ErrorCodes::new(),
             names: Names::new(),
             comm_hints: HashMap::new(),
+            rma: Default::default(),
         }
     }
 
@@ -397,6 +400,15 @@ impl<T: Transport> Engine<T> {
             }
             Kind::CancelRequest => self.on_cancel_request(env),
             Kind::CancelReply => self.on_cancel_reply(env),
+            Kind::RmaPut
+            | Kind::RmaGet
+            | Kind::RmaAccumulate
+            | Kind::RmaGetAccumulate
+            | Kind::RmaCompareSwap
+            | Kind::RmaAck
+            | Kind::RmaReply
+            | Kind::RmaPost
+            | Kind::RmaComplete => self.on_rma(env, payload),
         }
     }
 

@@ -10,7 +10,7 @@
 //! |-------:|-----:|---------------|---------|
 //! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
 //! | 1      | 1    | `version`     | always `1` |
-//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack, 8 cancel request, 9 cancel reply |
+//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack, 8 cancel request, 9 cancel reply, 10 RMA put, 11 RMA get, 12 RMA accumulate, 13 RMA get-accumulate, 14 RMA compare-and-swap, 15 RMA ack, 16 RMA reply, 17 RMA post, 18 RMA complete |
 //! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; bit 2 [`FLAG_INTERCOMM`]: sent on an intercommunicator; other bits zero |
 //! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
 //! | 5      | 3    | reserved      | zero |
@@ -38,6 +38,16 @@
 //! (`src`, `context`, `seq`) to its destination, which removes the message
 //! (eager data or RTS) from its unexpected queue if no receive has matched
 //! it yet and answers with a cancel reply saying whether it did.
+//!
+//! One-sided operations (`crate::rma`) travel on the window's context id
+//! (its hidden communicator's): a request (put, get, accumulate,
+//! get-accumulate, compare-and-swap; `sender_op` names the origin's
+//! operation, `msg_len` the packed bytes it moves, and the payload starts
+//! with the target description of `crate::rma::wire`) is answered by an
+//! RMA ack (put, accumulate) or an RMA reply carrying the old contents,
+//! both repeating `sender_op`; an ack or reply's `tag` is 0 or the MPI
+//! error class the target met. `MPI_Win_post` sends an RMA post to each
+//! origin, `MPI_Win_complete` an RMA complete to each target.
 //!
 //! [`Envelope::decode`] never panics: garbage yields an [`EnvelopeError`].
 
@@ -86,6 +96,31 @@ pub enum Kind {
     CancelRequest = 8,
     /// Whether the receiver removed the message a cancel request named.
     CancelReply = 9,
+    /// One-sided: write the payload's data into the target window
+    /// (`MPI_Put`); answered by an [`RmaAck`](Kind::RmaAck).
+    RmaPut = 10,
+    /// One-sided: read from the target window (`MPI_Get`); answered by an
+    /// [`RmaReply`](Kind::RmaReply) with the data.
+    RmaGet = 11,
+    /// One-sided: combine the payload's data into the target window
+    /// (`MPI_Accumulate`); answered by an [`RmaAck`](Kind::RmaAck).
+    RmaAccumulate = 12,
+    /// One-sided: combine and return the old contents
+    /// (`MPI_Get_accumulate`, `MPI_Fetch_and_op`); answered by an
+    /// [`RmaReply`](Kind::RmaReply).
+    RmaGetAccumulate = 13,
+    /// One-sided: compare and swap one element (`MPI_Compare_and_swap`);
+    /// answered by an [`RmaReply`](Kind::RmaReply) with the old value.
+    RmaCompareSwap = 14,
+    /// The target applied a put or accumulate.
+    RmaAck = 15,
+    /// The target's answer to a get, get-accumulate or compare-and-swap:
+    /// the old contents.
+    RmaReply = 16,
+    /// `MPI_Win_post`: the target's window is exposed to the origin.
+    RmaPost = 17,
+    /// `MPI_Win_complete`: the origin's operations on the target are done.
+    RmaComplete = 18,
 }
 
 impl Kind {
@@ -101,6 +136,15 @@ impl Kind {
             7 => Kind::PieceAck,
             8 => Kind::CancelRequest,
             9 => Kind::CancelReply,
+            10 => Kind::RmaPut,
+            11 => Kind::RmaGet,
+            12 => Kind::RmaAccumulate,
+            13 => Kind::RmaGetAccumulate,
+            14 => Kind::RmaCompareSwap,
+            15 => Kind::RmaAck,
+            16 => Kind::RmaReply,
+            17 => Kind::RmaPost,
+            18 => Kind::RmaComplete,
             _ => return None,
         })
     }
@@ -169,6 +213,28 @@ call_codes! {
     Isendrecv = 19,
     /// MPI_Isendrecv_replace.
     Isendrecv_replace = 20,
+    /// MPI_Put.
+    Put = 21,
+    /// MPI_Get.
+    Get = 22,
+    /// MPI_Accumulate.
+    Accumulate = 23,
+    /// MPI_Get_accumulate.
+    Get_accumulate = 24,
+    /// MPI_Fetch_and_op.
+    Fetch_and_op = 25,
+    /// MPI_Compare_and_swap.
+    Compare_and_swap = 26,
+    /// MPI_Win_fence (its barrier).
+    Win_fence = 27,
+    /// MPI_Win_post.
+    Win_post = 28,
+    /// MPI_Win_complete.
+    Win_complete = 29,
+    /// MPI_Win_create and MPI_Win_allocate (the window's communicator).
+    Win_create = 30,
+    /// MPI_Win_free (its barrier).
+    Win_free = 31,
     /// MPI_Barrier.
     Barrier = 32,
     /// MPI_Bcast.

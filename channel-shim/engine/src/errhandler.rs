@@ -160,6 +160,11 @@ impl Errhandlers {
         }
     }
 
+    /// Whether a handler was set on `object` (or inherited).
+    pub fn is_set(&self, object: Object) -> bool {
+        self.set.contains_key(&object)
+    }
+
     /// The handler that handles an error on `object` (`None`: a handle
     /// that names no object), and what it does.
     pub fn handling(&self, object: Option<Object>) -> (ErrhandlerId, ErrorAction) {

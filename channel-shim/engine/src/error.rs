@@ -57,6 +57,16 @@ pub enum MpiError {
     InfoNokey,
     /// `MPI_ERR_NO_MEM`: `MPI_Alloc_mem` found no memory.
     NoMem,
+    /// `MPI_ERR_WIN`: not a window.
+    Win,
+    /// `MPI_ERR_SIZE`: a negative window size.
+    Size,
+    /// `MPI_ERR_DISP`: a window's displacement unit is not positive.
+    Disp,
+    /// `MPI_ERR_RMA_SYNC`: a one-sided call outside the epoch it needs.
+    RmaSync,
+    /// `MPI_ERR_RMA_RANGE`: an operation outside the target's window.
+    RmaRange,
     /// An error code the program produced (returned by one of its
     /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
     Code(i32),
@@ -90,6 +100,11 @@ impl fmt::Display for MpiError {
             MpiError::InfoValue => "invalid info value",
             MpiError::InfoNokey => "info key not set",
             MpiError::NoMem => "out of memory",
+            MpiError::Win => "invalid window",
+            MpiError::Size => "invalid window size",
+            MpiError::Disp => "invalid displacement unit",
+            MpiError::RmaSync => "one-sided call outside its synchronisation epoch",
+            MpiError::RmaRange => "one-sided operation outside the target window",
             MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)

@@ -36,6 +36,7 @@ pub mod opaque;
 pub mod p2p;
 mod rendezvous;
 pub mod request;
+pub mod rma;
 pub mod status;
 pub mod tool;
 pub mod topo;

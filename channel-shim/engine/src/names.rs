@@ -40,7 +40,7 @@ impl Names {
             Object::Comm(CommId::SELF) => "MPI_COMM_SELF".into(),
             Object::Comm(_) => String::new(),
             Object::Datatype(DatatypeId::Builtin(b)) => b.mpi_name().into(),
-            Object::Datatype(DatatypeId::Derived(_)) => String::new(),
+            Object::Datatype(DatatypeId::Derived(_)) | Object::Win(_) => String::new(),
         }
     }
 

@@ -10,8 +10,7 @@ pub enum ObjectKind {
     Comm,
     /// Datatypes (`MPI_Type_create_keyval`).
     Datatype,
-    /// One-sided windows (`MPI_Win_create_keyval`): keyvals only, the shim
-    /// has no windows.
+    /// One-sided windows (`MPI_Win_create_keyval`).
     Win,
 }
 
@@ -22,6 +21,8 @@ pub enum Object {
     Comm(CommId),
     /// A datatype (predefined ones carry attributes and names too).
     Datatype(DatatypeId),
+    /// A one-sided window.
+    Win(crate::rma::WinId),
 }
 
 impl Object {
@@ -30,6 +31,7 @@ impl Object {
         match self {
             Object::Comm(_) => ObjectKind::Comm,
             Object::Datatype(_) => ObjectKind::Datatype,
+            Object::Win(_) => ObjectKind::Win,
         }
     }
 }

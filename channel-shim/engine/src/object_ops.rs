@@ -13,6 +13,7 @@ use crate::error_codes::ErrorCodes;
 use crate::info::CommHints;
 use crate::object::{Object, ObjectKind};
 use crate::opaque::Opaque;
+use crate::rma::WinId;
 use crate::transport::Transport;
 use crate::Engine;
 
@@ -27,6 +28,7 @@ impl<T: Transport> Engine<T> {
         match object {
             Object::Comm(c) => self.comm(c).map(|_| ()),
             Object::Datatype(d) => self.types.live(d).map(|_| ()),
+            Object::Win(w) => self.win_info(w).map(|_| ()),
         }
     }
 
@@ -169,6 +171,32 @@ impl<T: Transport> Engine<T> {
     pub fn error_handling(&self, comm: Option<CommId>) -> (ErrhandlerId, ErrorAction) {
         let live = comm.filter(|&c| self.comm(c).is_ok());
         self.errhandlers.handling(live.map(Object::Comm))
+    }
+
+    /// `MPI_Win_set_errhandler`.
+    pub fn win_set_errhandler(&mut self, win: WinId, id: ErrhandlerId) -> MpiResult<()> {
+        self.win_info(win)?;
+        self.errhandlers.set(Object::Win(win), id)
+    }
+
+    /// `MPI_Win_get_errhandler` (a created handler gains a reference); a
+    /// window whose handler was never set has `MPI_ERRORS_ARE_FATAL`.
+    pub fn win_get_errhandler(&mut self, win: WinId) -> MpiResult<ErrhandlerId> {
+        self.win_info(win)?;
+        if !self.errhandlers.is_set(Object::Win(win)) {
+            return Ok(ErrhandlerId::FATAL);
+        }
+        Ok(self.errhandlers.get(Object::Win(win)))
+    }
+
+    /// What an error on window `win` does (`None`: no such window): its
+    /// handler if set, else `MPI_ERRORS_ARE_FATAL` (MPI 3.1 §8.3).
+    pub fn win_error_handling(&self, win: WinId) -> Option<ErrorAction> {
+        self.win_info(win).ok()?;
+        if !self.errhandlers.is_set(Object::Win(win)) {
+            return Some(ErrorAction::Abort);
+        }
+        Some(self.errhandlers.handling(Some(Object::Win(win))).1)
     }
 
     /// What handler `id` does (for `MPI_Comm_call_errhandler`).

@@ -179,4 +179,4 @@ impl<T: Transport> Engine<T> {
 
 #[cfg(test)]
 #[path = "rendezvous_tests.rs"]
-mod tests;
+pub(crate) mod tests;

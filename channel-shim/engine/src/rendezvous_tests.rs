@@ -24,17 +24,17 @@ fn pattern(n: usize, salt: u8) -> Vec<u8> {
 }
 
 /// Where a [`Reported`] buffer leaves its contents.
-type Report = Arc<Mutex<Option<Vec<u8>>>>;
+pub(crate) type Report = Arc<Mutex<Option<Vec<u8>>>>;
 
 /// Program memory for a receive whose contents the test reads once the
 /// engine lets go of it (when the receive completes).
-struct Reported {
+pub(crate) struct Reported {
     buf: Vec<u8>,
     out: Report,
 }
 
 impl Reported {
-    fn new(len: usize, fill: u8) -> (Box<Reported>, Report) {
+    pub(crate) fn new(len: usize, fill: u8) -> (Box<Reported>, Report) {
         let out = Arc::new(Mutex::new(None));
         let r = Reported {
             buf: vec![fill; len],

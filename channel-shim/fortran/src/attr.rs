@@ -28,7 +28,7 @@ pub type CDeleteFn = unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void
 
 /// Fortran `COPY_FN(OLDCOMM, KEYVAL, EXTRA_STATE, ATTRIBUTE_VAL_IN,
 /// ATTRIBUTE_VAL_OUT, FLAG, IERROR)` with values of type `V`.
-type FCopyFn<V> = unsafe extern "C" fn(
+pub(crate) type FCopyFn<V> = unsafe extern "C" fn(
     *const Fint,
     *const Fint,
     *const V,
@@ -38,7 +38,8 @@ type FCopyFn<V> = unsafe extern "C" fn(
     *mut Fint,
 );
 /// Fortran `DELETE_FN(COMM, KEYVAL, ATTRIBUTE_VAL, EXTRA_STATE, IERROR)`.
-type FDeleteFn<V> = unsafe extern "C" fn(*const Fint, *const Fint, *const V, *const V, *mut Fint);
+pub(crate) type FDeleteFn<V> =
+    unsafe extern "C" fn(*const Fint, *const Fint, *const V, *const V, *mut Fint);
 
 /// A Fortran attribute value: `INTEGER(KIND=MPI_ADDRESS_KIND)` or `INTEGER`.
 pub trait AttrValue: Copy + Default {
@@ -124,11 +125,11 @@ unsafe extern "C" fn delete_trampoline<V: AttrValue>(
 }
 
 /// Signature of `MPI_Comm_create_keyval` and `MPI_Keyval_create`.
-type CCreateKeyval =
+pub(crate) type CCreateKeyval =
     unsafe extern "C" fn(Option<CCopyFn>, Option<CDeleteFn>, *mut c_int, *mut c_void) -> c_int;
 
 /// Creates a keyval whose callbacks are Fortran procedures.
-unsafe fn create_keyval<V: AttrValue + 'static>(
+pub(crate) unsafe fn create_keyval<V: AttrValue + 'static>(
     create: CCreateKeyval,
     copy: Option<FCopyFn<V>>,
     delete: Option<FDeleteFn<V>>,
@@ -195,7 +196,7 @@ fn is_predefined(keyval: c_int) -> bool {
 /// The C keyval of a Fortran one: MPICH's Fortran predefined keyvals are
 /// the C ones plus 1 (mpif.h: `MPI_TAG_UB = 0x64400002`, mpi.h:
 /// `0x64400001`); created keyvals are the same in both languages.
-fn c_keyval(keyval: c_int) -> c_int {
+pub(crate) fn c_keyval(keyval: c_int) -> c_int {
     if is_predefined(keyval) && keyval & 1 == 0 {
         keyval - 1
     } else {

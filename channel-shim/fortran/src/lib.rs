@@ -91,6 +91,7 @@ pub mod grequest;
 pub mod info;
 pub mod module_procedures;
 pub mod p2p;
+pub mod rma;
 pub mod sentinel;
 pub mod strings;
 pub mod topo;

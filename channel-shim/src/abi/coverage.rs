@@ -45,7 +45,7 @@ pub fn coverage_markdown() -> String {
          `mpi.h` declares (MPI 4.0 C API, plus the MPI-1 names MPI 3.0 removed that\n\
          MPICH still ships), each also under its `PMPI_` name, so any program built\n\
          with Debian's `mpicc` loads. A call to a function marked *not supported*\n\
-         ends the job with one line naming it (`mpinetsim: MPI_Win_create is not\n\
+         ends the job with one line naming it (`mpinetsim: MPI_File_open is not\n\
          supported`) and exit status 1.\n\n\
          Its Fortran bindings (`libmpichfort.so.12`, also installed as\n\
          `libmpifort.so.12`) export gfortran's name (`mpi_comm_rank_`, and\n\

@@ -15,7 +15,9 @@
 use crate::abi::*;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
-use crate::ffi::handles::{comm_from, comm_to, datatype_from, datatype_to, keyval_from, keyval_to};
+use crate::ffi::handles::{
+    comm_from, comm_to, datatype_from, datatype_to, keyval_from, keyval_to, win_from, win_to,
+};
 use crate::ffi::write_out;
 use shim_engine::{AttrCall, MpiError, Object, ObjectKind, Opaque, PredefinedAttr};
 use std::os::raw::{c_int, c_void};
@@ -70,6 +72,7 @@ fn object_handle(o: Object) -> c_int {
     match o {
         Object::Comm(c) => comm_to(c),
         Object::Datatype(d) => datatype_to(d),
+        Object::Win(w) => win_to(w),
     }
 }
 
@@ -78,14 +81,14 @@ fn object_from(kind: ObjectKind, h: c_int) -> Result<Object, MpiError> {
     match kind {
         ObjectKind::Comm => Ok(Object::Comm(comm_from(h)?)),
         ObjectKind::Datatype => Ok(Object::Datatype(datatype_from(h)?)),
-        ObjectKind::Win => Err(MpiError::Keyval),
+        ObjectKind::Win => Ok(Object::Win(win_from(h)?)),
     }
 }
 
-/// The communicator whose error handler gets errors on `o` (datatypes'
-/// go to `MPI_COMM_WORLD`'s).
+/// The communicator or window whose error handler gets errors on `o`
+/// (datatypes' go to `MPI_COMM_WORLD`'s).
 fn error_comm(kind: ObjectKind, h: c_int) -> c_int {
-    if kind == ObjectKind::Comm {
+    if kind != ObjectKind::Datatype {
         h
     } else {
         MPI_COMM_WORLD
@@ -194,7 +197,7 @@ pub unsafe fn copy_all(func: &str, from: Object, to: Object) -> Result<(), MpiEr
 
 // ---- keyvals ----
 
-unsafe fn create_keyval(
+pub(crate) unsafe fn create_keyval(
     kind: ObjectKind,
     copy: Option<CopyFn>,
     delete: Option<DeleteFn>,
@@ -226,7 +229,7 @@ mpi_fn! { fn MPI_Type_create_keyval(type_copy_attr_fn: Option<CopyFn>, type_dele
 
 /// Frees a keyval handle of `kind`: the program's handle becomes
 /// `MPI_KEYVAL_INVALID`; attributes set with it keep working.
-unsafe fn free_keyval(kind: ObjectKind, func: &str, keyval: *mut c_int) -> c_int {
+pub(crate) unsafe fn free_keyval(kind: ObjectKind, func: &str, keyval: *mut c_int) -> c_int {
     let r = (|| {
         if keyval.is_null() {
             return Err(MpiError::Arg);
@@ -264,7 +267,7 @@ fn created_keyval(kind: ObjectKind, keyval: c_int) -> Result<shim_engine::Keyval
     }
 }
 
-unsafe fn get_attr(
+pub(crate) unsafe fn get_attr(
     kind: ObjectKind,
     func: &str,
     handle: c_int,
@@ -305,7 +308,7 @@ mpi_fn! { fn MPI_Type_get_attr(datatype: c_int, type_keyval: c_int, attribute_va
     get_attr(ObjectKind::Datatype, "MPI_Type_get_attr", datatype, type_keyval, attribute_val, flag)
 } }
 
-unsafe fn set_attr(
+pub(crate) unsafe fn set_attr(
     kind: ObjectKind,
     func: &str,
     handle: c_int,
@@ -335,7 +338,12 @@ mpi_fn! { fn MPI_Type_set_attr(datatype: c_int, type_keyval: c_int, attribute_va
     set_attr(ObjectKind::Datatype, "MPI_Type_set_attr", datatype, type_keyval, attribute_val)
 } }
 
-unsafe fn delete_attr(kind: ObjectKind, func: &str, handle: c_int, keyval: c_int) -> c_int {
+pub(crate) unsafe fn delete_attr(
+    kind: ObjectKind,
+    func: &str,
+    handle: c_int,
+    keyval: c_int,
+) -> c_int {
     let r = (|| {
         let object = object_from(kind, handle)?;
         let k = created_keyval(kind, keyval)?;

@@ -57,6 +57,11 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::InfoValue => MPI_ERR_INFO_VALUE,
         MpiError::InfoNokey => MPI_ERR_INFO_NOKEY,
         MpiError::NoMem => MPI_ERR_NO_MEM,
+        MpiError::Win => MPI_ERR_WIN,
+        MpiError::Disp => MPI_ERR_DISP,
+        MpiError::Size => MPI_ERR_SIZE,
+        MpiError::RmaSync => MPI_ERR_RMA_SYNC,
+        MpiError::RmaRange => MPI_ERR_RMA_RANGE,
         MpiError::Code(c) => c,
     }
 }
@@ -68,6 +73,11 @@ fn class_name(class: c_int) -> Option<&'static str> {
         MPI_ERR_COUNT => "MPI_ERR_COUNT",
         MPI_ERR_TYPE => "MPI_ERR_TYPE",
         MPI_ERR_TAG => "MPI_ERR_TAG",
+        MPI_ERR_WIN => "MPI_ERR_WIN",
+        MPI_ERR_DISP => "MPI_ERR_DISP",
+        MPI_ERR_SIZE => "MPI_ERR_SIZE",
+        MPI_ERR_RMA_SYNC => "MPI_ERR_RMA_SYNC",
+        MPI_ERR_RMA_RANGE => "MPI_ERR_RMA_RANGE",
         MPI_ERR_COMM => "MPI_ERR_COMM",
         MPI_ERR_RANK => "MPI_ERR_RANK",
         MPI_ERR_ROOT => "MPI_ERR_ROOT",
@@ -103,12 +113,13 @@ fn comm_name(comm: c_int) -> String {
     match comm {
         MPI_COMM_WORLD => "MPI_COMM_WORLD".into(),
         MPI_COMM_SELF => "MPI_COMM_SELF".into(),
+        w if handles::win_from(w).is_ok() => format!("window {w:#x}"),
         other => format!("communicator {other:#x}"),
     }
 }
 
 /// Applies `action` to error `code` of `func` on `comm`.
-fn apply(action: ErrorAction, comm: c_int, func: &str, code: c_int) -> c_int {
+pub(crate) fn apply(action: ErrorAction, comm: c_int, func: &str, code: c_int) -> c_int {
     match action {
         ErrorAction::Return => code,
         ErrorAction::Call(fns) => {
@@ -141,6 +152,14 @@ pub fn fail(comm: c_int, func: &str, e: MpiError) -> c_int {
         // cannot be looked up; the job ends once the engine is free.
         return code;
     }
+    if let Ok(w) = handles::win_from(comm) {
+        // Errors on a window go to the window's handler.
+        let action = runtime::with_engine(|eng| eng.win_error_handling(w));
+        return match action {
+            Some(Some(a)) => apply(a, comm, func, code),
+            _ => apply(ErrorAction::Abort, MPI_COMM_WORLD, func, code),
+        };
+    }
     let c = handles::comm_from(comm).ok();
     let (action, live) = runtime::with_engine(|eng| {
         let live = c.is_some_and(|c| eng.comm_size(c).is_ok());
@@ -165,7 +184,11 @@ fn live_comm(func: &str, comm: c_int) -> Result<CommId, MpiError> {
     Ok(c)
 }
 
-unsafe fn create_errhandler(func: &str, f: Option<HandlerFn>, errhandler: *mut c_int) -> c_int {
+pub(crate) unsafe fn create_errhandler(
+    func: &str,
+    f: Option<HandlerFn>,
+    errhandler: *mut c_int,
+) -> c_int {
     let r = (|| {
         let f = f.ok_or(MpiError::Arg)?;
         let id = engine(func, |e| {

@@ -9,6 +9,7 @@
 use crate::abi::*;
 use shim_engine::datatype::TypeArg;
 use shim_engine::mprobe::MessageId;
+use shim_engine::rma::WinId;
 use shim_engine::{
     BuiltinOp, BuiltinType, CommId, DatatypeId, Dest, ErrhandlerId, GroupId, Keyval, MpiError,
     ObjectKind, OpId, RequestId, Source, Tag,
@@ -21,6 +22,8 @@ const TYPE_BASE: u32 = 0xcc00_0000;
 const OP_BASE: u32 = 0x9800_0000;
 const REQUEST_BASE: u32 = 0xac00_0000;
 const ERRHANDLER_BASE: u32 = 0x9400_0000;
+/// Windows: MPICH's direct window handles.
+const WIN_BASE: u32 = 0xa000_0000;
 /// Messages of matched probes (MPICH's messages are requests too: this is
 /// its indirect-request prefix, which its predefined handles never use).
 const MESSAGE_BASE: u32 = 0xec00_0000;
@@ -54,6 +57,19 @@ pub fn comm_to(c: CommId) -> c_int {
     } else {
         (COMM_BASE | c.0) as c_int
     }
+}
+
+/// The window a handle names.
+pub fn win_from(h: c_int) -> Result<WinId, MpiError> {
+    match bits(h) {
+        b if b & !ID_MASK == WIN_BASE && h != MPI_WIN_NULL => Ok(WinId((b & ID_MASK) - 1)),
+        _ => Err(MpiError::Win),
+    }
+}
+
+/// The handle of a window (never `MPI_WIN_NULL`, which is `WIN_BASE`).
+pub fn win_to(w: WinId) -> c_int {
+    (WIN_BASE | (w.0 + 1)) as c_int
 }
 
 /// The group a handle names.

@@ -186,7 +186,7 @@ pub extern "C" fn MPI_Wtick() -> f64 {
 }
 
 /// Ends the job because a routine is not supported, with the same one line
-/// a C program gets (`mpinetsim: MPI_Win_fence is not supported`). Called by
+/// a C program gets (`mpinetsim: MPI_File_open is not supported`). Called by
 /// the Fortran library's stubs, which cannot use the C stubs of functions C
 /// does implement.
 ///

@@ -25,7 +25,7 @@ impl<T: Transport> Engine<T> {
         Ok(self.start_task(t))
     }
 
-    fn barrier_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {
+    pub(crate) fn barrier_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {
         if self.comm(comm)?.is_inter() {
             return self.inter_barrier_task(comm, call);
         }

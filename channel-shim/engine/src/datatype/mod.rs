@@ -116,6 +116,30 @@ impl TypeInfo {
         }
     }
 
+    /// A committed, unnamed type with the given typemap, size and bounds
+    /// (`(lb, ub)`, `(true_lb, true_ub)`): the target datatype of a
+    /// one-sided operation as its origin described it.
+    pub fn from_layout(
+        runs: Vec<TypeRun>,
+        size: u64,
+        bounds: (i64, i64),
+        true_bounds: (i64, i64),
+    ) -> TypeInfo {
+        let align = runs.iter().map(|r| r.ty.align()).max().unwrap_or(1);
+        TypeInfo {
+            runs,
+            size,
+            lb: bounds.0,
+            ub: bounds.1,
+            true_lb: true_bounds.0,
+            true_ub: true_bounds.1,
+            align,
+            explicit_bounds: true,
+            committed: true,
+            contents: Contents::named(),
+        }
+    }
+
     /// `ub - lb`.
     pub fn extent(&self) -> i64 {
         self.ub - self.lb

@@ -4,7 +4,7 @@
 mod apply;
 mod float;
 
-pub use apply::allowed;
+pub use apply::{allowed, apply};
 
 use crate::datatype::{DatatypeId, Datatypes};
 use crate::error::{MpiError, MpiResult};
