@@ -75,6 +75,28 @@ int main(int argc, char **argv) {
     MPI_Win_unlock(rank, win);
     section("flush");
 
+    /* A dynamic window: every rank attaches two ints and publishes their
+     * address; each puts into the next rank's. */
+    MPI_Win dyn;
+    int *region = malloc(2 * sizeof(int));
+    region[0] = region[1] = -1;
+    MPI_Aint addr, *addrs = malloc(sizeof(MPI_Aint) * size);
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_attach(dyn, region, 2 * sizeof(int));
+    MPI_Get_address(region, &addr);
+    MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
+    int two[2] = {rank, 7 * rank};
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, dyn);
+    MPI_Put(two, 2, MPI_INT, next, addrs[next], 2, MPI_INT, dyn);
+    MPI_Win_unlock(next, dyn);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(region[0] == prev && region[1] == 7 * prev, "dynamic window %d %d", region[0], region[1]);
+    MPI_Win_detach(dyn, region);
+    MPI_Win_free(&dyn);
+    free(region);
+    free(addrs);
+    section("dynamic window");
+
     free(got);
     free(reqs);
     MPI_Win_free(&win);

@@ -13,6 +13,9 @@ use std::os::raw::{c_char, c_int, c_void};
 
 fortran_wrappers! {
     fn mpi_win_create_ = MPI_Win_create(base: Buf, size: AintIn, disp_unit: In, info: In, comm: In, win: IntRef);
+    fn mpi_win_create_dynamic_ = MPI_Win_create_dynamic(info: In, comm: In, win: IntRef);
+    fn mpi_win_attach_ = MPI_Win_attach(win: In, base: Buf, size: AintIn);
+    fn mpi_win_detach_ = MPI_Win_detach(win: In, base: Buf);
     fn mpi_win_allocate_ = MPI_Win_allocate(size: AintIn, disp_unit: In, info: In, comm: In, baseptr: AintRef, win: IntRef);
     fn mpi_win_free_ = MPI_Win_free(win: IntRef);
     fn mpi_win_get_group_ = MPI_Win_get_group(win: In, group: IntRef);

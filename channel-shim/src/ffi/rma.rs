@@ -57,11 +57,15 @@ unsafe fn create(
     let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
     let mem = program_memory(base, Span { base: 0, len });
-    let w = engine(func, |e| e.win_create(mem, base as usize, unit, flavor, c))?;
+    let w = engine(func, |e| match flavor {
+        Flavor::Dynamic => e.win_create_dynamic(c),
+        _ => e.win_create(mem, base as usize, unit, flavor, c),
+    })?;
     let h = win_to(w);
     let flavor = match flavor {
         Flavor::Create => MPI_WIN_FLAVOR_CREATE,
         Flavor::Allocate => MPI_WIN_FLAVOR_ALLOCATE,
+        Flavor::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
     };
     let values = AttrValues {
         size,
@@ -77,6 +81,28 @@ unsafe fn create(
 mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, _info: c_int, comm: c_int, win: *mut c_int) {
     let func = "MPI_Win_create";
     finish(comm, func, create(func, base, size, disp_unit, Flavor::Create, comm, win))
+} }
+
+mpi_fn! { fn MPI_Win_create_dynamic(_info: c_int, comm: c_int, win: *mut c_int) {
+    let func = "MPI_Win_create_dynamic";
+    finish(comm, func, create(func, std::ptr::null_mut(), 0, 1, Flavor::Dynamic, comm, win))
+} }
+
+mpi_fn! { fn MPI_Win_attach(win: c_int, base: *mut c_void, size: isize) {
+    let func = "MPI_Win_attach";
+    let r = (|| {
+        let w = win_from(win)?;
+        let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
+        let mem = program_memory(base, Span { base: 0, len });
+        engine(func, |e| e.win_attach(w, base as usize, mem))
+    })();
+    finish(win, func, r)
+} }
+
+mpi_fn! { fn MPI_Win_detach(win: c_int, base: *const c_void) {
+    let func = "MPI_Win_detach";
+    let r = win_from(win).and_then(|w| engine(func, |e| e.win_detach(w, base as usize)));
+    finish(win, func, r)
 } }
 
 mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, _info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
@@ -108,7 +134,7 @@ mpi_fn! { fn MPI_Win_free(win: *mut c_int) {
         let w = win_from(h)?;
         attr::delete_all(func, Object::Win(w))?;
         let info = engine(func, |e| e.win_info(w))?;
-        engine(func, |e| e.win_free(w))?;
+        engine(func, |e| e.win_free(w).map(drop))?;
         attr_values(|m| m.remove(&h));
         if info.flavor == Flavor::Allocate {
             libc::free(info.base as *mut c_void);
@@ -273,7 +299,11 @@ unsafe fn put_or_get(
         let (n, dt) = (count_from(origin.0)?, datatype_from(origin.1)?);
         engine(func, |e| {
             let o = buffer(e, origin_addr, n, dt)?;
-            let op = if put { e.put(o, t, w)? } else { e.get(o, t, w)? };
+            let op = if put {
+                e.put(o, t, w)?
+            } else {
+                e.get(o, t, w)?
+            };
             hand_out_op(e, op, request);
             Ok(())
         })
@@ -316,7 +346,11 @@ unsafe fn accumulate(
 ) -> c_int {
     let r = (|| {
         let (w, t) = (win_from(win)?, t?);
-        let (n, dt, op) = (count_from(origin.0)?, datatype_from(origin.1)?, op_from(op)?);
+        let (n, dt, op) = (
+            count_from(origin.0)?,
+            datatype_from(origin.1)?,
+            op_from(op)?,
+        );
         engine(func, |e| {
             let o = buffer(e, origin_addr, n, dt)?;
             let op = e.accumulate(o, t, op, w)?;
@@ -471,9 +505,13 @@ mpi_fn! { fn MPI_Win_test(win: c_int, flag: *mut c_int) {
 
 // ---- passive target ----
 
-/// A group rank argument that must name a rank (not `MPI_PROC_NULL`).
-fn rank_of(rank: c_int) -> Result<u32, MpiError> {
-    u32::try_from(rank).map_err(|_| MpiError::Rank)
+/// A group rank argument of the passive-target calls: `None` for
+/// `MPI_PROC_NULL`, with which they do nothing.
+fn rank_of(rank: c_int) -> Result<Option<u32>, MpiError> {
+    match rank {
+        MPI_PROC_NULL => Ok(None),
+        r => u32::try_from(r).map(Some).map_err(|_| MpiError::Rank),
+    }
 }
 
 mpi_fn! { fn MPI_Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: c_int) {
@@ -485,7 +523,8 @@ mpi_fn! { fn MPI_Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: c_i
             MPI_LOCK_SHARED => false,
             _ => return Err(MpiError::Arg),
         };
-        let (w, rank) = (win_from(win)?, rank_of(rank)?);
+        let w = win_from(win)?;
+        let Some(rank) = rank_of(rank)? else { return Ok(()) };
         engine(func, |e| e.win_lock(exclusive, rank, assert, w))
     })();
     finish(win, func, r)
@@ -494,7 +533,8 @@ mpi_fn! { fn MPI_Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: c_i
 mpi_fn! { fn MPI_Win_unlock(rank: c_int, win: c_int) {
     let func = "MPI_Win_unlock";
     let r = (|| {
-        let (w, rank) = (win_from(win)?, rank_of(rank)?);
+        let w = win_from(win)?;
+        let Some(rank) = rank_of(rank)? else { return Ok(()) };
         engine(func, |e| e.win_unlock(rank, w))
     })();
     finish(win, func, r)
@@ -515,7 +555,11 @@ mpi_fn! { fn MPI_Win_unlock_all(win: c_int) {
 unsafe fn flush(func: &str, rank: Option<c_int>, win: c_int) -> c_int {
     let r = (|| {
         let w = win_from(win)?;
-        let rank = rank.map(rank_of).transpose()?;
+        let rank = match rank.map(rank_of).transpose()? {
+            Some(None) => return Ok(()),
+            Some(Some(r)) => Some(r),
+            None => None,
+        };
         engine(func, |e| e.win_flush(rank, w))
     })();
     finish(win, func, r)

@@ -18,6 +18,7 @@
 //! member knows by the same number. Messages for a window a rank has not
 //! finished creating yet wait until it has.
 
+pub mod memory;
 pub mod origin;
 pub mod passive;
 mod target;
@@ -45,6 +46,9 @@ pub enum Flavor {
     Create,
     /// `MPI_Win_allocate`: memory the C layer allocated for the window.
     Allocate,
+    /// `MPI_Win_create_dynamic`: regions the program attaches, addressed
+    /// by absolute address.
+    Dynamic,
 }
 
 /// What the program asked for a window (`MPI_Win_get_attr`).
@@ -66,7 +70,7 @@ pub(crate) struct Window {
     /// The hidden duplicate of the communicator it was created on.
     comm: CommId,
     /// The window's memory, as the C layer handed it over.
-    memory: Box<dyn UserBuffer>,
+    memory: memory::WinMemory,
     /// Operations this process issued on the window and whose answer has
     /// not arrived, per target world rank.
     outstanding: HashMap<u32, u32>,
@@ -137,6 +141,54 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<WinId> {
         self.note_call();
+        self.new_window(
+            memory::WinMemory::Fixed(memory),
+            base,
+            disp_unit,
+            flavor,
+            comm,
+        )
+    }
+
+    /// `MPI_Win_create_dynamic` (collective over `comm`): no memory until
+    /// the program attaches some; displacements are addresses.
+    pub fn win_create_dynamic(&mut self, comm: CommId) -> MpiResult<WinId> {
+        self.note_call();
+        self.new_window(
+            memory::WinMemory::Dynamic(Vec::new()),
+            0,
+            1,
+            Flavor::Dynamic,
+            comm,
+        )
+    }
+
+    /// `MPI_Win_attach`: `memory` (at address `start`) becomes part of the
+    /// dynamic window.
+    pub fn win_attach(
+        &mut self,
+        win: WinId,
+        start: usize,
+        memory: Box<dyn UserBuffer>,
+    ) -> MpiResult<()> {
+        self.note_call();
+        self.window_mut(win)?.memory.attach(start, memory)
+    }
+
+    /// `MPI_Win_detach` of the region attached at address `start`.
+    pub fn win_detach(&mut self, win: WinId, start: usize) -> MpiResult<()> {
+        self.note_call();
+        self.window_mut(win)?.memory.detach(start)
+    }
+
+    fn new_window(
+        &mut self,
+        memory: memory::WinMemory,
+        base: usize,
+        disp_unit: u32,
+        flavor: Flavor,
+        comm: CommId,
+    ) -> MpiResult<WinId> {
         if self.comm(comm)?.is_inter() {
             return Err(MpiError::Comm);
         }
@@ -147,7 +199,10 @@ impl<T: Transport> Engine<T> {
         let context = self.comm(hidden)?.context;
         let id = WinId(self.rma.next);
         self.rma.next += 1;
-        let size = memory.bytes().len() as u64;
+        let size = match &memory {
+            memory::WinMemory::Fixed(m) => m.bytes().len() as u64,
+            memory::WinMemory::Dynamic(_) => 0,
+        };
         self.rma.windows.insert(
             id,
             Window {
@@ -193,7 +248,7 @@ impl<T: Transport> Engine<T> {
     /// `MPI_Win_free` (collective): waits for this process's operations,
     /// then for every member (so nobody still targets the window), and
     /// gives the window's memory back to the C layer.
-    pub fn win_free(&mut self, win: WinId) -> MpiResult<Box<dyn UserBuffer>> {
+    pub fn win_free(&mut self, win: WinId) -> MpiResult<memory::WinMemory> {
         self.note_call();
         let w = self.window(win)?;
         if w.access.is_some() || w.exposure.is_some() || !w.locked.is_empty() || w.locked_all {
@@ -347,7 +402,10 @@ impl<T: Transport> Engine<T> {
     /// Handles an arrived one-sided message.
     pub(crate) fn on_rma(&mut self, env: Envelope, payload: &[u8]) {
         let Some(&win) = self.rma.by_context.get(&env.context) else {
-            if matches!(env.kind, Kind::RmaAck | Kind::RmaReply | Kind::RmaLockGranted) {
+            if matches!(
+                env.kind,
+                Kind::RmaAck | Kind::RmaReply | Kind::RmaLockGranted
+            ) {
                 self.counters.bad_messages += 1;
             } else {
                 let early = self.rma.early.entry(env.context).or_default();
@@ -367,7 +425,9 @@ impl<T: Transport> Engine<T> {
                 }
             }
             Kind::RmaAck | Kind::RmaReply => self.on_rma_answer(env, payload),
-            Kind::RmaLock | Kind::RmaLockGranted | Kind::RmaUnlock => self.on_lock_message(win, &env),
+            Kind::RmaLock | Kind::RmaLockGranted | Kind::RmaUnlock => {
+                self.on_lock_message(win, &env)
+            }
             _ => self.apply_rma(win, env, payload),
         }
     }

@@ -8,9 +8,9 @@ use crate::datatype::{BuiltinType, DatatypeId, TypeInfo};
 use crate::envelope::{CallCode, Envelope, Kind};
 use crate::error::{MpiError, MpiResult};
 use crate::message_data::UserBuffer;
+use crate::op::{allowed, BuiltinOp, OpId};
 use crate::request::{Pending, Request, RequestId, State};
 use crate::status::Completion;
-use crate::op::{allowed, BuiltinOp, OpId};
 use crate::transport::Transport;
 use crate::Engine;
 
@@ -390,7 +390,13 @@ impl<T: Transport> Engine<T> {
                 error,
                 ..crate::status::Status::empty()
             };
-            self.finish(req, crate::status::Completion { status, ..crate::status::Completion::inactive() });
+            self.finish(
+                req,
+                crate::status::Completion {
+                    status,
+                    ..crate::status::Completion::inactive()
+                },
+            );
         }
     }
 }

@@ -75,7 +75,14 @@ impl LockQueue {
 }
 
 impl<T: Transport> Engine<T> {
-    fn send_lock_message(&mut self, win: WinId, kind: Kind, call: CallCode, dst: u32, tag: i32) -> MpiResult<()> {
+    fn send_lock_message(
+        &mut self,
+        win: WinId,
+        kind: Kind,
+        call: CallCode,
+        dst: u32,
+        tag: i32,
+    ) -> MpiResult<()> {
         let context = self.comm(self.window(win)?.comm)?.context;
         let mut env = rma_envelope(kind, call, self.rank(), dst, context, 0);
         env.tag = tag;
@@ -84,7 +91,13 @@ impl<T: Transport> Engine<T> {
     }
 
     /// Asks each of `dsts` for a lock and waits for every grant.
-    fn acquire(&mut self, win: WinId, dsts: &[u32], exclusive: bool, call: CallCode) -> MpiResult<()> {
+    fn acquire(
+        &mut self,
+        win: WinId,
+        dsts: &[u32],
+        exclusive: bool,
+        call: CallCode,
+    ) -> MpiResult<()> {
         for &d in dsts {
             self.send_lock_message(win, Kind::RmaLock, call, d, exclusive as i32)?;
         }
@@ -105,7 +118,13 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Win_lock` on group rank `rank`.
-    pub fn win_lock(&mut self, exclusive: bool, rank: u32, assert: i32, win: WinId) -> MpiResult<()> {
+    pub fn win_lock(
+        &mut self,
+        exclusive: bool,
+        rank: u32,
+        assert: i32,
+        win: WinId,
+    ) -> MpiResult<()> {
         self.note_call();
         let dst = self.comm(self.window(win)?.comm)?.world_of(rank)?;
         let w = self.window(win)?;
@@ -125,7 +144,11 @@ impl<T: Transport> Engine<T> {
     pub fn win_unlock(&mut self, rank: u32, win: WinId) -> MpiResult<()> {
         self.note_call();
         let dst = self.comm(self.window(win)?.comm)?.world_of(rank)?;
-        let nocheck = self.window_mut(win)?.locked.remove(&dst).ok_or(MpiError::RmaSync)?;
+        let nocheck = self
+            .window_mut(win)?
+            .locked
+            .remove(&dst)
+            .ok_or(MpiError::RmaSync)?;
         let settled = self.settle_to(win, Some(dst));
         if !nocheck {
             self.send_lock_message(win, Kind::RmaUnlock, CallCode::Win_unlock, dst, 0)?;
