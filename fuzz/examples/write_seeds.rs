@@ -85,6 +85,7 @@ fn frames() -> Vec<(&'static str, Frame)> {
         ),
         ("finalize", Frame::Finalize(counters)),
         ("finalize_ack", Frame::FinalizeAck),
+        ("compute_late", Frame::ComputeLate { late_ns: 250_000 }),
         (
             "abort",
             Frame::Abort {

@@ -765,6 +765,14 @@ impl Gateway {
                 }
                 Ok(())
             }
+            (ConnState::Active, Frame::ComputeLate { late_ns }) => {
+                // The full distribution comes with Finalize; this is for
+                // the factor controller only.
+                if let Some(a) = self.adaptive.as_mut() {
+                    a.observe(late_ns);
+                }
+                Ok(())
+            }
             (ConnState::Active, Frame::Finalize(counters)) => {
                 self.lateness.record_computations(&counters);
                 let c = self.conns[idx].as_mut().unwrap();

@@ -34,8 +34,8 @@ pub use secret::JobSecret;
 /// Waiting and AbortAck frames; version 6 the rank's node in Welcome and
 /// the collective's name in CollectiveDone; version 7 the compute clock
 /// and CPU speed in Welcome and the computation's CPU time, wall time and
-/// lateness in Finalize.
-pub const VERSION: u16 = 7;
+/// lateness in Finalize; version 8 the ComputeLate frame.
+pub const VERSION: u16 = 8;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -382,6 +382,14 @@ pub enum Frame {
     },
     /// Gateway → shim: the rank's Abort is recorded; it may exit.
     AbortAck,
+    /// Shim → gateway, adaptive runs only: the rank's computations ran up
+    /// to `late_ns` of scaled time late since its previous ComputeLate
+    /// (they waited for a CPU), so the factor controller can raise the
+    /// factor during the run (the full distribution comes with Finalize).
+    ComputeLate {
+        /// Largest lateness since the previous frame, scaled ns.
+        late_ns: u64,
+    },
 }
 
 /// Why bytes could not be decoded into a frame.
@@ -426,6 +434,7 @@ const K_COLLECTIVE: u8 = 33;
 const K_COLLECTIVE_DONE: u8 = 34;
 const K_WAITING: u8 = 12;
 const K_ABORT_ACK: u8 = 13;
+const K_COMPUTE_LATE: u8 = 14;
 
 impl Frame {
     /// Appends the frame, length prefix included, to `out`.
@@ -586,6 +595,10 @@ impl Frame {
                 }
             }
             Frame::AbortAck => out.push(K_ABORT_ACK),
+            Frame::ComputeLate { late_ns } => {
+                out.push(K_COMPUTE_LATE);
+                out.extend_from_slice(&late_ns.to_le_bytes());
+            }
         }
         let len = (out.len() - start - LENGTH_PREFIX) as u32;
         out[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -610,6 +623,7 @@ impl Frame {
             Frame::CollectiveDone { .. } => "CollectiveDone",
             Frame::Waiting { .. } => "Waiting",
             Frame::AbortAck => "AbortAck",
+            Frame::ComputeLate { .. } => "ComputeLate",
         }
     }
 
@@ -761,6 +775,7 @@ impl Frame {
                 }
             }
             K_ABORT_ACK => Frame::AbortAck,
+            K_COMPUTE_LATE => Frame::ComputeLate { late_ns: r.u64()? },
             k => return Err(DecodeError::UnknownKind(k)),
         };
         if !r.buf.is_empty() {
@@ -927,6 +942,7 @@ mod tests {
                 wakeups: 0,
             },
             Frame::AbortAck,
+            Frame::ComputeLate { late_ns: 42_000 },
         ];
         let mut buf = Vec::new();
         for f in &frames {

@@ -83,6 +83,13 @@ pub fn enter(name: &'static str) {
             crate::runtime::clock_snapshot()
         };
         crate::runtime::pacer(|p| p.enter_refreshing(name, &c, &mut refresh));
+        if crate::runtime::clock_is_adaptive() {
+            // Tell the factor controller of computations that ran late.
+            let late = crate::runtime::pacer(|p| p.take_recent_lateness()).unwrap_or(0);
+            if late > 0 {
+                crate::runtime::try_with_engine(|e| e.transport_mut().note_compute_late(late));
+            }
+        }
     }
     crate::runtime::try_with_engine(|e| {
         if e.has_pending_collectives() {

@@ -23,6 +23,9 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a rank that aborts waits for the gateway to acknowledge it.
 const ABORT_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Least wall time between two ComputeLate frames, ns.
+const COMPUTE_LATE_EVERY_NS: u64 = 1_000_000;
+
 /// Who this rank is, for the Hello.
 pub struct Identity {
     /// Rank.
@@ -54,6 +57,10 @@ pub struct GatewayTransport {
     node: u32,
     compute_clock: ComputeClock,
     cpu_speed: f64,
+    /// Largest computation lateness not yet told to the gateway, ns.
+    late_pending_ns: u64,
+    /// When the last ComputeLate was sent (CLOCK_MONOTONIC), ns.
+    late_sent_ns: u64,
     coll_seq: HashMap<(u32, u32), u32>,
     /// Collectives reported to the analytic model, by their name there:
     /// where to deliver their release (receive context and tag).
@@ -105,6 +112,8 @@ impl GatewayTransport {
             node: 0,
             compute_clock: ComputeClock::Cpu,
             cpu_speed: 1.0,
+            late_pending_ns: 0,
+            late_sent_ns: 0,
             coll_seq: HashMap::new(),
             reported: HashMap::new(),
             wakeups: 0,
@@ -415,6 +424,19 @@ impl GatewayTransport {
                 Some(Frame::Deliver { .. }) | None => {}
                 Some(other) => self.control(other),
             }
+        }
+    }
+
+    /// A computation ran `late_ns` late (adaptive runs): tells the gateway
+    /// the largest lateness at most once per [`COMPUTE_LATE_EVERY_NS`] of
+    /// wall time, so a rank making many short calls adds little traffic.
+    pub fn note_compute_late(&mut self, late_ns: u64) {
+        self.late_pending_ns = self.late_pending_ns.max(late_ns);
+        let now = monotonic_ns();
+        if now.saturating_sub(self.late_sent_ns) >= COMPUTE_LATE_EVERY_NS {
+            let late_ns = std::mem::take(&mut self.late_pending_ns);
+            self.late_sent_ns = now;
+            self.write_frame(&Frame::ComputeLate { late_ns });
         }
     }
 
