@@ -15,11 +15,13 @@ local kinds = { [1] = "eager", [2] = "rendezvous request", [3] = "clear-to-send"
                 [4] = "rendezvous data", [5] = "sync ack", [6] = "control", [7] = "piece ack",
                 [8] = "cancel request", [9] = "cancel reply", [10] = "RMA put", [11] = "RMA get",
                 [12] = "RMA accumulate", [13] = "RMA get-accumulate", [14] = "RMA compare-and-swap",
-                [15] = "RMA ack", [16] = "RMA reply", [17] = "RMA post", [18] = "RMA complete" }
+                [15] = "RMA ack", [16] = "RMA reply", [17] = "RMA post", [18] = "RMA complete",
+                [19] = "RMA lock", [20] = "RMA lock granted", [21] = "RMA unlock" }
 local short_kinds = { [1] = "eager", [2] = "RTS", [3] = "CTS", [4] = "data", [5] = "ack", [6] = "control",
                       [7] = "piece-ack", [8] = "cancel", [9] = "cancel-reply", [10] = "Put", [11] = "Get",
                       [12] = "Accumulate", [13] = "Get_accumulate", [14] = "Compare_and_swap",
-                      [15] = "RMA ack", [16] = "Get reply", [17] = "Win_post", [18] = "Win_complete" }
+                      [15] = "RMA ack", [16] = "Get reply", [17] = "Win_post", [18] = "Win_complete",
+                      [19] = "Win_lock", [20] = "lock granted", [21] = "Win_unlock" }
 -- Reduction ops of accumulates, in the order of channel-shim/engine/src/rma/wire.rs.
 local rma_ops = { [0] = "MAX", [1] = "MIN", [2] = "SUM", [3] = "PROD", [4] = "LAND", [5] = "BAND",
                   [6] = "LOR", [7] = "BOR", [8] = "LXOR", [9] = "BXOR", [10] = "MINLOC",
@@ -52,6 +54,7 @@ local calls = {
   [136] = "MPI_Iallgather", [137] = "MPI_Iallgatherv", [138] = "MPI_Ialltoall",
   [139] = "MPI_Ialltoallv", [140] = "MPI_Ialltoallw", [141] = "MPI_Ireduce_scatter",
   [142] = "MPI_Ireduce_scatter_block", [143] = "MPI_Iscan", [144] = "MPI_Iexscan",
+  [160] = "MPI_Win_lock", [161] = "MPI_Win_unlock", [162] = "MPI_Win_lock_all", [163] = "MPI_Win_unlock_all",
 }
 
 local f = {
@@ -158,6 +161,7 @@ local function dissect_one(tvb, pinfo, tree)
       if kind == 16 then size = string.format("%d B", plen) end
     end
     if kind == 15 or kind >= 17 then size = "" end
+    if kind == 19 then size = (tag == 1) and "exclusive" or "shared" end
     info = string.format("MPI %s%s %d→%d win=%d%s %s", what, op, src, dst, ctx, rma, size)
   end
   local call = calls[tvb(4, 1):uint()]

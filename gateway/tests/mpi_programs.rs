@@ -165,6 +165,21 @@ fn one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/rma_locks.c: passive target — N ranks incrementing one
+/// counter with MPI_Fetch_and_op under exclusive locks, and with a get-put
+/// cycle under exclusive locks, end with exactly N × 20; shared locks,
+/// MPI_Win_lock_all with MPI_Rget, MPI_Win_flush, a dynamic window.
+#[test]
+fn passive_target_locks_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("rma_locks") {
+        // Per rank on s ranks: 3 counter checks, s gets, 2 flush checks,
+        // 1 dynamic-window check.
+        for (s, n) in [2, 4, 8].iter().zip(n) {
+            assert_eq!(n, s * (s + 6), "on {s} ranks");
+        }
+    }
+}
+
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {

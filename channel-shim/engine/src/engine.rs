@@ -413,7 +413,10 @@ impl<T: Transport> Engine<T> {
             | Kind::RmaAck
             | Kind::RmaReply
             | Kind::RmaPost
-            | Kind::RmaComplete => self.on_rma(env, payload),
+            | Kind::RmaComplete
+            | Kind::RmaLock
+            | Kind::RmaLockGranted
+            | Kind::RmaUnlock => self.on_rma(env, payload),
         }
     }
 

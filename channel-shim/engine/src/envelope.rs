@@ -10,7 +10,7 @@
 //! |-------:|-----:|---------------|---------|
 //! | 0      | 1    | `magic`       | always `0x4D` (`'M'`) |
 //! | 1      | 1    | `version`     | always `1` |
-//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack, 8 cancel request, 9 cancel reply, 10 RMA put, 11 RMA get, 12 RMA accumulate, 13 RMA get-accumulate, 14 RMA compare-and-swap, 15 RMA ack, 16 RMA reply, 17 RMA post, 18 RMA complete |
+//! | 2      | 1    | `kind`        | [`Kind`]: 1 eager, 2 RTS, 3 CTS, 4 rendezvous data (one piece), 5 Ssend ack, 6 control (never on the wire: the analytic model's release of a collective, delivered by the rank's own transport), 7 piece ack, 8 cancel request, 9 cancel reply, 10 RMA put, 11 RMA get, 12 RMA accumulate, 13 RMA get-accumulate, 14 RMA compare-and-swap, 15 RMA ack, 16 RMA reply, 17 RMA post, 18 RMA complete, 19 RMA lock, 20 RMA lock granted, 21 RMA unlock |
 //! | 3      | 1    | `flags`       | bit 0 [`FLAG_SYNC`]: synchronous send, the receiver acknowledges the match; bit 1 [`FLAG_COLL_ERROR`]: the sender's part of a collective already failed; bit 2 [`FLAG_INTERCOMM`]: sent on an intercommunicator; other bits zero |
 //! | 4      | 1    | `call`        | [`CallCode`]: the MPI call that produced the message |
 //! | 5      | 3    | reserved      | zero |
@@ -47,7 +47,10 @@
 //! RMA ack (put, accumulate) or an RMA reply carrying the old contents,
 //! both repeating `sender_op`; an ack or reply's `tag` is 0 or the MPI
 //! error class the target met. `MPI_Win_post` sends an RMA post to each
-//! origin, `MPI_Win_complete` an RMA complete to each target.
+//! origin, `MPI_Win_complete` an RMA complete to each target. `MPI_Win_lock`
+//! sends an RMA lock (`tag` 1 exclusive, 0 shared) answered by an RMA lock
+//! granted when the target's queue lets it in; `MPI_Win_unlock` sends an
+//! RMA unlock once the origin's operations on the target were answered.
 //!
 //! [`Envelope::decode`] never panics: garbage yields an [`EnvelopeError`].
 
@@ -121,6 +124,14 @@ pub enum Kind {
     RmaPost = 17,
     /// `MPI_Win_complete`: the origin's operations on the target are done.
     RmaComplete = 18,
+    /// `MPI_Win_lock` (and `lock_all`): asks the target for a lock; `tag`
+    /// is 1 for exclusive, 0 for shared.
+    RmaLock = 19,
+    /// The target granted a lock.
+    RmaLockGranted = 20,
+    /// `MPI_Win_unlock` (and `unlock_all`): releases a lock, after the
+    /// origin's operations on the target were answered.
+    RmaUnlock = 21,
 }
 
 impl Kind {
@@ -145,6 +156,9 @@ impl Kind {
             16 => Kind::RmaReply,
             17 => Kind::RmaPost,
             18 => Kind::RmaComplete,
+            19 => Kind::RmaLock,
+            20 => Kind::RmaLockGranted,
+            21 => Kind::RmaUnlock,
             _ => return None,
         })
     }
@@ -347,6 +361,14 @@ call_codes! {
     Iscan = 143,
     /// MPI_Iexscan.
     Iexscan = 144,
+    /// MPI_Win_lock.
+    Win_lock = 160,
+    /// MPI_Win_unlock.
+    Win_unlock = 161,
+    /// MPI_Win_lock_all.
+    Win_lock_all = 162,
+    /// MPI_Win_unlock_all.
+    Win_unlock_all = 163,
 }
 
 /// Each nonblocking collective's call code and its blocking call's.

@@ -67,6 +67,11 @@ pub enum MpiError {
     RmaSync,
     /// `MPI_ERR_RMA_RANGE`: an operation outside the target's window.
     RmaRange,
+    /// `MPI_ERR_RMA_ATTACH`: attaching overlapping memory, or detaching
+    /// memory not attached.
+    RmaAttach,
+    /// `MPI_ERR_RMA_FLAVOR`: a call the window's flavor does not allow.
+    RmaFlavor,
     /// An error code the program produced (returned by one of its
     /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
     Code(i32),
@@ -105,6 +110,8 @@ impl fmt::Display for MpiError {
             MpiError::Disp => "invalid displacement unit",
             MpiError::RmaSync => "one-sided call outside its synchronisation epoch",
             MpiError::RmaRange => "one-sided operation outside the target window",
+            MpiError::RmaAttach => "memory cannot be attached to or detached from the window",
+            MpiError::RmaFlavor => "the window's flavor does not allow this call",
             MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)

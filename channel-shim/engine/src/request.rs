@@ -77,6 +77,8 @@ pub(crate) enum Pending {
     /// A send whose message already left, waiting for the reply to
     /// `MPI_Cancel` (which decides whether it was cancelled).
     CancelReply,
+    /// `MPI_Rput` and friends: done when the operation's answers arrived.
+    Rma,
     /// `MPI_Isendrecv`: done when both of its hidden requests are.
     Pair {
         /// The receive (its status is the pair's).

@@ -1,5 +1,5 @@
-//! One-sided communication (active target): windows, operations, fence and
-//! post/start/complete/wait. `MPI_WIN_ALLOCATE`'s `BASEPTR` and
+//! One-sided communication: windows, operations (and their request-based
+//! forms), fence, post/start/complete/wait, locks and flushes. `MPI_WIN_ALLOCATE`'s `BASEPTR` and
 //! `MPI_WIN_GET_ATTR`'s values are `INTEGER(KIND=MPI_ADDRESS_KIND)`:
 //! `MPI_WIN_BASE` reads as the address, `MPI_WIN_SIZE`,
 //! `MPI_WIN_DISP_UNIT`, `MPI_WIN_CREATE_FLAVOR` and `MPI_WIN_MODEL` as
@@ -13,6 +13,9 @@ use std::os::raw::{c_char, c_int, c_void};
 
 fortran_wrappers! {
     fn mpi_win_create_ = MPI_Win_create(base: Buf, size: AintIn, disp_unit: In, info: In, comm: In, win: IntRef);
+    fn mpi_win_create_dynamic_ = MPI_Win_create_dynamic(info: In, comm: In, win: IntRef);
+    fn mpi_win_attach_ = MPI_Win_attach(win: In, base: Buf, size: AintIn);
+    fn mpi_win_detach_ = MPI_Win_detach(win: In, base: Buf);
     fn mpi_win_allocate_ = MPI_Win_allocate(size: AintIn, disp_unit: In, info: In, comm: In, baseptr: AintRef, win: IntRef);
     fn mpi_win_free_ = MPI_Win_free(win: IntRef);
     fn mpi_win_get_group_ = MPI_Win_get_group(win: In, group: IntRef);
@@ -41,6 +44,28 @@ fortran_wrappers! {
     fn mpi_win_get_errhandler_ = MPI_Win_get_errhandler(win: In, errhandler: IntRef);
     fn mpi_win_call_errhandler_ = MPI_Win_call_errhandler(win: In, errorcode: In);
     fn mpi_win_free_keyval_ = MPI_Win_free_keyval(keyval: IntRef);
+    fn mpi_win_lock_ = MPI_Win_lock(lock_type: In, rank: In, assert: In, win: In);
+    fn mpi_win_unlock_ = MPI_Win_unlock(rank: In, win: In);
+    fn mpi_win_lock_all_ = MPI_Win_lock_all(assert: In, win: In);
+    fn mpi_win_unlock_all_ = MPI_Win_unlock_all(win: In);
+    fn mpi_win_flush_ = MPI_Win_flush(rank: In, win: In);
+    fn mpi_win_flush_local_ = MPI_Win_flush_local(rank: In, win: In);
+    fn mpi_win_flush_all_ = MPI_Win_flush_all(win: In);
+    fn mpi_win_flush_local_all_ = MPI_Win_flush_local_all(win: In);
+    fn mpi_win_sync_ = MPI_Win_sync(win: In);
+    fn mpi_win_set_info_ = MPI_Win_set_info(win: In, info: In);
+    fn mpi_win_get_info_ = MPI_Win_get_info(win: In, info_used: IntRef);
+    fn mpi_rput_ = MPI_Rput(origin_addr: Buf, origin_count: In, origin_datatype: In, target_rank: In,
+                            target_disp: AintIn, target_count: In, target_datatype: In, win: In, request: IntRef);
+    fn mpi_rget_ = MPI_Rget(origin_addr: Buf, origin_count: In, origin_datatype: In, target_rank: In,
+                            target_disp: AintIn, target_count: In, target_datatype: In, win: In, request: IntRef);
+    fn mpi_raccumulate_ = MPI_Raccumulate(origin_addr: Buf, origin_count: In, origin_datatype: In, target_rank: In,
+                                          target_disp: AintIn, target_count: In, target_datatype: In, op: In, win: In,
+                                          request: IntRef);
+    fn mpi_rget_accumulate_ = MPI_Rget_accumulate(origin_addr: Buf, origin_count: In, origin_datatype: In,
+                                                  result_addr: Buf, result_count: In, result_datatype: In,
+                                                  target_rank: In, target_disp: AintIn, target_count: In,
+                                                  target_datatype: In, op: In, win: In, request: IntRef);
     fn mpi_win_delete_attr_ = MPI_Win_delete_attr(win: In, keyval: In);
 }
 

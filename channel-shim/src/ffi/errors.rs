@@ -62,6 +62,8 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::Size => MPI_ERR_SIZE,
         MpiError::RmaSync => MPI_ERR_RMA_SYNC,
         MpiError::RmaRange => MPI_ERR_RMA_RANGE,
+        MpiError::RmaAttach => MPI_ERR_RMA_ATTACH,
+        MpiError::RmaFlavor => MPI_ERR_RMA_FLAVOR,
         MpiError::Code(c) => c,
     }
 }
@@ -78,6 +80,8 @@ fn class_name(class: c_int) -> Option<&'static str> {
         MPI_ERR_SIZE => "MPI_ERR_SIZE",
         MPI_ERR_RMA_SYNC => "MPI_ERR_RMA_SYNC",
         MPI_ERR_RMA_RANGE => "MPI_ERR_RMA_RANGE",
+        MPI_ERR_RMA_ATTACH => "MPI_ERR_RMA_ATTACH",
+        MPI_ERR_RMA_FLAVOR => "MPI_ERR_RMA_FLAVOR",
         MPI_ERR_COMM => "MPI_ERR_COMM",
         MPI_ERR_RANK => "MPI_ERR_RANK",
         MPI_ERR_ROOT => "MPI_ERR_ROOT",

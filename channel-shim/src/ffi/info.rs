@@ -68,13 +68,13 @@ fn infos() -> MutexGuard<'static, Option<Infos>> {
 }
 
 /// Runs `f` on the info table.
-fn with_infos<R>(f: impl FnOnce(&mut Infos) -> R) -> R {
+pub(crate) fn with_infos<R>(f: impl FnOnce(&mut Infos) -> R) -> R {
     let mut g = infos();
     f(g.get_or_insert_with(|| Infos::new(environment())))
 }
 
 /// The info object a handle names (`MPI_INFO_NULL` is `MPI_ERR_INFO`).
-fn info_from(h: c_int) -> Result<InfoId, MpiError> {
+pub(crate) fn info_from(h: c_int) -> Result<InfoId, MpiError> {
     let b = h as u32;
     if h == MPI_INFO_ENV {
         Ok(InfoId::ENV)
@@ -86,7 +86,7 @@ fn info_from(h: c_int) -> Result<InfoId, MpiError> {
 }
 
 /// The handle of an info object.
-fn info_to(id: InfoId) -> c_int {
+pub(crate) fn info_to(id: InfoId) -> c_int {
     if id == InfoId::ENV {
         MPI_INFO_ENV
     } else {

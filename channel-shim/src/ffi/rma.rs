@@ -12,12 +12,13 @@ use crate::ffi::comm::{get_name, set_name};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{apply, create_errhandler, fail, finish, HandlerFn};
 use crate::ffi::handles::*;
+use crate::ffi::info::{info_from, info_to, with_infos};
 use crate::ffi::p2p::Eng;
 use crate::ffi::write_out;
 use shim_engine::datatype::Span;
 use shim_engine::envelope::CallCode;
-use shim_engine::rma::origin::{OriginBuf, TargetSpec};
-use shim_engine::rma::{Flavor, WinId};
+use shim_engine::rma::origin::{OriginBuf, RmaOp, TargetSpec};
+use shim_engine::rma::Flavor;
 use shim_engine::{BuiltinOp, DatatypeId, MpiError, Object, ObjectKind, OpId};
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int, c_void};
@@ -56,11 +57,15 @@ unsafe fn create(
     let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
     let mem = program_memory(base, Span { base: 0, len });
-    let w = engine(func, |e| e.win_create(mem, base as usize, unit, flavor, c))?;
+    let w = engine(func, |e| match flavor {
+        Flavor::Dynamic => e.win_create_dynamic(c),
+        _ => e.win_create(mem, base as usize, unit, flavor, c),
+    })?;
     let h = win_to(w);
     let flavor = match flavor {
         Flavor::Create => MPI_WIN_FLAVOR_CREATE,
         Flavor::Allocate => MPI_WIN_FLAVOR_ALLOCATE,
+        Flavor::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
     };
     let values = AttrValues {
         size,
@@ -76,6 +81,28 @@ unsafe fn create(
 mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, _info: c_int, comm: c_int, win: *mut c_int) {
     let func = "MPI_Win_create";
     finish(comm, func, create(func, base, size, disp_unit, Flavor::Create, comm, win))
+} }
+
+mpi_fn! { fn MPI_Win_create_dynamic(_info: c_int, comm: c_int, win: *mut c_int) {
+    let func = "MPI_Win_create_dynamic";
+    finish(comm, func, create(func, std::ptr::null_mut(), 0, 1, Flavor::Dynamic, comm, win))
+} }
+
+mpi_fn! { fn MPI_Win_attach(win: c_int, base: *mut c_void, size: isize) {
+    let func = "MPI_Win_attach";
+    let r = (|| {
+        let w = win_from(win)?;
+        let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
+        let mem = program_memory(base, Span { base: 0, len });
+        engine(func, |e| e.win_attach(w, base as usize, mem))
+    })();
+    finish(win, func, r)
+} }
+
+mpi_fn! { fn MPI_Win_detach(win: c_int, base: *const c_void) {
+    let func = "MPI_Win_detach";
+    let r = win_from(win).and_then(|w| engine(func, |e| e.win_detach(w, base as usize)));
+    finish(win, func, r)
 } }
 
 mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, _info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
@@ -107,7 +134,7 @@ mpi_fn! { fn MPI_Win_free(win: *mut c_int) {
         let w = win_from(h)?;
         attr::delete_all(func, Object::Win(w))?;
         let info = engine(func, |e| e.win_info(w))?;
-        engine(func, |e| e.win_free(w))?;
+        engine(func, |e| e.win_free(w).map(drop))?;
         attr_values(|m| m.remove(&h));
         if info.flavor == Flavor::Allocate {
             libc::free(info.base as *mut c_void);
@@ -245,46 +272,106 @@ unsafe fn buffer(
     })
 }
 
-mpi_fn! { fn MPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                     target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
-    let func = "MPI_Put";
+/// What a request-based call (`MPI_Rput`, ...) writes its request to;
+/// null for the plain call.
+type RequestOut = *mut c_int;
+
+/// Hands the operation's request to the program when it asked for one.
+unsafe fn hand_out_op(e: &mut Eng, op: RmaOp, request: RequestOut) {
+    if !request.is_null() {
+        let r = e.rma_request(op);
+        write_out(request, request_to(r));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn put_or_get(
+    func: &str,
+    put: bool,
+    origin_addr: *const c_void,
+    origin: (c_int, c_int),
+    t: Result<TargetSpec, MpiError>,
+    win: c_int,
+    request: RequestOut,
+) -> c_int {
     let r = (|| {
-        let (w, t) = (win_from(win)?, target(target_rank, target_disp, target_count, target_datatype)?);
-        let (n, dt) = (count_from(origin_count)?, datatype_from(origin_datatype)?);
+        let (w, t) = (win_from(win)?, t?);
+        let (n, dt) = (count_from(origin.0)?, datatype_from(origin.1)?);
         engine(func, |e| {
             let o = buffer(e, origin_addr, n, dt)?;
-            e.put(o, t, w)
+            let op = if put {
+                e.put(o, t, w)?
+            } else {
+                e.get(o, t, w)?
+            };
+            hand_out_op(e, op, request);
+            Ok(())
         })
     })();
     finish(win, func, r)
+}
+
+mpi_fn! { fn MPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
+                     target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
+    put_or_get("MPI_Put", true, origin_addr, (origin_count, origin_datatype),
+               target(target_rank, target_disp, target_count, target_datatype), win, std::ptr::null_mut())
+} }
+
+mpi_fn! { fn MPI_Rput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
+                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int, request: *mut c_int) {
+    put_or_get("MPI_Rput", true, origin_addr, (origin_count, origin_datatype),
+               target(target_rank, target_disp, target_count, target_datatype), win, request)
 } }
 
 mpi_fn! { fn MPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
-    let func = "MPI_Get";
+    put_or_get("MPI_Get", false, origin_addr, (origin_count, origin_datatype),
+               target(target_rank, target_disp, target_count, target_datatype), win, std::ptr::null_mut())
+} }
+
+mpi_fn! { fn MPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
+                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int, request: *mut c_int) {
+    put_or_get("MPI_Rget", false, origin_addr, (origin_count, origin_datatype),
+               target(target_rank, target_disp, target_count, target_datatype), win, request)
+} }
+
+unsafe fn accumulate(
+    func: &str,
+    origin_addr: *const c_void,
+    origin: (c_int, c_int),
+    t: Result<TargetSpec, MpiError>,
+    op: c_int,
+    win: c_int,
+    request: RequestOut,
+) -> c_int {
     let r = (|| {
-        let (w, t) = (win_from(win)?, target(target_rank, target_disp, target_count, target_datatype)?);
-        let (n, dt) = (count_from(origin_count)?, datatype_from(origin_datatype)?);
+        let (w, t) = (win_from(win)?, t?);
+        let (n, dt, op) = (
+            count_from(origin.0)?,
+            datatype_from(origin.1)?,
+            op_from(op)?,
+        );
         engine(func, |e| {
             let o = buffer(e, origin_addr, n, dt)?;
-            e.get(o, t, w)
+            let op = e.accumulate(o, t, op, w)?;
+            hand_out_op(e, op, request);
+            Ok(())
         })
     })();
     finish(win, func, r)
-} }
+}
 
 mpi_fn! { fn MPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
                             target_disp: isize, target_count: c_int, target_datatype: c_int, op: c_int, win: c_int) {
-    let func = "MPI_Accumulate";
-    let r = (|| {
-        let (w, t) = (win_from(win)?, target(target_rank, target_disp, target_count, target_datatype)?);
-        let (n, dt, op) = (count_from(origin_count)?, datatype_from(origin_datatype)?, op_from(op)?);
-        engine(func, |e| {
-            let o = buffer(e, origin_addr, n, dt)?;
-            e.accumulate(o, t, op, w)
-        })
-    })();
-    finish(win, func, r)
+    accumulate("MPI_Accumulate", origin_addr, (origin_count, origin_datatype),
+               target(target_rank, target_disp, target_count, target_datatype), op, win, std::ptr::null_mut())
+} }
+
+mpi_fn! { fn MPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
+                             target_disp: isize, target_count: c_int, target_datatype: c_int, op: c_int, win: c_int,
+                             request: *mut c_int) {
+    accumulate("MPI_Raccumulate", origin_addr, (origin_count, origin_datatype),
+               target(target_rank, target_disp, target_count, target_datatype), op, win, request)
 } }
 
 /// `MPI_Get_accumulate` and `MPI_Fetch_and_op`: the origin buffer is not
@@ -298,6 +385,7 @@ unsafe fn get_accumulate(
     t: Result<TargetSpec, MpiError>,
     op: c_int,
     win: c_int,
+    request: RequestOut,
 ) -> c_int {
     let r = (|| {
         let (w, t, op) = (win_from(win)?, t?, op_from(op)?);
@@ -313,7 +401,9 @@ unsafe fn get_accumulate(
                 None => None,
             };
             let res = buffer(e, result.0, rn, rdt)?;
-            e.get_accumulate(o, res, t, op, w, call)
+            let op = e.get_accumulate(o, res, t, op, w, call)?;
+            hand_out_op(e, op, request);
+            Ok(())
         })
     })();
     finish(win, func, r)
@@ -325,13 +415,22 @@ mpi_fn! { fn MPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int,
                                 op: c_int, win: c_int) {
     get_accumulate("MPI_Get_accumulate", CallCode::Get_accumulate, (origin_addr, origin_count, origin_datatype),
                    (result_addr, result_count, result_datatype),
-                   target(target_rank, target_disp, target_count, target_datatype), op, win)
+                   target(target_rank, target_disp, target_count, target_datatype), op, win, std::ptr::null_mut())
+} }
+
+mpi_fn! { fn MPI_Rget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int,
+                                 result_addr: *mut c_void, result_count: c_int, result_datatype: c_int,
+                                 target_rank: c_int, target_disp: isize, target_count: c_int, target_datatype: c_int,
+                                 op: c_int, win: c_int, request: *mut c_int) {
+    get_accumulate("MPI_Rget_accumulate", CallCode::Get_accumulate, (origin_addr, origin_count, origin_datatype),
+                   (result_addr, result_count, result_datatype),
+                   target(target_rank, target_disp, target_count, target_datatype), op, win, request)
 } }
 
 mpi_fn! { fn MPI_Fetch_and_op(origin_addr: *const c_void, result_addr: *mut c_void, datatype: c_int, target_rank: c_int,
                               target_disp: isize, op: c_int, win: c_int) {
     get_accumulate("MPI_Fetch_and_op", CallCode::Fetch_and_op, (origin_addr, 1, datatype), (result_addr, 1, datatype),
-                   target(target_rank, target_disp, 1, datatype), op, win)
+                   target(target_rank, target_disp, 1, datatype), op, win, std::ptr::null_mut())
 } }
 
 mpi_fn! { fn MPI_Compare_and_swap(origin_addr: *const c_void, compare_addr: *const c_void, result_addr: *mut c_void,
@@ -343,7 +442,7 @@ mpi_fn! { fn MPI_Compare_and_swap(origin_addr: *const c_void, compare_addr: *con
             let o = buffer(e, origin_addr, 1, t.dt)?;
             let c = buffer(e, compare_addr, 1, t.dt)?;
             let res = buffer(e, result_addr, 1, t.dt)?;
-            e.compare_and_swap(o, c, res, t, w)
+            e.compare_and_swap(o, c, res, t, w).map(drop)
         })
     })();
     finish(win, func, r)
@@ -404,7 +503,104 @@ mpi_fn! { fn MPI_Win_test(win: c_int, flag: *mut c_int) {
     finish(win, "MPI_Win_test", r.map(|done| write_out(flag, done as c_int)))
 } }
 
-/// A window handle, for the Fortran bindings' use.
-pub fn win_id(h: c_int) -> Result<WinId, MpiError> {
-    win_from(h)
+// ---- passive target ----
+
+/// A group rank argument of the passive-target calls: `None` for
+/// `MPI_PROC_NULL`, with which they do nothing.
+fn rank_of(rank: c_int) -> Result<Option<u32>, MpiError> {
+    match rank {
+        MPI_PROC_NULL => Ok(None),
+        r => u32::try_from(r).map(Some).map_err(|_| MpiError::Rank),
+    }
 }
+
+mpi_fn! { fn MPI_Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: c_int) {
+    let func = "MPI_Win_lock";
+    let r = (|| {
+        assertion(assert)?;
+        let exclusive = match lock_type {
+            MPI_LOCK_EXCLUSIVE => true,
+            MPI_LOCK_SHARED => false,
+            _ => return Err(MpiError::Arg),
+        };
+        let w = win_from(win)?;
+        let Some(rank) = rank_of(rank)? else { return Ok(()) };
+        engine(func, |e| e.win_lock(exclusive, rank, assert, w))
+    })();
+    finish(win, func, r)
+} }
+
+mpi_fn! { fn MPI_Win_unlock(rank: c_int, win: c_int) {
+    let func = "MPI_Win_unlock";
+    let r = (|| {
+        let w = win_from(win)?;
+        let Some(rank) = rank_of(rank)? else { return Ok(()) };
+        engine(func, |e| e.win_unlock(rank, w))
+    })();
+    finish(win, func, r)
+} }
+
+mpi_fn! { fn MPI_Win_lock_all(assert: c_int, win: c_int) {
+    let func = "MPI_Win_lock_all";
+    let r = assertion(assert).and_then(|_| win_from(win)).and_then(|w| engine(func, |e| e.win_lock_all(assert, w)));
+    finish(win, func, r)
+} }
+
+mpi_fn! { fn MPI_Win_unlock_all(win: c_int) {
+    let r = win_from(win).and_then(|w| engine("MPI_Win_unlock_all", |e| e.win_unlock_all(w)));
+    finish(win, "MPI_Win_unlock_all", r)
+} }
+
+/// The flushes: `rank` None flushes every target.
+unsafe fn flush(func: &str, rank: Option<c_int>, win: c_int) -> c_int {
+    let r = (|| {
+        let w = win_from(win)?;
+        let rank = match rank.map(rank_of).transpose()? {
+            Some(None) => return Ok(()),
+            Some(Some(r)) => Some(r),
+            None => None,
+        };
+        engine(func, |e| e.win_flush(rank, w))
+    })();
+    finish(win, func, r)
+}
+
+mpi_fn! { fn MPI_Win_flush(rank: c_int, win: c_int) {
+    flush("MPI_Win_flush", Some(rank), win)
+} }
+
+mpi_fn! { fn MPI_Win_flush_local(rank: c_int, win: c_int) {
+    flush("MPI_Win_flush_local", Some(rank), win)
+} }
+
+mpi_fn! { fn MPI_Win_flush_all(win: c_int) {
+    flush("MPI_Win_flush_all", None, win)
+} }
+
+mpi_fn! { fn MPI_Win_flush_local_all(win: c_int) {
+    flush("MPI_Win_flush_local_all", None, win)
+} }
+
+mpi_fn! { fn MPI_Win_sync(win: c_int) {
+    let r = win_from(win).and_then(|w| engine("MPI_Win_sync", |e| e.win_sync(w)));
+    finish(win, "MPI_Win_sync", r)
+} }
+
+// ---- info ----
+
+mpi_fn! { fn MPI_Win_set_info(win: c_int, info: c_int) {
+    // Hints only: every window behaves as MPI's defaults say.
+    let func = "MPI_Win_set_info";
+    let r = win_from(win).and_then(|w| engine(func, |e| e.win_info(w))).and_then(|_| if info == MPI_INFO_NULL { Ok(()) } else { info_from(info).map(drop) });
+    finish(win, func, r)
+} }
+
+mpi_fn! { fn MPI_Win_get_info(win: c_int, info_used: *mut c_int) {
+    // No hints are in use: an empty info object.
+    let func = "MPI_Win_get_info";
+    let r = win_from(win).and_then(|w| engine(func, |e| e.win_info(w))).map(|_| {
+        let id = with_infos(|t| t.create());
+        write_out(info_used, info_to(id));
+    });
+    finish(win, func, r)
+} }

@@ -18,7 +18,9 @@
 //! member knows by the same number. Messages for a window a rank has not
 //! finished creating yet wait until it has.
 
+pub mod memory;
 pub mod origin;
+pub mod passive;
 mod target;
 #[cfg(test)]
 mod tests;
@@ -44,6 +46,9 @@ pub enum Flavor {
     Create,
     /// `MPI_Win_allocate`: memory the C layer allocated for the window.
     Allocate,
+    /// `MPI_Win_create_dynamic`: regions the program attaches, addressed
+    /// by absolute address.
+    Dynamic,
 }
 
 /// What the program asked for a window (`MPI_Win_get_attr`).
@@ -65,10 +70,10 @@ pub(crate) struct Window {
     /// The hidden duplicate of the communicator it was created on.
     comm: CommId,
     /// The window's memory, as the C layer handed it over.
-    memory: Box<dyn UserBuffer>,
+    memory: memory::WinMemory,
     /// Operations this process issued on the window and whose answer has
-    /// not arrived.
-    outstanding: u32,
+    /// not arrived, per target world rank.
+    outstanding: HashMap<u32, u32>,
     /// The first error a target reported for one of them.
     error: Option<MpiError>,
     /// `MPI_Win_post` messages arrived (and not yet used by a start), per
@@ -80,11 +85,25 @@ pub(crate) struct Window {
     access: Option<Vec<u32>>,
     /// The origins of the exposure epoch `MPI_Win_post` opened.
     exposure: Option<Vec<u32>>,
+    /// Passive target: the locks this process holds on other windows
+    /// (target world rank → taken with `MPI_MODE_NOCHECK`).
+    locked: HashMap<u32, bool>,
+    /// `MPI_Win_lock_all` holds, and whether it asked for the locks.
+    locked_all: bool,
+    locked_all_checked: bool,
+    /// Lock grants arrived and not yet taken, per target world rank.
+    grants: HashMap<u32, u32>,
+    /// The locks on this window, held and waiting.
+    locks: passive::LockQueue,
 }
 
 /// An operation this process issued, waiting for its answers.
 pub(crate) struct OriginOp {
     win: WinId,
+    /// Target world rank.
+    dst: u32,
+    /// The request of `MPI_Rput` and friends, completed with the operation.
+    request: Option<crate::request::RequestId>,
     /// Messages of the operation not yet answered.
     pieces_left: u32,
     /// Where the old contents go (get, get-accumulate, compare-and-swap).
@@ -122,6 +141,54 @@ impl<T: Transport> Engine<T> {
         comm: CommId,
     ) -> MpiResult<WinId> {
         self.note_call();
+        self.new_window(
+            memory::WinMemory::Fixed(memory),
+            base,
+            disp_unit,
+            flavor,
+            comm,
+        )
+    }
+
+    /// `MPI_Win_create_dynamic` (collective over `comm`): no memory until
+    /// the program attaches some; displacements are addresses.
+    pub fn win_create_dynamic(&mut self, comm: CommId) -> MpiResult<WinId> {
+        self.note_call();
+        self.new_window(
+            memory::WinMemory::Dynamic(Vec::new()),
+            0,
+            1,
+            Flavor::Dynamic,
+            comm,
+        )
+    }
+
+    /// `MPI_Win_attach`: `memory` (at address `start`) becomes part of the
+    /// dynamic window.
+    pub fn win_attach(
+        &mut self,
+        win: WinId,
+        start: usize,
+        memory: Box<dyn UserBuffer>,
+    ) -> MpiResult<()> {
+        self.note_call();
+        self.window_mut(win)?.memory.attach(start, memory)
+    }
+
+    /// `MPI_Win_detach` of the region attached at address `start`.
+    pub fn win_detach(&mut self, win: WinId, start: usize) -> MpiResult<()> {
+        self.note_call();
+        self.window_mut(win)?.memory.detach(start)
+    }
+
+    fn new_window(
+        &mut self,
+        memory: memory::WinMemory,
+        base: usize,
+        disp_unit: u32,
+        flavor: Flavor,
+        comm: CommId,
+    ) -> MpiResult<WinId> {
         if self.comm(comm)?.is_inter() {
             return Err(MpiError::Comm);
         }
@@ -132,7 +199,10 @@ impl<T: Transport> Engine<T> {
         let context = self.comm(hidden)?.context;
         let id = WinId(self.rma.next);
         self.rma.next += 1;
-        let size = memory.bytes().len() as u64;
+        let size = match &memory {
+            memory::WinMemory::Fixed(m) => m.bytes().len() as u64,
+            memory::WinMemory::Dynamic(_) => 0,
+        };
         self.rma.windows.insert(
             id,
             Window {
@@ -144,12 +214,17 @@ impl<T: Transport> Engine<T> {
                 },
                 comm: hidden,
                 memory,
-                outstanding: 0,
+                outstanding: HashMap::new(),
                 error: None,
                 posts: HashMap::new(),
                 completes: HashMap::new(),
                 access: None,
                 exposure: None,
+                locked: HashMap::new(),
+                locked_all: false,
+                locked_all_checked: false,
+                grants: HashMap::new(),
+                locks: Default::default(),
             },
         );
         self.rma.by_context.insert(context, id);
@@ -173,10 +248,10 @@ impl<T: Transport> Engine<T> {
     /// `MPI_Win_free` (collective): waits for this process's operations,
     /// then for every member (so nobody still targets the window), and
     /// gives the window's memory back to the C layer.
-    pub fn win_free(&mut self, win: WinId) -> MpiResult<Box<dyn UserBuffer>> {
+    pub fn win_free(&mut self, win: WinId) -> MpiResult<memory::WinMemory> {
         self.note_call();
         let w = self.window(win)?;
-        if w.access.is_some() || w.exposure.is_some() {
+        if w.access.is_some() || w.exposure.is_some() || !w.locked.is_empty() || w.locked_all {
             return Err(MpiError::RmaSync);
         }
         let comm = w.comm;
@@ -193,7 +268,21 @@ impl<T: Transport> Engine<T> {
     /// Progresses until every operation this process issued on `win` is
     /// answered; the first error a target reported, if any.
     fn settle(&mut self, win: WinId) -> MpiResult<()> {
-        while self.window(win)?.outstanding > 0 {
+        self.settle_to(win, None)
+    }
+
+    /// Like [`settle`](Self::settle), for the operations on world rank
+    /// `dst` only (`None`: all).
+    fn settle_to(&mut self, win: WinId, dst: Option<u32>) -> MpiResult<()> {
+        loop {
+            let out = &self.window(win)?.outstanding;
+            let busy = match dst {
+                Some(d) => out.get(&d).is_some_and(|&n| n > 0),
+                None => out.values().any(|&n| n > 0),
+            };
+            if !busy {
+                break;
+            }
             self.progress(true);
         }
         match self.window_mut(win)?.error.take() {
@@ -313,7 +402,10 @@ impl<T: Transport> Engine<T> {
     /// Handles an arrived one-sided message.
     pub(crate) fn on_rma(&mut self, env: Envelope, payload: &[u8]) {
         let Some(&win) = self.rma.by_context.get(&env.context) else {
-            if matches!(env.kind, Kind::RmaAck | Kind::RmaReply) {
+            if matches!(
+                env.kind,
+                Kind::RmaAck | Kind::RmaReply | Kind::RmaLockGranted
+            ) {
                 self.counters.bad_messages += 1;
             } else {
                 let early = self.rma.early.entry(env.context).or_default();
@@ -333,6 +425,9 @@ impl<T: Transport> Engine<T> {
                 }
             }
             Kind::RmaAck | Kind::RmaReply => self.on_rma_answer(env, payload),
+            Kind::RmaLock | Kind::RmaLockGranted | Kind::RmaUnlock => {
+                self.on_lock_message(win, &env)
+            }
             _ => self.apply_rma(win, env, payload),
         }
     }

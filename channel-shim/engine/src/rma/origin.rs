@@ -9,6 +9,8 @@ use crate::envelope::{CallCode, Envelope, Kind};
 use crate::error::{MpiError, MpiResult};
 use crate::message_data::UserBuffer;
 use crate::op::{allowed, BuiltinOp, OpId};
+use crate::request::{Pending, Request, RequestId, State};
+use crate::status::Completion;
 use crate::transport::Transport;
 use crate::Engine;
 
@@ -61,6 +63,12 @@ pub struct OriginBuf {
     pub dt: DatatypeId,
 }
 
+/// An operation just issued: what `MPI_Rput` and friends make a request
+/// of (nothing to wait for when it sent no message: `MPI_PROC_NULL`, no
+/// data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RmaOp(Option<u32>);
+
 /// The one predefined type every element of `t` is (accumulate's rule).
 fn element_type(t: &TypeInfo) -> MpiResult<Option<BuiltinType>> {
     let mut elem = None;
@@ -90,7 +98,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Put`.
-    pub fn put(&mut self, origin: OriginBuf, target: TargetSpec, win: WinId) -> MpiResult<()> {
+    pub fn put(&mut self, origin: OriginBuf, target: TargetSpec, win: WinId) -> MpiResult<RmaOp> {
         self.note_call();
         let data = self.pack_origin(&origin)?;
         self.issue(
@@ -105,7 +113,7 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Get`: the data lands in `result` when the reply arrives.
-    pub fn get(&mut self, result: OriginBuf, target: TargetSpec, win: WinId) -> MpiResult<()> {
+    pub fn get(&mut self, result: OriginBuf, target: TargetSpec, win: WinId) -> MpiResult<RmaOp> {
         self.note_call();
         self.issue(
             Kind::RmaGet,
@@ -125,7 +133,7 @@ impl<T: Transport> Engine<T> {
         target: TargetSpec,
         op: OpId,
         win: WinId,
-    ) -> MpiResult<()> {
+    ) -> MpiResult<RmaOp> {
         self.note_call();
         let op = Self::rma_op(op)?;
         let data = self.pack_origin(&origin)?;
@@ -150,7 +158,7 @@ impl<T: Transport> Engine<T> {
         op: OpId,
         win: WinId,
         call: CallCode,
-    ) -> MpiResult<()> {
+    ) -> MpiResult<RmaOp> {
         self.note_call();
         let op = Self::rma_op(op)?;
         let data = match (&origin, op) {
@@ -182,7 +190,7 @@ impl<T: Transport> Engine<T> {
         result: OriginBuf,
         target: TargetSpec,
         win: WinId,
-    ) -> MpiResult<()> {
+    ) -> MpiResult<RmaOp> {
         self.note_call();
         let mut data = self.pack_origin(&origin)?;
         let cmp = self.pack_origin(&compare)?;
@@ -212,11 +220,11 @@ impl<T: Transport> Engine<T> {
         op: BuiltinOp,
         data: Vec<u8>,
         result: Option<OriginBuf>,
-    ) -> MpiResult<()> {
+    ) -> MpiResult<RmaOp> {
         let w = self.window(win)?;
         let comm = w.comm;
         let Some(rank) = target.rank else {
-            return Ok(());
+            return Ok(RmaOp(None));
         };
         let dst = self.comm(comm)?.world_of(rank)?;
         if let Some(access) = &w.access {
@@ -266,7 +274,7 @@ impl<T: Transport> Engine<T> {
             return Err(MpiError::Datatype);
         }
         if total == 0 {
-            return Ok(());
+            return Ok(RmaOp(None));
         }
         // Pieces: accumulates cut at whole elements; a compare-and-swap is
         // one element.
@@ -301,11 +309,13 @@ impl<T: Transport> Engine<T> {
             op_id,
             OriginOp {
                 win,
+                dst,
+                request: None,
                 pieces_left: pieces as u32,
                 result,
             },
         );
-        self.window_mut(win)?.outstanding += 1;
+        *self.window_mut(win)?.outstanding.entry(dst).or_insert(0) += 1;
         let me = self.rank();
         for i in 0..pieces {
             let offset = i * piece;
@@ -325,7 +335,23 @@ impl<T: Transport> Engine<T> {
             env.msg_len = len;
             self.tsend(dst, &env, &payload);
         }
-        Ok(())
+        Ok(RmaOp(Some(op_id)))
+    }
+
+    /// The request of `MPI_Rput`, `MPI_Rget`, `MPI_Raccumulate` or
+    /// `MPI_Rget_accumulate`: complete when the operation's answers
+    /// arrived (so it is complete at the target as well as locally).
+    pub fn rma_request(&mut self, op: RmaOp) -> RequestId {
+        let pending = op.0.filter(|id| self.rma.ops.contains_key(id));
+        let state = match pending {
+            Some(_) => State::Pending(Pending::Rma),
+            None => State::Done(Completion::inactive()),
+        };
+        let req = self.reqs.add(Request::new(state));
+        if let Some(o) = pending.and_then(|id| self.rma.ops.get_mut(&id)) {
+            o.request = Some(req);
+        }
+        req
     }
 
     /// An ack or reply for one of this process's operations.
@@ -343,17 +369,34 @@ impl<T: Transport> Engine<T> {
             }
         }
         op.pieces_left = op.pieces_left.saturating_sub(1);
-        let (win, done) = (op.win, op.pieces_left == 0);
-        if done {
-            self.rma.ops.remove(&env.sender_op);
-        }
+        let (win, dst, done) = (op.win, op.dst, op.pieces_left == 0);
+        let request = if done {
+            self.rma.ops.remove(&env.sender_op).and_then(|o| o.request)
+        } else {
+            None
+        };
         if let Ok(w) = self.window_mut(win) {
-            if w.error.is_none() {
+            if done {
+                if let Some(n) = w.outstanding.get_mut(&dst) {
+                    *n -= 1;
+                }
+            }
+            if request.is_none() && w.error.is_none() {
                 w.error = error;
             }
-            if done {
-                w.outstanding -= 1;
-            }
+        }
+        if let Some(req) = request {
+            let status = crate::status::Status {
+                error,
+                ..crate::status::Status::empty()
+            };
+            self.finish(
+                req,
+                crate::status::Completion {
+                    status,
+                    ..crate::status::Completion::inactive()
+                },
+            );
         }
     }
 }

@@ -72,12 +72,11 @@ impl<T: Transport> Engine<T> {
         let w = self.window_mut(win)?;
         let unit = i64::from(w.info.disp_unit);
         let at = t.disp.checked_mul(unit).ok_or(MpiError::RmaRange)?;
-        // The region is the whole window; the operation's buffer address
-        // is `at` bytes into it.
-        let base = at.checked_neg().ok_or(MpiError::RmaRange)?;
         let count = usize::try_from(t.count).map_err(|_| MpiError::Count)?;
         let len = usize::try_from(t.len).map_err(|_| MpiError::Count)?;
-        let mem = w.memory.bytes_mut();
+        // The region holding the operation's address, and that address's
+        // offset into it.
+        let (mem, base) = w.memory.region(at)?;
         let range = |e: MpiError| match e {
             MpiError::Buffer => MpiError::RmaRange,
             e => e,

@@ -38,7 +38,10 @@ fn window(e: &mut E, init: Vec<u8>, unit: u32) -> WinId {
 
 /// Frees `win` and returns its final contents.
 fn free(e: &mut E, win: WinId) -> Vec<u8> {
-    e.win_free(win).unwrap().bytes().to_vec()
+    match e.win_free(win).unwrap() {
+        super::memory::WinMemory::Fixed(m) => m.bytes().to_vec(),
+        super::memory::WinMemory::Dynamic(_) => Vec::new(),
+    }
 }
 
 fn origin(data: Vec<u8>, count: usize, dt: DatatypeId) -> OriginBuf {
@@ -312,5 +315,154 @@ fn a_put_and_get_of_several_default_pieces_to_oneself_and_a_neighbour() {
                 .enumerate()
                 .all(|(i, &v)| v == i as i32 + 7 * me as i32));
         }
+    }
+}
+
+#[test]
+fn exclusive_locks_serialise_read_modify_write_cycles_to_the_exact_sum() {
+    // Each rank, 5 times: lock rank 0 exclusively, get the counter,
+    // put it back plus one, unlock. Without the locks increments would
+    // be lost.
+    for n in 1..=5u32 {
+        let out = run_world(n, 1 << 20, |e| {
+            let win = window(e, ints([0]), 4);
+            for _ in 0..5 {
+                e.win_lock(true, 0, 0, win).unwrap();
+                let (mem, got) = Reported::new(4, 0);
+                let _ = e
+                    .get(
+                        OriginBuf {
+                            mem,
+                            count: 1,
+                            dt: INT,
+                        },
+                        at(0, 0, 1, INT),
+                        win,
+                    )
+                    .unwrap();
+                e.win_flush(Some(0), win).unwrap();
+                let v = to_ints(&got.lock().unwrap().take().unwrap())[0];
+                let _ = e
+                    .put(origin(ints([v + 1]), 1, INT), at(0, 0, 1, INT), win)
+                    .unwrap();
+                e.win_unlock(0, win).unwrap();
+            }
+            to_ints(&free(e, win))[0]
+        });
+        assert_eq!(out[0], 5 * n as i32, "n={n}");
+    }
+}
+
+#[test]
+fn lock_all_fetch_and_op_and_request_based_operations() {
+    for n in 1..=5u32 {
+        let out = run_world(n, 1 << 20, |e| {
+            let me = e.rank() as i32;
+            let win = window(e, ints([0, -1]), 4);
+            e.win_lock_all(0, win).unwrap();
+            let mut reqs = Vec::new();
+            for t in 0..n {
+                let one = origin(ints([1]), 1, INT);
+                let (mem, _) = Reported::new(4, 0);
+                let res = OriginBuf {
+                    mem,
+                    count: 1,
+                    dt: INT,
+                };
+                let op = e
+                    .get_accumulate(
+                        Some(one),
+                        res,
+                        at(t, 0, 1, INT),
+                        OpId::Builtin(BuiltinOp::Sum),
+                        win,
+                        CallCode::Fetch_and_op,
+                    )
+                    .unwrap();
+                reqs.push(e.rma_request(op));
+            }
+            for r in reqs {
+                assert_eq!(e.wait(r).unwrap().status.error, None);
+            }
+            e.win_unlock_all(win).unwrap();
+            e.barrier(W).unwrap();
+            // Every rank added one to every counter; now each reads its
+            // own counter with a request-based get under a shared lock.
+            e.win_lock(false, e.rank(), 0, win).unwrap();
+            let (mem, got) = Reported::new(4, 0);
+            let op = e
+                .get(
+                    OriginBuf {
+                        mem,
+                        count: 1,
+                        dt: INT,
+                    },
+                    at(e.rank(), 0, 1, INT),
+                    win,
+                )
+                .unwrap();
+            let r = e.rma_request(op);
+            e.wait(r).unwrap();
+            e.win_unlock(e.rank(), win).unwrap();
+            // A request for an operation on MPI_PROC_NULL is complete at once.
+            let none = TargetSpec {
+                rank: None,
+                ..at(0, 0, 1, INT)
+            };
+            let op = e.put(origin(ints([me]), 1, INT), none, win).unwrap();
+            let r = e.rma_request(op);
+            assert!(e.test(r).unwrap().is_some());
+            let v = to_ints(&got.lock().unwrap().take().unwrap())[0];
+            free(e, win);
+            v
+        });
+        assert!(out.iter().all(|&v| v == n as i32), "n={n}: {out:?}");
+    }
+}
+
+#[test]
+fn a_dynamic_window_addresses_attached_regions_by_address() {
+    let out = run_world(3, 1 << 20, |e| {
+        let me = e.rank();
+        let win = e.win_create_dynamic(W).unwrap();
+        // Each rank "attaches" 4 ints at address 1000 × (rank + 1).
+        let (mem, got) = Reported::new(16, 0);
+        let start = 1000 * (me as usize + 1);
+        e.win_attach(win, start, mem).unwrap();
+        assert_eq!(
+            e.win_attach(win, start + 8, Box::new(vec![0u8; 4])),
+            Err(MpiError::RmaAttach)
+        );
+        e.barrier(W).unwrap();
+        let next = (me + 1) % 3;
+        let at_next = 1000 * (next as i64 + 1) + 4;
+        e.win_lock(true, next, 0, win).unwrap();
+        let _ = e
+            .put(
+                origin(ints([me as i32 + 1, 7]), 2, INT),
+                at(next, at_next, 2, INT),
+                win,
+            )
+            .unwrap();
+        // Beyond the attached region: the target refuses it.
+        let _ = e
+            .put(
+                origin(ints([9]), 1, INT),
+                at(next, at_next + 12, 1, INT),
+                win,
+            )
+            .unwrap();
+        let r = e.win_unlock(next, win);
+        assert_eq!(r, Err(MpiError::RmaRange));
+        e.barrier(W).unwrap();
+        e.win_detach(win, start).unwrap();
+        assert_eq!(e.win_detach(win, start), Err(MpiError::RmaAttach));
+        free(e, win);
+        let v = to_ints(&got.lock().unwrap().take().unwrap());
+        v
+    });
+    for (r, v) in out.iter().enumerate() {
+        let prev = (r as i32 + 2) % 3;
+        assert_eq!(v, &vec![0, prev + 1, 7, 0]);
     }
 }
