@@ -40,12 +40,14 @@ pub fn start_summary(ranks: u32, clock: ComputeClock, speeds: &[f64]) -> String 
     } else {
         String::new()
     };
+    let ranks = plural(ranks as u64, "rank");
+    let cores = plural(cores as u64, "core");
     match clock {
         ComputeClock::Cpu => format!(
-            "mpinetsim: {ranks} ranks on {cores} cores (computation measured as CPU time{speeds_note}); if every rank computes at once, time factor {factor} or more keeps up\n"
+            "mpinetsim: {ranks} on {cores} (computation measured as CPU time{speeds_note}); if every rank computes at once, time factor {factor} or more keeps up\n"
         ),
         ComputeClock::Wall => format!(
-            "mpinetsim: {ranks} ranks on {cores} cores (computation measured as wall time{speeds_note}: a rank waiting for a core computes longer unless the time factor is {factor} or more and the machine is otherwise idle)\n"
+            "mpinetsim: {ranks} on {cores} (computation measured as wall time{speeds_note}: a rank waiting for a core computes longer unless the time factor is {factor} or more and the machine is otherwise idle)\n"
         ),
     }
 }
@@ -121,5 +123,14 @@ mod tests {
         // At that factor the lateness came from elsewhere.
         let w = late_computation_warning(5_000_000, 1_000, needed as f64, 64, &speeds).unwrap();
         assert!(w.contains("other work on this machine"), "{w}");
+    }
+}
+
+/// `n` and the noun, plural unless `n` is 1 ("1 rank", "8 ranks").
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

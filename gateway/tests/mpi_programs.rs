@@ -226,7 +226,7 @@ fn intercommunicators_match_native_mpich() {
 #[test]
 fn communicator_routines_match_native_mpich() {
     if let Some(n) = same_output_on_2_4_8("comm_routines") {
-        assert_eq!(n, [19 * 2, 19 * 4, 19 * 8]);
+        assert_eq!(n, [22 * 2, 22 * 4, 22 * 8]);
     }
 }
 

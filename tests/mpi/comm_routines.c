@@ -104,6 +104,25 @@ static void split_type(void) {
     MPI_Comm none;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none);
     CHECK(none == MPI_COMM_NULL, "MPI_UNDEFINED gives MPI_COMM_NULL");
+    /* MPICH's neighbourhoods of a directory every rank names alike (all
+     * ranks share this machine's file system); different names, or no
+     * such hint, give MPI_COMM_NULL. */
+    MPI_Info hint;
+    MPI_Info_create(&hint);
+    MPI_Info_set(hint, "nbhd_common_dirname", ".");
+    MPI_Comm nbhd;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, hint, &nbhd);
+    int nsz = -1;
+    if (nbhd != MPI_COMM_NULL) MPI_Comm_size(nbhd, &nsz), MPI_Comm_free(&nbhd);
+    CHECK(nsz == size, "a common directory: %d ranks", nsz);
+    MPI_Info_set(hint, "nbhd_common_dirname", rank == 0 ? "/a" : "/b");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, hint, &nbhd);
+    CHECK(size == 1 || nbhd == MPI_COMM_NULL, "different directories");
+    if (nbhd != MPI_COMM_NULL) MPI_Comm_free(&nbhd);
+    MPI_Info_delete(hint, "nbhd_common_dirname");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, hint, &nbhd);
+    CHECK(nbhd == MPI_COMM_NULL, "no hint");
+    MPI_Info_free(&hint);
     section("comm_split_type");
 }
 

@@ -29,6 +29,10 @@ pub enum SplitType {
     Shared,
     /// `MPI_UNDEFINED`: this rank gets no communicator.
     Undefined,
+    /// One communicator of every member if all give this same colour,
+    /// else none for anyone (MPICH's `MPIX_COMM_TYPE_NEIGHBORHOOD` with
+    /// the `nbhd_common_dirname` hint, whose value the colour stands for).
+    Unanimous(i32),
 }
 
 /// The bitwise AND of context masks.
@@ -405,7 +409,7 @@ impl<T: Transport> Engine<T> {
         color: Option<i32>,
         key: i32,
     ) -> MpiResult<RequestId> {
-        let t = self.split_task(comm, color, key, CallCode::Comm_split)?;
+        let t = self.split_task(comm, color, key, CallCode::Comm_split, false)?;
         Ok(self.start_task(t))
     }
 
@@ -428,20 +432,26 @@ impl<T: Transport> Engine<T> {
         kind: SplitType,
         key: i32,
     ) -> MpiResult<RequestId> {
-        let color = match kind {
-            SplitType::Shared => Some(self.t.node() as i32),
-            SplitType::Undefined => None,
+        let (color, unanimous) = match kind {
+            SplitType::Shared => (Some(self.t.node() as i32), false),
+            SplitType::Undefined => (None, false),
+            // An intercommunicator has no neighbourhoods.
+            SplitType::Unanimous(_) if self.comm(comm)?.is_inter() => (None, false),
+            SplitType::Unanimous(c) => (Some(c), true),
         };
-        let t = self.split_task(comm, color, key, CallCode::Comm_split_type)?;
+        let t = self.split_task(comm, color, key, CallCode::Comm_split_type, unanimous)?;
         Ok(self.start_task(t))
     }
 
+    /// The split's task; with `unanimous`, a colour that not every member
+    /// gave makes no communicator for anyone (intracommunicators).
     fn split_task(
         &mut self,
         comm: CommId,
         color: Option<i32>,
         key: i32,
         call: CallCode,
+        unanimous: bool,
     ) -> MpiResult<Task> {
         let th = self.cfg.coll;
         let me = self.t.rank();
@@ -476,6 +486,11 @@ impl<T: Transport> Engine<T> {
         let c = self.ctx(comm, call)?;
         Ok(Task::new(c.io().clone(), async move {
             let all = allgather_bytes(&c, th, split_entry(color, key)).await?;
+            let color = if unanimous && split_entries(&all)?.iter().any(|e| e.0 != color) {
+                None
+            } else {
+                color
+            };
             let ctx = agree_intra(&c, th, color.is_some()).await?;
             let Some(col) = color else {
                 return Ok(TaskOut::Out(CollOutput::Comm(None)));

@@ -168,16 +168,41 @@ mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut
     finish(comm, "MPI_Comm_split", r)
 } }
 
+/// The colour standing for the `nbhd_common_dirname` hint of `info` (a
+/// hash of the name as given), if it has one.
+fn common_directory(info: c_int) -> Result<Option<i32>, MpiError> {
+    let pairs = crate::ffi::info::pairs_of(info)?;
+    Ok(pairs
+        .iter()
+        .find(|(k, _)| k == "nbhd_common_dirname")
+        .map(|(_, v)| {
+            // FNV-1a, folded to a non-negative colour.
+            let h = v.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+            (h & 0x7fff_ffff) as i32
+        }))
+}
+
 mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _info: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let c = comm_from(comm)?;
         // The emulated machine has one level: its nodes. Hardware-guided
-        // splits below it (MPI 4.0) and MPICH's neighbourhoods give
-        // MPI_COMM_NULL, as the standard allows.
+        // splits below it (MPI 4.0) give MPI_COMM_NULL, as the standard
+        // allows. MPICH's neighbourhoods: with `nbhd_common_dirname`, the
+        // ranks sharing that directory — every rank, since the emulated
+        // nodes share one file system — if all name the same one (else
+        // none); network levels (`network_topo`) and other hints give
+        // MPI_COMM_NULL.
         let kind = match split_type {
             MPI_COMM_TYPE_SHARED => SplitType::Shared,
-            MPI_UNDEFINED | MPI_COMM_TYPE_HW_GUIDED | MPI_COMM_TYPE_HW_UNGUIDED
-            | MPIX_COMM_TYPE_NEIGHBORHOOD => SplitType::Undefined,
+            MPIX_COMM_TYPE_NEIGHBORHOOD => match common_directory(_info)? {
+                Some(colour) => SplitType::Unanimous(colour),
+                None => SplitType::Undefined,
+            },
+            MPI_UNDEFINED | MPI_COMM_TYPE_HW_GUIDED | MPI_COMM_TYPE_HW_UNGUIDED => {
+                SplitType::Undefined
+            }
             _ => return Err(MpiError::Arg),
         };
         create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key))
