@@ -81,6 +81,15 @@ pub fn late_computation_warning(
     })
 }
 
+/// `n` and the noun, plural unless `n` is 1 ("1 rank", "8 ranks").
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,14 +132,5 @@ mod tests {
         // At that factor the lateness came from elsewhere.
         let w = late_computation_warning(5_000_000, 1_000, needed as f64, 64, &speeds).unwrap();
         assert!(w.contains("other work on this machine"), "{w}");
-    }
-}
-
-/// `n` and the noun, plural unless `n` is 1 ("1 rank", "8 ranks").
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
