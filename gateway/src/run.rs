@@ -387,12 +387,6 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let shim = launcher::locate_shim()?;
     let rank_hosts = sim.rank_host_names(a.ranks);
     let rank_cpu_speeds: Vec<f64> = rank_hosts.iter().map(|h| cfg.cpu_speed(h)).collect();
-    if a.announce_cores {
-        eprint!(
-            "{}",
-            crate::cores::start_summary(a.ranks, a.compute_clock, &rank_cpu_speeds)
-        );
-    }
     let captures = match (&a.capture, sim.packet_mut()) {
         (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
         _ => None,
@@ -470,6 +464,13 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         Some(_) => (1, "a socket per rank"),
     };
     crate::fd_limit::check(a.ranks, per_rank, what)?;
+    // Said once the job is sure to start (a refusal stays one sentence).
+    if a.announce_cores {
+        eprint!(
+            "{}",
+            crate::cores::start_summary(a.ranks, a.compute_clock, &rank_cpu_speeds)
+        );
+    }
     gw.vectors = vectors;
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());

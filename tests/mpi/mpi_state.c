@@ -334,6 +334,19 @@ static void info(void) {
     int s = rank, sum;
     MPI_Allreduce(&s, &sum, 1, MPI_INT, MPI_SUM, dup);
     CHECK(sum == size * (size - 1) / 2, "allreduce on a dup with info");
+    /* The nonblocking form (MPI 4.0): the info's hints, not the parent's. */
+    MPI_Comm idup;
+    MPI_Request req;
+    MPI_Info_set(i, "mpi_assert_no_any_source", "true");
+    MPI_Comm_idup_with_info(dup, i, &idup, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Comm_get_info(idup, &used);
+    MPI_Info_get(used, "mpi_assert_no_any_source", MPI_MAX_INFO_VAL, value, &flag);
+    CHECK(flag && strcmp(value, "true") == 0, "idup_with_info hint");
+    MPI_Info_free(&used);
+    MPI_Allreduce(&s, &sum, 1, MPI_INT, MPI_SUM, idup);
+    CHECK(sum == size * (size - 1) / 2, "allreduce on an idup with info");
+    MPI_Comm_free(&idup);
     MPI_Comm_free(&dup);
     MPI_Info_free(&i);
 

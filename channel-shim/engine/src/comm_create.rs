@@ -49,13 +49,26 @@ pub(crate) async fn agree_intra(c: &Ctx, th: CollThresholds, keep: bool) -> MpiR
     let key = (c.context, c.tag);
     let mut first = true;
     loop {
-        let mine = offer(c.io(), key, keep, std::mem::take(&mut first)).await?;
+        let was_first = std::mem::take(&mut first);
+        let mine = offer(c.io(), key, keep, was_first).await?;
         let all = allreduce_bytes(c, th, band(), mine, MASK_WORDS).await;
         match settle(c.io(), key, &all, keep).await? {
             Settled::Context(x) => return Ok(x),
+            // Alone after the first round, the next round would find the
+            // same (another agreement holds the mask): wait until one
+            // gives it back or ends.
+            Settled::Retry if c.n == 1 && !was_first => yield_now(c.io()).await?,
             Settled::Retry => {}
             Settled::Exhausted => return Err(all.err().unwrap_or(MpiError::Other)),
         }
+    }
+}
+
+/// Lets the other tasks run until messages have arrived.
+async fn yield_now(io: &Io) -> MpiResult<()> {
+    match io.exec(Cmd::Yield).await {
+        Reply::Ack => Ok(()),
+        _ => Err(MpiError::Other),
     }
 }
 
@@ -258,11 +271,36 @@ impl<T: Transport> Engine<T> {
     /// parent's error handler; attributes and names may be set at once,
     /// communication waits until the request completes) and the request.
     pub fn comm_idup(&mut self, comm: CommId) -> MpiResult<(CommId, RequestId)> {
-        let t = self.dup_task(comm, CallCode::Comm_idup)?;
+        self.idup(comm, None)
+    }
+
+    /// `MPI_Comm_idup_with_info`: as [`comm_idup`](Self::comm_idup), the
+    /// new communicator with `hints` instead of its parent's.
+    pub fn comm_idup_with_hints(
+        &mut self,
+        comm: CommId,
+        hints: crate::info::CommHints,
+    ) -> MpiResult<(CommId, RequestId)> {
+        self.idup(comm, Some(hints))
+    }
+
+    fn idup(
+        &mut self,
+        comm: CommId,
+        hints: Option<crate::info::CommHints>,
+    ) -> MpiResult<(CommId, RequestId)> {
+        // On the wire both forms are MPI_Comm_idup's agreement.
+        let mut t = self.dup_task(comm, CallCode::Comm_idup)?.duplicate();
+        if let Some(h) = hints {
+            t = t.with_hints(h);
+        }
         let placeholder = self.comm(comm)?.pending_copy();
         let id = self.comms.reserve(placeholder);
+        if let Some(h) = hints {
+            self.set_comm_hints(id, h)?;
+        }
         self.inherit_errhandler(comm, id);
-        Ok((id, self.start_task(t.into_comm(id).duplicate())))
+        Ok((id, self.start_task(t.into_comm(id))))
     }
 
     pub(crate) fn dup_task(&mut self, comm: CommId, call: CallCode) -> MpiResult<Task> {

@@ -59,6 +59,10 @@ pub(crate) struct ContextIds {
     holder: Option<AgreeKey>,
     eager_holder: Option<AgreeKey>,
     waiting: BTreeSet<AgreeKey>,
+    /// Counts the masks given back, the agreements that ended and the
+    /// blocks freed: a round that found nothing alone may find something
+    /// once it changed.
+    pub(crate) generation: u64,
 }
 
 impl Default for ContextIds {
@@ -68,6 +72,7 @@ impl Default for ContextIds {
             holder: None,
             eager_holder: None,
             waiting: BTreeSet::new(),
+            generation: 0,
         }
     }
 }
@@ -120,14 +125,18 @@ impl ContextIds {
     /// `keep` false (see [`offer_all`](Self::offer_all)) the block found is
     /// not taken here.
     pub fn settle(&mut self, key: AgreeKey, agreed: Result<&[u8], ()>, keep: bool) -> Settled {
+        // A mask given back may let a waiting agreement offer it.
         if self.holder == Some(key) {
             self.holder = None;
+            self.generation += 1;
         }
         if self.eager_holder == Some(key) {
             self.eager_holder = None;
+            self.generation += 1;
         }
         let Ok(agreed) = agreed else {
             self.waiting.remove(&key);
+            self.generation += 1;
             return Settled::Exhausted;
         };
         let words: Vec<u64> = agreed
@@ -146,6 +155,7 @@ impl ContextIds {
                     self.free[i] &= !(1u64 << bit);
                 }
                 self.waiting.remove(&key);
+                self.generation += 1;
                 return Settled::Context(context_of(i * 64 + bit));
             }
         }
@@ -153,6 +163,7 @@ impl ContextIds {
             return Settled::Retry;
         }
         self.waiting.remove(&key);
+        self.generation += 1;
         Settled::Exhausted
     }
 
@@ -164,6 +175,7 @@ impl ContextIds {
         let slot = ((context - 4) / 4) as usize;
         if slot < SLOTS {
             self.free[slot / 64] |= 1u64 << (slot % 64);
+            self.generation += 1;
         }
     }
 }

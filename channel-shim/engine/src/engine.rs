@@ -181,6 +181,10 @@ pub struct Engine<T: Transport> {
     pub(crate) names: Names,
     /// Hints set on communicators (`MPI_Comm_set_info`); absent: none asserted.
     pub(crate) comm_hints: HashMap<CommId, CommHints>,
+    /// The collective sequence number a persistent collective reserved at
+    /// its init call, for the collective its start begins on that
+    /// communicator (see `persistent_coll`).
+    pub(crate) persistent_seq: Option<(CommId, u32)>,
     /// One-sided communication: windows and operations in flight.
     pub(crate) rma: crate::rma::RmaState,
 }
@@ -225,6 +229,7 @@ impl<T: Transport> Engine<T> {
             bsend_used: 0,
             counters: Counters::default(),
             tasks: Vec::new(),
+            persistent_seq: None,
             attrs: Attributes::new(),
             errhandlers: Errhandlers::new(),
             error_codes: ErrorCodes::new(),
@@ -435,6 +440,7 @@ impl<T: Transport> Engine<T> {
         }
         if let Some(p) = parent {
             self.half_done(p);
+            self.inner_done(p);
         }
     }
 
@@ -444,6 +450,13 @@ impl<T: Transport> Engine<T> {
         match &r.persistent {
             Some(Persist::Send { dt, .. }) | Some(Persist::Recv { dt, .. }) => {
                 self.types.release_use(*dt)
+            }
+            Some(Persist::Coll { .. }) => {
+                if let Some(crate::request::OnDone(f)) = &r.on_done {
+                    for dt in &f.types {
+                        self.types.release_use(*dt);
+                    }
+                }
             }
             None => {}
         }
@@ -479,6 +492,7 @@ impl<T: Transport> Engine<T> {
             Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => {
                 Some((*count, *dt))
             }
+            Persist::Coll { .. } => None,
         }
     }
 

@@ -648,6 +648,8 @@ impl<T: Transport> Engine<T> {
                 let target = self.recv_target(recv, count, dt)?;
                 self.irecv_raw(cap, src, tag, comm, ctx, Some(req), target)?;
             }
+            // Started by the C layer's starter (see persistent_coll).
+            Persist::Coll { .. } => return Err(MpiError::Request),
         }
         Ok(())
     }

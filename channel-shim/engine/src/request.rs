@@ -86,6 +86,9 @@ pub(crate) enum Pending {
         /// The send.
         send: RequestId,
     },
+    /// A started persistent collective: done when the nonblocking
+    /// collective it started (a hidden request) is.
+    Inner(RequestId),
 }
 
 /// Lifecycle of a request.
@@ -115,6 +118,14 @@ pub(crate) enum Persist {
         src: Source,
         tag: Tag,
         comm: CommId,
+    },
+    /// A persistent collective (MPI 4.0 `MPI_Bcast_init` …): each start
+    /// runs `starter`, which the C layer made at the init call, as
+    /// collective number `seq` of `comm` (the init calls order them).
+    Coll {
+        starter: Opaque,
+        comm: CommId,
+        seq: u32,
     },
 }
 

@@ -112,3 +112,29 @@ fortran_wrappers! {
     fn mpi_ineighbor_alltoallv_ = MPI_Ineighbor_alltoallv(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In, request: IntRef);
     fn mpi_ineighbor_alltoallw_ = MPI_Ineighbor_alltoallw(sendbuf: Buf, sendcounts: IntRef, sdispls: AintRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: AintRef, recvtypes: IntRef, comm: In, request: IntRef);
 }
+
+// MPI 4.0's persistent collectives.
+fortran_wrappers! {
+    fn mpi_barrier_init_ = MPI_Barrier_init(comm: In, info: In, request: IntRef);
+    fn mpi_bcast_init_ = MPI_Bcast_init(buffer: Buf, count: In, datatype: In, root: In, comm: In, info: In, request: IntRef);
+    fn mpi_reduce_init_ = MPI_Reduce_init(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, root: In, comm: In, info: In, request: IntRef);
+    fn mpi_allreduce_init_ = MPI_Allreduce_init(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In, info: In, request: IntRef);
+    fn mpi_scan_init_ = MPI_Scan_init(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In, info: In, request: IntRef);
+    fn mpi_exscan_init_ = MPI_Exscan_init(sendbuf: Buf, recvbuf: Buf, count: In, datatype: In, op: In, comm: In, info: In, request: IntRef);
+    fn mpi_reduce_scatter_init_ = MPI_Reduce_scatter_init(sendbuf: Buf, recvbuf: Buf, recvcounts: IntRef, datatype: In, op: In, comm: In, info: In, request: IntRef);
+    fn mpi_reduce_scatter_block_init_ = MPI_Reduce_scatter_block_init(sendbuf: Buf, recvbuf: Buf, recvcount: In, datatype: In, op: In, comm: In, info: In, request: IntRef);
+    fn mpi_gather_init_ = MPI_Gather_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In, info: In, request: IntRef);
+    fn mpi_gatherv_init_ = MPI_Gatherv_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, root: In, comm: In, info: In, request: IntRef);
+    fn mpi_scatter_init_ = MPI_Scatter_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In, info: In, request: IntRef);
+    fn mpi_scatterv_init_ = MPI_Scatterv_init(sendbuf: Buf, sendcounts: IntRef, displs: IntRef, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, root: In, comm: In, info: In, request: IntRef);
+    fn mpi_allgather_init_ = MPI_Allgather_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_allgatherv_init_ = MPI_Allgatherv_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_alltoall_init_ = MPI_Alltoall_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_alltoallv_init_ = MPI_Alltoallv_init(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_alltoallw_init_ = MPI_Alltoallw_init(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtypes: IntRef, comm: In, info: In, request: IntRef);
+    fn mpi_neighbor_allgather_init_ = MPI_Neighbor_allgather_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_neighbor_allgatherv_init_ = MPI_Neighbor_allgatherv_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcounts: IntRef, displs: IntRef, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_neighbor_alltoall_init_ = MPI_Neighbor_alltoall_init(sendbuf: Buf, sendcount: In, sendtype: In, recvbuf: Buf, recvcount: In, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_neighbor_alltoallv_init_ = MPI_Neighbor_alltoallv_init(sendbuf: Buf, sendcounts: IntRef, sdispls: IntRef, sendtype: In, recvbuf: Buf, recvcounts: IntRef, rdispls: IntRef, recvtype: In, comm: In, info: In, request: IntRef);
+    fn mpi_neighbor_alltoallw_init_ = MPI_Neighbor_alltoallw_init(sendbuf: Buf, sendcounts: IntRef, sdispls: AintRef, sendtypes: IntRef, recvbuf: Buf, recvcounts: IntRef, rdispls: AintRef, recvtypes: IntRef, comm: In, info: In, request: IntRef);
+}

@@ -18,6 +18,7 @@ fortran_wrappers! {
     fn mpi_comm_set_info_ = MPI_Comm_set_info(comm: In, info: In);
     fn mpi_comm_get_info_ = MPI_Comm_get_info(comm: In, info_used: IntRef);
     fn mpi_comm_dup_with_info_ = MPI_Comm_dup_with_info(comm: In, info: In, newcomm: IntRef);
+    fn mpi_comm_idup_with_info_ = MPI_Comm_idup_with_info(comm: In, info: In, newcomm: IntRef, request: IntRef);
     fn mpi_alloc_mem_ = MPI_Alloc_mem(size: AintIn, info: In, baseptr: AintRef);
     fn mpi_free_mem_ = MPI_Free_mem(base: Location);
 }

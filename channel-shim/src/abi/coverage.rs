@@ -32,8 +32,13 @@ fn fortran_label(name: &str, has_binding: bool) -> &'static str {
     }
 }
 
-/// The text of docs/mpi-coverage.md: intro, totals per MPI version, and a
-/// table of every function of Debian's mpi.h with its C and Fortran status.
+/// The section on MPICH's own test suite (measured results, written by
+/// hand from the runs it describes), placed after the totals.
+const MPICH_TEST_SUITE: &str = include_str!("mpich_test_suite.md");
+
+/// The text of docs/mpi-coverage.md: intro, totals per MPI version, the
+/// results of MPICH's test suite, and a table of every function of
+/// Debian's mpi.h with its C and Fortran status.
 pub fn coverage_markdown() -> String {
     use std::fmt::Write as _;
     let implemented = |name: &str| IMPLEMENTED.binary_search(&name).is_ok();
@@ -85,6 +90,8 @@ pub fn coverage_markdown() -> String {
     for (label, n) in rows {
         let _ = writeln!(s, "| {label} | {} |", n.join(" | "));
     }
+    s.push('\n');
+    s.push_str(MPICH_TEST_SUITE);
     s.push_str(
         "\n## Functions\n\n\
          | function | version | C | Fortran |\n\

@@ -16,6 +16,7 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
 use crate::ffi::nbc;
+use crate::persistent_coll;
 use crate::runtime::GatewayTransport;
 use shim_engine::collectives::{
     AlltoallwArgs, CollFinish, CollInput, CollOutput, Form, ScatterRecv, ROOT_HERE, ROOT_NULL,
@@ -207,6 +208,7 @@ unsafe fn barrier(func: &str, form: Form, comm: c_int, request: *mut c_int) -> c
     })
 }
 coll_pair! { fn MPI_Barrier(comm: c_int); fn MPI_Ibarrier = barrier; }
+persistent_coll! { fn MPI_Barrier_init(comm: c_int) = barrier on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn bcast(
@@ -234,6 +236,7 @@ unsafe fn bcast(
     })
 }
 coll_pair! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int); fn MPI_Ibcast = bcast; }
+persistent_coll! { fn MPI_Bcast_init(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int) = bcast on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce(
@@ -264,6 +267,7 @@ unsafe fn reduce(
     })
 }
 coll_pair! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int); fn MPI_Ireduce = reduce; }
+persistent_coll! { fn MPI_Reduce_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int) = reduce on comm; }
 
 /// The allreduce-like collectives: a send buffer (or in place) of `count`
 /// instances and a receive buffer of as many.
@@ -296,8 +300,11 @@ reduction!(allreduce, start_allreduce);
 reduction!(scan, start_scan);
 reduction!(exscan, start_exscan);
 coll_pair! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iallreduce = allreduce; }
+persistent_coll! { fn MPI_Allreduce_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) = allreduce on comm; }
 coll_pair! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iscan = scan; }
+persistent_coll! { fn MPI_Scan_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) = scan on comm; }
 coll_pair! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iexscan = exscan; }
+persistent_coll! { fn MPI_Exscan_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) = exscan on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce_scatter_block(
@@ -322,6 +329,7 @@ unsafe fn reduce_scatter_block(
     })
 }
 coll_pair! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter_block = reduce_scatter_block; }
+persistent_coll! { fn MPI_Reduce_scatter_block_init(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter_block on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce_scatter(
@@ -347,6 +355,7 @@ unsafe fn reduce_scatter(
     })
 }
 coll_pair! { fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter = reduce_scatter; }
+persistent_coll! { fn MPI_Reduce_scatter_init(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter on comm; }
 
 mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int) {
     let r = (|| {
@@ -419,6 +428,7 @@ unsafe fn gather(
     })
 }
 coll_pair! { fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igather = gather; }
+persistent_coll! { fn MPI_Gather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) = gather on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn gatherv(
@@ -477,6 +487,7 @@ unsafe fn gatherv(
     })
 }
 coll_pair! { fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igatherv = gatherv; }
+persistent_coll! { fn MPI_Gatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int) = gatherv on comm; }
 
 /// The receive side of a scatter: `None` for `MPI_IN_PLACE` at the root of
 /// an intracommunicator, nothing at all at an intercommunicator's root group.
@@ -528,6 +539,7 @@ unsafe fn scatter(
     })
 }
 coll_pair! { fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatter = scatter; }
+persistent_coll! { fn MPI_Scatter_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) = scatter on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn scatterv(
@@ -567,6 +579,7 @@ unsafe fn scatterv(
     })
 }
 coll_pair! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatterv = scatterv; }
+persistent_coll! { fn MPI_Scatterv_init(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) = scatterv on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgather(
@@ -595,6 +608,7 @@ unsafe fn allgather(
     })
 }
 coll_pair! { fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Iallgather = allgather; }
+persistent_coll! { fn MPI_Allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = allgather on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgatherv(
@@ -630,6 +644,7 @@ unsafe fn allgatherv(
     })
 }
 coll_pair! { fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Iallgatherv = allgatherv; }
+persistent_coll! { fn MPI_Allgatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int) = allgatherv on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoall(
@@ -666,6 +681,7 @@ unsafe fn alltoall(
     })
 }
 coll_pair! { fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ialltoall = alltoall; }
+persistent_coll! { fn MPI_Alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = alltoall on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoallv(
@@ -701,6 +717,7 @@ unsafe fn alltoallv(
     })
 }
 coll_pair! { fn MPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ialltoallv = alltoallv; }
+persistent_coll! { fn MPI_Alltoallv_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) = alltoallv on comm; }
 
 /// The (byte displacement, count, datatype) blocks of a w-collective buffer.
 unsafe fn w_blocks(
@@ -770,3 +787,4 @@ unsafe fn alltoallw(
     })
 }
 coll_pair! { fn MPI_Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const c_int, comm: c_int); fn MPI_Ialltoallw = alltoallw; }
+persistent_coll! { fn MPI_Alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const c_int, comm: c_int) = alltoallw on comm; }

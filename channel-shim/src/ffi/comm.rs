@@ -114,7 +114,7 @@ unsafe fn create(
 /// Copies `c`'s attributes to its duplicate `id` (the engine copied its
 /// hints) and hands `id` out; if a copy callback fails, the duplicate is
 /// freed again and the program gets `MPI_COMM_NULL`.
-unsafe fn hand_out_dup(
+pub(crate) unsafe fn hand_out_dup(
     func: &str,
     c: CommId,
     id: CommId,

@@ -16,10 +16,10 @@
 //! `MPI_Info_create_env` gives the same before and after `MPI_Init`.
 
 use crate::abi::*;
-use crate::ffi::comm::dup_comm;
+use crate::ffi::comm::{dup_comm, hand_out_dup};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
-use crate::ffi::handles::comm_from;
+use crate::ffi::handles::{comm_from, request_to};
 use crate::ffi::{write_c_string, write_out};
 use crate::runtime;
 use shim_engine::info::{CommHints, InfoId, Infos, Pairs};
@@ -95,7 +95,7 @@ pub(crate) fn info_to(id: InfoId) -> c_int {
 }
 
 /// The pairs of an info argument; `MPI_INFO_NULL` is an empty list.
-fn pairs_of(h: c_int) -> Result<Pairs, MpiError> {
+pub(crate) fn pairs_of(h: c_int) -> Result<Pairs, MpiError> {
     if h == MPI_INFO_NULL {
         return Ok(Pairs::new());
     }
@@ -263,6 +263,20 @@ mpi_fn! { fn MPI_Comm_dup_with_info(comm: c_int, info: c_int, newcomm: *mut c_in
         // Attributes are copied as by MPI_Comm_dup; the hints are the info's.
         let id = dup_comm(func, c, newcomm)?;
         engine(func, |e| e.set_comm_hints(id, CommHints::default().updated(&pairs)))
+    })();
+    finish(comm, func, r)
+} }
+
+mpi_fn! { fn MPI_Comm_idup_with_info(comm: c_int, info: c_int, newcomm: *mut c_int, request: *mut c_int) {
+    let func = "MPI_Comm_idup_with_info";
+    let r = (|| {
+        let c = comm_from(comm)?;
+        let hints = CommHints::default().updated(&pairs_of(info)?);
+        // The handle at once, usable when the request completes; its
+        // attributes are copied now, as by MPI_Comm_idup.
+        let (id, req) = engine(func, |e| e.comm_idup_with_hints(c, hints))?;
+        write_out(request, request_to(req));
+        hand_out_dup(func, c, id, newcomm).map(|_| ())
     })();
     finish(comm, func, r)
 } }

@@ -53,6 +53,7 @@ pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod p2p_ext;
+pub mod persistent_coll;
 pub mod rma;
 pub mod status_convert;
 pub mod symbols;

@@ -11,6 +11,7 @@ use crate::ffi::collectives::Eng;
 use crate::ffi::datatype::Aint;
 use crate::ffi::handles::*;
 use crate::ffi::nbc;
+use crate::persistent_coll;
 use shim_engine::collectives::{CollFinish, CollOutput, Form};
 use shim_engine::envelope::CallCode;
 use shim_engine::{DatatypeId, MpiError};
@@ -176,6 +177,7 @@ unsafe fn allgather(
     )
 }
 neighbor_pair! { fn MPI_Neighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgather = allgather; }
+persistent_coll! { fn MPI_Neighbor_allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = allgather on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgatherv(
@@ -220,6 +222,7 @@ unsafe fn allgatherv(
     )
 }
 neighbor_pair! { fn MPI_Neighbor_allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgatherv = allgatherv; }
+persistent_coll! { fn MPI_Neighbor_allgatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, comm: c_int) = allgatherv on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoall(
@@ -265,6 +268,7 @@ unsafe fn alltoall(
     )
 }
 neighbor_pair! { fn MPI_Neighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoall = alltoall; }
+persistent_coll! { fn MPI_Neighbor_alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = alltoall on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoallv(
@@ -310,6 +314,7 @@ unsafe fn alltoallv(
     )
 }
 neighbor_pair! { fn MPI_Neighbor_alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoallv = alltoallv; }
+persistent_coll! { fn MPI_Neighbor_alltoallv_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) = alltoallv on comm; }
 
 /// `n` blocks of an alltoallw: counts, byte displacements and types.
 unsafe fn typed_blocks(
@@ -360,3 +365,4 @@ unsafe fn alltoallw(
     )
 }
 neighbor_pair! { fn MPI_Neighbor_alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int); fn MPI_Ineighbor_alltoallw = alltoallw; }
+persistent_coll! { fn MPI_Neighbor_alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int) = alltoallw on comm; }

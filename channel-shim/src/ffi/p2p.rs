@@ -8,6 +8,7 @@ use crate::ffi::errors::{fail, finish};
 use crate::ffi::grequest::{self, generalized_of, Completed};
 use crate::ffi::handles::*;
 use crate::ffi::multiple::{block_until, thread_multiple};
+use crate::ffi::persistent_coll::{self, Started};
 use crate::ffi::write_out;
 use crate::runtime::{self, GatewayTransport};
 use shim_engine::p2p::TestAny;
@@ -785,25 +786,46 @@ unsafe fn start_one(e: &mut Eng, id: RequestId) -> Result<(), MpiError> {
     }
 }
 
+/// Starts persistent request `id`: a collective through its starter
+/// (without the engine's lock), a send or receive in the engine. `Err`
+/// holds the code to return when the collective's start already reported
+/// its error.
+unsafe fn start_request(func: &str, id: RequestId) -> Result<Result<(), MpiError>, c_int> {
+    match persistent_coll::start(func, id) {
+        Ok(Started::NotCollective) => Ok(engine(func, |e| start_one(e, id))),
+        Ok(Started::Started) => Ok(Ok(())),
+        Ok(Started::Failed(code)) => Err(code),
+        Err(e) => Ok(Err(e)),
+    }
+}
+
 mpi_fn! { fn MPI_Start(request: *mut c_int) {
-    let r = (|| {
-        let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
-        engine("MPI_Start", |e| start_one(e, id))
-    })();
-    finish(MPI_COMM_WORLD, "MPI_Start", r)
+    let func = "MPI_Start";
+    let id = match request_from(*request) {
+        Ok(Some(id)) => id,
+        Ok(None) => return finish(MPI_COMM_WORLD, func, Err(MpiError::Request)),
+        Err(e) => return finish(MPI_COMM_WORLD, func, Err(e)),
+    };
+    match start_request(func, id) {
+        Ok(r) => finish(MPI_COMM_WORLD, func, r),
+        Err(code) => code,
+    }
 } }
 
 mpi_fn! { fn MPI_Startall(count: c_int, requests: *mut c_int) {
-    let r = (|| {
-        let ids = request_list(count, requests)?;
-        engine("MPI_Startall", |e| {
-            for id in ids.into_iter().flatten() {
-                start_one(e, id)?;
-            }
-            Ok(())
-        })
-    })();
-    finish(MPI_COMM_WORLD, "MPI_Startall", r)
+    let func = "MPI_Startall";
+    let ids = match request_list(count, requests) {
+        Ok(ids) => ids,
+        Err(e) => return finish(MPI_COMM_WORLD, func, Err(e)),
+    };
+    for id in ids.into_iter().flatten() {
+        match start_request(func, id) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return finish(MPI_COMM_WORLD, func, Err(e)),
+            Err(code) => return code,
+        }
+    }
+    MPI_SUCCESS
 } }
 
 mpi_fn! { fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) {

@@ -463,3 +463,71 @@ fn a_blocking_creation_and_an_idup_in_opposite_orders_both_finish() {
         });
     }
 }
+
+/// MPICH's threads/comm/comm_create_group_threads, as concurrent tasks:
+/// each rank runs four creations from groups on four duplicates of world
+/// at once (started in a different order on each rank) and a duplicate of
+/// MPI_COMM_SELF, then a barrier on each new communicator, ten times over.
+#[test]
+fn concurrent_creations_on_several_communicators_and_self_dups_finish() {
+    for n in [2u32, 4] {
+        run_world(n, 64, |e| {
+            let me = e.rank();
+            let comms: Vec<CommId> = (0..4).map(|_| e.comm_dup(W).unwrap()).collect();
+            for _round in 0..10 {
+                let order: Vec<usize> = if me % 2 == 0 {
+                    vec![0, 1, 2, 3]
+                } else {
+                    vec![3, 1, 0, 2]
+                };
+                let mut reqs = vec![None; 4];
+                for &i in &order {
+                    let g = e.comm_group(comms[i]).unwrap();
+                    reqs[i] = Some(e.start_comm_create_group(comms[i], g, i as i32).unwrap());
+                }
+                let d = e.start_comm_dup(CommId::SELF).unwrap();
+                let mut made = Vec::new();
+                for r in reqs.into_iter().flatten() {
+                    made.push(e.wait_comm(r).unwrap().unwrap());
+                }
+                let sd = e.wait_comm(d).unwrap().unwrap();
+                for &c in &made {
+                    e.barrier(c).unwrap();
+                    e.comm_free(c).unwrap();
+                }
+                e.barrier(sd).unwrap();
+                e.comm_free(sd).unwrap();
+            }
+        });
+    }
+}
+
+/// A blocking MPI_COMM_SELF duplicate while this rank's first round of
+/// another creation holds the eager blocks, waiting for a rank that itself
+/// first duplicates MPI_COMM_SELF behind a creation the first rank joins
+/// only later (threads/comm/comm_create_group_threads hung so): a round
+/// alone goes on to the main mask at once after its first round.
+#[test]
+fn a_self_duplicate_does_not_wait_for_a_pending_first_round() {
+    run_world(2, 64, |e| {
+        let me = e.rank();
+        let a = e.comm_dup(W).unwrap();
+        let b = e.comm_dup(W).unwrap();
+        let ((first, t1), (second, t2)) = if me == 0 {
+            ((a, 1), (b, 2))
+        } else {
+            ((b, 2), (a, 1))
+        };
+        let g = e.comm_group(W).unwrap();
+        let r1 = e.start_comm_create_group(first, g, t1).unwrap();
+        let sd = e.comm_dup(CommId::SELF).unwrap();
+        let r2 = e.start_comm_create_group(second, g, t2).unwrap();
+        let c1 = e.wait_comm(r1).unwrap().unwrap();
+        let c2 = e.wait_comm(r2).unwrap().unwrap();
+        // The communicators made from a, then from b, then the own one.
+        let (from_a, from_b) = if me == 0 { (c1, c2) } else { (c2, c1) };
+        for c in [from_a, from_b, sd] {
+            e.barrier(c).unwrap();
+        }
+    });
+}

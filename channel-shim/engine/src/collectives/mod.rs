@@ -301,8 +301,18 @@ impl<T: Transport> Engine<T> {
     /// the communicator's next collective sequence number.
     pub(crate) fn ctx_with(&mut self, comm: CommId, call: CallCode, io: &Io) -> MpiResult<Ctx> {
         let c = self.comms.get_mut(comm)?;
-        let seq = c.coll_seq;
-        c.coll_seq = seq.wrapping_add(1);
+        let seq = match self.persistent_seq {
+            // A persistent collective's start: the number its init took.
+            Some((pc, seq)) if pc == comm => {
+                self.persistent_seq = None;
+                seq
+            }
+            _ => {
+                let seq = c.coll_seq;
+                c.coll_seq = seq.wrapping_add(1);
+                seq
+            }
+        };
         self.ctx_tagged(comm, call, coll_tag(seq, call), io)
     }
 

@@ -140,6 +140,11 @@ pub(crate) enum Cmd {
     SettleMask(AgreeKey, Result<Vec<u8>, ()>, bool),
     /// Frees again a context block taken for a communicator not made.
     ReleaseContext(u32),
+    /// Lets the other tasks and calls run: the task goes on once another
+    /// context-id agreement has ended or a block was freed (a round that
+    /// involves no other process and found nothing, which would otherwise
+    /// repeat at once forever).
+    Yield,
     /// `inout = inp op inout` on packed elements.
     Reduce {
         op: OpId,
@@ -262,6 +267,11 @@ pub(crate) struct Task {
     into: Option<CommId>,
     /// The new communicator is a duplicate: it gets the parent's hints.
     dup: bool,
+    /// Hints it gets instead of the parent's (`MPI_Comm_idup_with_info`).
+    hints: Option<crate::info::CommHints>,
+    /// It yielded when the context-id agreements were at this generation
+    /// (see [`Cmd::Yield`]).
+    yielded_at: Option<u64>,
 }
 
 impl Task {
@@ -277,6 +287,8 @@ impl Task {
             parked: None,
             into: None,
             dup: false,
+            hints: None,
+            yielded_at: None,
         }
     }
 
@@ -284,6 +296,12 @@ impl Task {
     /// its hints too.
     pub(crate) fn duplicate(mut self) -> Task {
         self.dup = true;
+        self
+    }
+
+    /// The duplicate gets `hints` instead of its parent's.
+    pub(crate) fn with_hints(mut self, hints: crate::info::CommHints) -> Task {
+        self.hints = Some(hints);
         self
     }
 
@@ -319,8 +337,13 @@ impl<T: Transport> Engine<T> {
                 });
             }
         }
+        let generation = self.comms.ids.generation;
         if let Some(t) = self.drive(req, task) {
             self.tasks.push((req, t));
+        }
+        if self.comms.ids.generation != generation {
+            // An agreement ended: tasks that yielded may go on.
+            self.advance_tasks();
         }
         req
     }
@@ -362,17 +385,32 @@ impl<T: Transport> Engine<T> {
     /// Polls every parked task whose request completed (after messages
     /// were handled).
     pub(crate) fn advance_tasks(&mut self) {
+        // Again while agreements ended meanwhile: a task that yielded
+        // earlier in the pass may go on now.
+        loop {
+            let generation = self.comms.ids.generation;
+            self.advance_tasks_once();
+            if self.comms.ids.generation == generation {
+                break;
+            }
+        }
+    }
+
+    fn advance_tasks_once(&mut self) {
         let mut i = 0;
         while i < self.tasks.len() {
-            let movable = match self.tasks[i].1.parked {
-                Some(r) => !matches!(self.is_complete(r), Ok(false)),
-                None => true,
+            let t = &self.tasks[i].1;
+            let movable = match (t.parked, t.yielded_at) {
+                (Some(r), _) => !matches!(self.is_complete(r), Ok(false)),
+                (None, Some(g)) => g != self.comms.ids.generation,
+                (None, None) => true,
             };
             if !movable {
                 i += 1;
                 continue;
             }
-            let (req, task) = self.tasks.remove(i);
+            let (req, mut task) = self.tasks.remove(i);
+            task.yielded_at = None;
             if let Some(task) = self.drive(req, task) {
                 self.tasks.insert(i, (req, task));
                 i += 1;
@@ -406,6 +444,13 @@ impl<T: Transport> Engine<T> {
                 }
                 Poll::Pending => match task.io.take_cmd() {
                     Some(Cmd::Wait(r)) => task.parked = Some(r),
+                    Some(Cmd::Yield) => {
+                        // Driven again by advance_tasks once an agreement
+                        // ended or a block was freed.
+                        task.yielded_at = Some(self.comms.ids.generation);
+                        task.io.reply(Reply::Ack);
+                        return Some(task);
+                    }
                     Some(cmd) => {
                         let reply = self.execute(cmd);
                         task.io.reply(reply);
@@ -441,7 +486,7 @@ impl<T: Transport> Engine<T> {
                 context,
                 tag,
             } => Reply::Req(self.irecv_world(len as u64, src, tag, comm, context)),
-            Cmd::Wait(_) => unreachable!("waits park the task"),
+            Cmd::Wait(_) | Cmd::Yield => unreachable!("waits and yields park the task"),
             Cmd::ReleaseContext(c) => {
                 self.comms.ids.release(c);
                 Reply::Ack
@@ -487,7 +532,7 @@ impl<T: Transport> Engine<T> {
                 if let Some(parent) = self.reqs.get(req).ok().and_then(|r| r.comm) {
                     self.inherit_errhandler(parent, id);
                     if task.dup {
-                        if let Ok(h) = self.comm_hints(parent) {
+                        if let Some(h) = task.hints.or_else(|| self.comm_hints(parent).ok()) {
                             let _ = self.set_comm_hints(id, h);
                         }
                         if let Some(t) = self.topos.get(parent).cloned() {
