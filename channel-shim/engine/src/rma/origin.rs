@@ -221,6 +221,11 @@ impl<T: Transport> Engine<T> {
         data: Vec<u8>,
         result: Option<OriginBuf>,
     ) -> MpiResult<RmaOp> {
+        // Read what has arrived first (answers, other origins' requests),
+        // as any MPI call does: an origin issuing many operations without
+        // another call keeps its answers flowing instead of letting them
+        // pile up in the network until its next synchronisation.
+        self.progress(false);
         let w = self.window(win)?;
         let comm = w.comm;
         let Some(rank) = target.rank else {
