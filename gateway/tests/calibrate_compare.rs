@@ -365,6 +365,10 @@ fn timeline_is_trace_event_json_covering_each_rank() {
             "CPU {cpu} us in {wall} us of wall time: {e}"
         );
     }
+    assert!(
+        events.iter().any(|e| e["ph"] == "X" && e["cat"] == "sleep"),
+        "no rank slept for the time factor"
+    );
     for rank in 0..4u64 {
         let mut spans: Vec<(f64, f64, String)> = events
             .iter()
@@ -378,8 +382,17 @@ fn timeline_is_trace_event_json_covering_each_rank() {
             })
             .collect();
         spans.sort_by(|a, b| a.0.total_cmp(&b.0));
-        assert!(spans.iter().any(|s| s.2 == "compute") && spans.iter().any(|s| s.2 == "sleep"));
-        assert!(spans.iter().any(|s| s.2 == "mpi"));
+        // (A rank may owe no time-factor sleep when it already lagged by
+        // more than its computation, which load can cause; the job as a
+        // whole sleeps, checked below.)
+        assert!(
+            spans.iter().any(|s| s.2 == "compute"),
+            "rank {rank}: no compute span"
+        );
+        assert!(
+            spans.iter().any(|s| s.2 == "mpi"),
+            "rank {rank}: no MPI span"
+        );
         // The spans follow each other without gaps or overlaps…
         for w in spans.windows(2) {
             assert!(
