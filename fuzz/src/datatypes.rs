@@ -293,9 +293,13 @@ fn use_type(dts: &Datatypes, t: DatatypeId, count: usize, seed: u8) {
     let region: Vec<u8> = (0..span.len)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
         .collect();
-    let packed = dts
-        .pack(t, count, &region)
-        .expect("packs from its own span");
+    // Instance offsets beyond MPI_Aint are refused (MPI_ERR_COUNT, as
+    // documented), even when the data itself spans little.
+    let packed = match dts.pack(t, count, &region) {
+        Ok(p) => p,
+        Err(shim_engine::MpiError::Count) => return,
+        Err(e) => panic!("packs from its own span: {e:?}"),
+    };
     assert_eq!(packed.len() as u64, size * count as u64);
     // Which region bytes does unpacking write? If every packed byte lands
     // on a byte of its own, the type does not overlap itself and a round
