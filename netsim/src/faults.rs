@@ -258,10 +258,11 @@ impl FaultPlan {
                             .into(),
                     ));
                 }
-                if mtbf.0 == 0 || mttr.0 == 0 {
-                    return Err(fail(
-                        "has a zero `mtbf` or `mttr`; both must be longer than 0".into(),
-                    ));
+                if mtbf.0 < MIN_RANDOM_PERIOD_NS || mttr.0 < MIN_RANDOM_PERIOD_NS {
+                    return Err(fail(format!(
+                        "has `mtbf` {} ns and `mttr` {} ns; both must be at least 1us (an element that fails more often changes state thousands of times per simulated millisecond and the simulator cannot keep up)",
+                        mtbf.0, mttr.0
+                    )));
                 }
                 for t in targets {
                     let id = match t {
@@ -498,6 +499,13 @@ pub(crate) struct FaultState {
     /// Events after those, counted but not recorded.
     pub unrecorded: u64,
 }
+
+/// Shortest mean time between failures or to repair a random fault may
+/// have, in nanoseconds. Real links take milliseconds to detect a failure;
+/// below a microsecond every simulated millisecond would apply thousands of
+/// changes per element, and a retransmission backing off for minutes of
+/// virtual time would apply billions inside one step.
+pub const MIN_RANDOM_PERIOD_NS: u64 = 1_000;
 
 /// Most network events one run records (in the report, the timeline and
 /// as pcapng comments). Random faults with a period of milliseconds over
@@ -841,9 +849,10 @@ mod tests {
                 "below 1",
             ),
             ("[[fault]]\nlink='*'\nmtbf='1s'\n", "only one of"),
+            ("[[fault]]\nlink='*'\nmtbf='1s'\nmttr='0'\n", "at least 1us"),
             (
-                "[[fault]]\nlink='*'\nmtbf='1s'\nmttr='0'\n",
-                "longer than 0",
+                "[[fault]]\nlink='*'\nmtbf='999ns'\nmttr='1s'\n",
+                "`mtbf` 999 ns",
             ),
             (
                 "[[fault]]\nlink='host0-switch0'\naction='up'\nat='1ms'\nfor='1ms'\n",
