@@ -72,6 +72,8 @@ pub enum MpiError {
     RmaAttach,
     /// `MPI_ERR_RMA_FLAVOR`: a call the window's flavor does not allow.
     RmaFlavor,
+    /// `MPI_ERR_SESSION`: not an open session.
+    Session,
     /// An error code the program produced (returned by one of its
     /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
     Code(i32),
@@ -112,6 +114,7 @@ impl fmt::Display for MpiError {
             MpiError::RmaRange => "one-sided operation outside the target window",
             MpiError::RmaAttach => "memory cannot be attached to or detached from the window",
             MpiError::RmaFlavor => "the window's flavor does not allow this call",
+            MpiError::Session => "invalid session",
             MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)
