@@ -60,6 +60,15 @@ pub fn requested_thread_level(info: &Pairs) -> Option<i32> {
         .map(|i| i as i32)
 }
 
+/// The thread level a session provides: what `info` asks for (else
+/// `MPI_THREAD_MULTIPLE`), raised to the process's `process_level`.
+pub fn session_thread_level(info: &Pairs, process_level: i32) -> i32 {
+    requested_thread_level(info)
+        .unwrap_or(THREAD_MULTIPLE)
+        .max(process_level)
+        .clamp(0, THREAD_MULTIPLE)
+}
+
 /// The process sets every session offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcessSet {
@@ -158,14 +167,21 @@ pub fn string_tag(tag: &str, tag_ub: i32) -> i32 {
 }
 
 impl<T: Transport> Engine<T> {
-    /// `MPI_Session_init`: a session with the thread level `info` asks
-    /// for (else `MPI_THREAD_MULTIPLE`) and error handler `errhandler`.
-    pub fn session_init(&mut self, info: &Pairs, errhandler: ErrhandlerId) -> MpiResult<SessionId> {
+    /// `MPI_Session_init`: a session with error handler `errhandler` and
+    /// the thread level `info` asks for (else `MPI_THREAD_MULTIPLE`), or
+    /// the process's `process_level` if higher (the threads of a process
+    /// share one level, as in MPICH).
+    pub fn session_init(
+        &mut self,
+        info: &Pairs,
+        errhandler: ErrhandlerId,
+        process_level: i32,
+    ) -> MpiResult<SessionId> {
         if !self.errhandlers.exists(errhandler) {
             return Err(MpiError::Arg);
         }
         self.errhandlers.add_ref(errhandler);
-        let thread_level = requested_thread_level(info).unwrap_or(THREAD_MULTIPLE);
+        let thread_level = session_thread_level(info, process_level);
         Ok(self.sessions.open(Session {
             thread_level,
             errhandler,
@@ -261,7 +277,11 @@ impl<T: Transport> Engine<T> {
     /// create a communicator, told apart from concurrent creations by
     /// `tag`. Completes with the new communicator (see
     /// [`wait_comm`](Self::wait_comm)).
-    pub fn start_comm_create_from_group(&mut self, group: GroupId, tag: &str) -> MpiResult<RequestId> {
+    pub fn start_comm_create_from_group(
+        &mut self,
+        group: GroupId,
+        tag: &str,
+    ) -> MpiResult<RequestId> {
         let t = string_tag(tag, self.cfg.tag_ub);
         self.start_comm_create_group(CommId::WORLD, group, t)
     }
@@ -305,7 +325,13 @@ impl<T: Transport> Engine<T> {
         tag: &str,
     ) -> MpiResult<CommId> {
         let local = self.comm_create_from_group(local_group, tag)?;
-        let r = self.start_intercomm_from_groups(local, local_leader, remote_group, remote_leader, tag)?;
+        let r = self.start_intercomm_from_groups(
+            local,
+            local_leader,
+            remote_group,
+            remote_leader,
+            tag,
+        )?;
         let inter = self.wait_comm(r)?.ok_or(MpiError::Other);
         self.comm_free(local)?;
         inter
@@ -321,10 +347,19 @@ mod tests {
     fn thread_level_from_info() {
         let info = |v: &str| vec![(THREAD_LEVEL_KEY.to_string(), v.to_string())];
         assert_eq!(requested_thread_level(&info("MPI_THREAD_SINGLE")), Some(0));
-        assert_eq!(requested_thread_level(&info("mpi_thread_serialized")), Some(2));
-        assert_eq!(requested_thread_level(&info("MPI_THREAD_MULTIPLE")), Some(3));
+        assert_eq!(
+            requested_thread_level(&info("mpi_thread_serialized")),
+            Some(2)
+        );
+        assert_eq!(
+            requested_thread_level(&info("MPI_THREAD_MULTIPLE")),
+            Some(3)
+        );
         assert_eq!(requested_thread_level(&info("fast")), None);
         assert_eq!(requested_thread_level(&Pairs::new()), None);
+        assert_eq!(session_thread_level(&Pairs::new(), 0), 3);
+        assert_eq!(session_thread_level(&info("MPI_THREAD_FUNNELED"), 0), 1);
+        assert_eq!(session_thread_level(&info("MPI_THREAD_FUNNELED"), 2), 2);
     }
 
     #[test]
@@ -339,7 +374,10 @@ mod tests {
     #[test]
     fn string_tags_stay_within_the_tag_bound() {
         assert_eq!(string_tag("tag", i32::MAX), string_tag("tag", i32::MAX));
-        assert_ne!(string_tag("thread 1", i32::MAX), string_tag("thread 3", i32::MAX));
+        assert_ne!(
+            string_tag("thread 1", i32::MAX),
+            string_tag("thread 3", i32::MAX)
+        );
         for t in ["", "a", "org.mpi-forum.mpi-v4_0.example-ex10_8"] {
             assert!((0..=32767).contains(&string_tag(t, 32767)));
         }
@@ -348,9 +386,14 @@ mod tests {
     #[test]
     fn sessions_keep_their_level_handler_and_psets() {
         let out = run_world(3, 1 << 16, |e| {
-            let multiple = e.session_init(&Pairs::new(), ErrhandlerId::RETURN).unwrap();
-            let info = vec![(THREAD_LEVEL_KEY.to_string(), "MPI_THREAD_FUNNELED".to_string())];
-            let funneled = e.session_init(&info, ErrhandlerId::FATAL).unwrap();
+            let multiple = e
+                .session_init(&Pairs::new(), ErrhandlerId::RETURN, 0)
+                .unwrap();
+            let info = vec![(
+                THREAD_LEVEL_KEY.to_string(),
+                "MPI_THREAD_FUNNELED".to_string(),
+            )];
+            let funneled = e.session_init(&info, ErrhandlerId::FATAL, 0).unwrap();
             assert_ne!(multiple, funneled);
             assert_eq!(e.sessions_open(), 2);
             assert_eq!(
@@ -368,9 +411,16 @@ mod tests {
             );
             let selfg = e.group_from_session_pset(funneled, "mpi://SELF").unwrap();
             assert_eq!(e.group(selfg).unwrap().ranks, vec![e.rank()]);
-            assert!(matches!(e.session_error_handling(multiple), Some(ErrorAction::Return)));
-            e.session_set_errhandler(multiple, ErrhandlerId::FATAL).unwrap();
-            assert!(matches!(e.session_error_handling(multiple), Some(ErrorAction::Abort)));
+            assert!(matches!(
+                e.session_error_handling(multiple),
+                Some(ErrorAction::Return)
+            ));
+            e.session_set_errhandler(multiple, ErrhandlerId::FATAL)
+                .unwrap();
+            assert!(matches!(
+                e.session_error_handling(multiple),
+                Some(ErrorAction::Abort)
+            ));
             assert_eq!(e.session_get_errhandler(multiple), Ok(ErrhandlerId::FATAL));
             e.session_finalize(funneled).unwrap();
             assert_eq!(e.session_finalize(funneled), Err(MpiError::Session));
@@ -385,9 +435,12 @@ mod tests {
     fn a_created_handler_lives_while_a_session_uses_it() {
         run_world(1, 1 << 16, |e| {
             let h = e.errhandler_create(crate::Opaque::new(7u32));
-            let s = e.session_init(&Pairs::new(), h).unwrap();
+            let s = e.session_init(&Pairs::new(), h, 0).unwrap();
             e.errhandler_free(h).unwrap();
-            assert!(matches!(e.session_error_handling(s), Some(ErrorAction::Call(_))));
+            assert!(matches!(
+                e.session_error_handling(s),
+                Some(ErrorAction::Call(_))
+            ));
             e.session_finalize(s).unwrap();
             assert_eq!(e.errhandler_action(h).err(), Some(MpiError::Arg));
         });
@@ -399,17 +452,28 @@ mod tests {
     #[test]
     fn communicators_from_process_set_groups() {
         let out = run_world(4, 1 << 16, |e| {
-            let s = e.session_init(&Pairs::new(), ErrhandlerId::RETURN).unwrap();
+            let s = e
+                .session_init(&Pairs::new(), ErrhandlerId::RETURN, 0)
+                .unwrap();
             let world = e.group_from_session_pset(s, "mpi://WORLD").unwrap();
             let c = e.comm_create_from_group(world, "all").unwrap();
-            assert_eq!((e.comm_size(c).unwrap(), e.comm_rank(c).unwrap()), (4, e.rank()));
+            assert_eq!(
+                (e.comm_size(c).unwrap(), e.comm_rank(c).unwrap()),
+                (4, e.rank())
+            );
             let odd = e.group_incl(world, &[1, 3]).unwrap();
             let even = e.group_incl(world, &[0, 2]).unwrap();
-            let (mine, theirs) = if e.rank() % 2 == 1 { (odd, even) } else { (even, odd) };
+            let (mine, theirs) = if e.rank() % 2 == 1 {
+                (odd, even)
+            } else {
+                (even, odd)
+            };
             let sub = e.comm_create_from_group(mine, "half").unwrap();
             assert_eq!(e.comm_size(sub), Ok(2));
             assert_eq!(e.comm_rank(sub), Ok(e.rank() / 2));
-            let inter = e.intercomm_create_from_groups(mine, 0, theirs, 0, "inter").unwrap();
+            let inter = e
+                .intercomm_create_from_groups(mine, 0, theirs, 0, "inter")
+                .unwrap();
             assert_eq!(e.comm_test_inter(inter), Ok(true));
             assert_eq!(e.comm_remote_size(inter), Ok(2));
             let remote = e.comm_remote_group(inter).unwrap();

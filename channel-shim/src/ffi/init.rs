@@ -24,11 +24,10 @@ extern "C" fn library_loaded() {
 static RANK: AtomicU32 = AtomicU32::new(0);
 /// The thread that initialised MPI (MPI's "main thread").
 static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
-/// The thread level the process supports: the highest of what
-/// MPI_Init_thread and the sessions provided.
+/// The thread level of the process: the highest MPI_Init_thread and the
+/// sessions were asked for (one level for all, as in MPICH, where a
+/// session opened before MPI_Init_thread raises what it provides).
 pub(crate) static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
-/// The thread level MPI_Init_thread provided (MPI_Query_thread's answer).
-static WORLD_THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
 
 /// The variable that lowers the ranks' scheduling priority (a nice
 /// increment; unset or 0: unchanged).
@@ -66,7 +65,6 @@ fn do_init(required: c_int) -> c_int {
             RANK.store(info.rank, Ordering::SeqCst);
             let _ = MAIN_THREAD.set(std::thread::current().id());
             let level = required.clamp(0, MPI_THREAD_MULTIPLE);
-            WORLD_THREAD_LEVEL.store(level, Ordering::SeqCst);
             THREAD_LEVEL.fetch_max(level, Ordering::SeqCst);
             MPI_SUCCESS
         }
@@ -90,12 +88,12 @@ mpi_fn! { fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) {
 
 mpi_fn! { fn MPI_Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int) {
     let r = do_init(required);
-    write_out(provided, WORLD_THREAD_LEVEL.load(Ordering::SeqCst));
+    write_out(provided, THREAD_LEVEL.load(Ordering::SeqCst));
     r
 } }
 
 mpi_fn! { fn MPI_Query_thread(provided: *mut c_int) {
-    write_out(provided, WORLD_THREAD_LEVEL.load(Ordering::SeqCst));
+    write_out(provided, THREAD_LEVEL.load(Ordering::SeqCst));
     MPI_SUCCESS
 } }
 

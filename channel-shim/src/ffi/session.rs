@@ -21,7 +21,7 @@ use crate::ffi::handles::{comm_from, errhandler_from, errhandler_to, group_from}
 use crate::ffi::info::{info_to, pairs_of, with_infos};
 use crate::ffi::{write_c_string, write_out};
 use crate::runtime;
-use shim_engine::session::{requested_thread_level, SessionId, THREAD_MULTIPLE};
+use shim_engine::session::{session_thread_level, SessionId};
 use shim_engine::{CommId, ErrhandlerId, MpiError};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -99,11 +99,12 @@ mpi_fn! { fn MPI_Session_init(info: c_int, errhandler: c_int, session: *mut c_in
     let r = (|| {
         let pairs = pairs_of(info)?;
         let h = errhandler_from(errhandler)?;
-        let level = requested_thread_level(&pairs).unwrap_or(THREAD_MULTIPLE);
+        let process = crate::ffi::init::THREAD_LEVEL.load(std::sync::atomic::Ordering::SeqCst);
+        let level = session_thread_level(&pairs, process);
         if let Err(message) = crate::ffi::init::join_for_session(level) {
             runtime::fatal(&message);
         }
-        let s = engine(func, |e| e.session_init(&pairs, h))?;
+        let s = engine(func, |e| e.session_init(&pairs, h, level))?;
         write_out(session, session_to(s));
         Ok(())
     })();
@@ -163,13 +164,15 @@ mpi_fn! { fn MPI_Session_get_nth_pset(session: c_int, info: c_int, n: c_int, pse
         if pset_len.is_null() {
             return Err(MpiError::Arg);
         }
-        // MPI 4.0: a length of 0 asks for the length (with the NUL);
-        // otherwise at most that many bytes are written, NUL included.
+        // A length of 0 asks for the length (with the NUL); otherwise at
+        // most that many bytes are written, NUL included, and the length
+        // stays (as in MPICH).
         let cap = *pset_len;
         if cap > 0 {
             write_c_string(pset_name, cap as usize, name);
+        } else {
+            *pset_len = name.len() as c_int + 1;
         }
-        *pset_len = name.len() as c_int + 1;
         Ok(())
     })();
     session_finish(session, "MPI_Session_get_nth_pset", r)
