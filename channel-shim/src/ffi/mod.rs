@@ -13,6 +13,24 @@
 /// ```
 #[macro_export]
 macro_rules! mpi_fn {
+    // `fn MPI_Xxx / c (...)`: also its large-count `MPI_Xxx_c`, where the
+    // argument types `CountT` and `DisplT` are `MPI_Count` and `MPI_Aint`
+    // (see `large_count`).
+    (fn $name:ident / c ( $($arg:ident : $ty:ty),* $(,)? ) $body:block) => {
+        $crate::mpi_fn! { fn $name($($arg: $ty),*) $body }
+        paste::paste! {
+            #[doc = concat!("`", stringify!($name), "_c`, the large-count variant of `", stringify!($name), "`.")]
+            #[allow(non_snake_case, unused_imports)]
+            pub mod [<$name _c>] {
+                use super::*;
+                #[allow(dead_code)]
+                type CountT = $crate::ffi::large_count::MpiCount;
+                #[allow(dead_code)]
+                type DisplT = $crate::ffi::large_count::MpiAint;
+                $crate::mpi_fn! { fn [<$name _c>]($($arg: $ty),*) $body }
+            }
+        }
+    };
     (fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block) => {
         paste::paste! {
             #[doc = concat!("`P", stringify!($name), "`: the profiling name of [`", stringify!($name), "`].")]
@@ -47,6 +65,7 @@ pub mod grequest;
 pub mod handles;
 pub mod info;
 pub mod init;
+pub mod large_count;
 pub mod multiple;
 pub mod nbc;
 pub mod neighbor;
