@@ -359,7 +359,7 @@ unsafe fn reduce_scatter(
 coll_pair! { fn MPI_Reduce_scatter / c (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter / c = reduce_scatter; }
 persistent_coll! { fn MPI_Reduce_scatter_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const CountT, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter on comm; }
 
-mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int) {
+mpi_fn! { fn MPI_Reduce_local / c (inbuf: *const c_void, inoutbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int) {
     let r = (|| {
         let (dt, o) = reduction_from(datatype, op)?;
         let n = count_from(count)?;

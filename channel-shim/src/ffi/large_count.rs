@@ -105,6 +105,19 @@ pub unsafe fn count_array<T: CInt>(n: usize, p: *const T) -> Result<Vec<usize>, 
         .collect()
 }
 
+/// `n` values of a C array that the engine keeps as `int`s (dimensions
+/// of subarrays and darrays): a value beyond `int` is `MPI_ERR_COUNT`
+/// (null with `n > 0`: `MPI_ERR_ARG`).
+///
+/// # Safety
+/// `p` must be null or valid for reading `n` values.
+pub unsafe fn int_array<T: CInt>(n: usize, p: *const T) -> Result<Vec<i32>, MpiError> {
+    wide_array(n, p, MpiError::Arg)?
+        .into_iter()
+        .map(|v| i32::try_from(v).map_err(|_| MpiError::Count))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +145,7 @@ mod tests {
         let big: [i64; 2] = [1 << 33, 4];
         assert_eq!(unsafe { count_array(2, big.as_ptr()) }, Ok(vec![1 << 33, 4]));
         assert_eq!(unsafe { count_array::<i64>(2, std::ptr::null()) }, Err(MpiError::Count));
+        assert_eq!(unsafe { int_array(2, big.as_ptr()) }, Err(MpiError::Count));
+        assert_eq!(unsafe { int_array(3, a.as_ptr()) }, Ok(vec![1, -2, 3]));
     }
 }

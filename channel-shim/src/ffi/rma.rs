@@ -12,6 +12,7 @@ use crate::ffi::comm::{get_name, set_name};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{apply, create_errhandler, fail, finish, HandlerFn};
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{CInt, CountT, DisplT};
 use crate::ffi::info::{info_from, info_to, with_infos};
 use crate::ffi::p2p::Eng;
 use crate::ffi::write_out;
@@ -48,13 +49,15 @@ unsafe fn create(
     func: &str,
     base: *mut c_void,
     size: isize,
-    disp_unit: c_int,
+    disp_unit: impl CInt,
     flavor: Flavor,
     comm: c_int,
     win: *mut c_int,
 ) -> Result<(), MpiError> {
     let c = comm_from(comm)?;
     let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
+    // The MPI_WIN_DISP_UNIT attribute is an int, also for MPI_Win_create_c.
+    let disp_unit = c_int::try_from(disp_unit.wide()).map_err(|_| MpiError::Disp)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
     let mem = program_memory(base, Span { base: 0, len });
     let w = engine(func, |e| match flavor {
@@ -78,7 +81,7 @@ unsafe fn create(
     Ok(())
 }
 
-mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, _info: c_int, comm: c_int, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_create / c (base: *mut c_void, size: isize, disp_unit: DisplT, _info: c_int, comm: c_int, win: *mut c_int) {
     let func = "MPI_Win_create";
     finish(comm, func, create(func, base, size, disp_unit, Flavor::Create, comm, win))
 } }
@@ -105,7 +108,7 @@ mpi_fn! { fn MPI_Win_detach(win: c_int, base: *const c_void) {
     finish(win, func, r)
 } }
 
-mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, _info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_allocate / c (size: isize, disp_unit: DisplT, _info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
     let func = "MPI_Win_allocate";
     let r = (|| {
         let n = usize::try_from(size).map_err(|_| MpiError::Size)?;
@@ -243,7 +246,7 @@ mpi_fn! { fn MPI_Win_call_errhandler(win: c_int, errorcode: c_int) {
 // ---- operations ----
 
 /// The target of an operation.
-fn target(rank: c_int, disp: isize, count: c_int, dt: c_int) -> Result<TargetSpec, MpiError> {
+fn target(rank: c_int, disp: isize, count: impl CInt, dt: c_int) -> Result<TargetSpec, MpiError> {
     let rank = match rank {
         MPI_PROC_NULL => None,
         r => Some(u32::try_from(r).map_err(|_| MpiError::Rank)?),
@@ -289,7 +292,7 @@ unsafe fn put_or_get(
     func: &str,
     put: bool,
     origin_addr: *const c_void,
-    origin: (c_int, c_int),
+    origin: (impl CInt, c_int),
     t: Result<TargetSpec, MpiError>,
     win: c_int,
     request: RequestOut,
@@ -311,26 +314,26 @@ unsafe fn put_or_get(
     finish(win, func, r)
 }
 
-mpi_fn! { fn MPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                     target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
+mpi_fn! { fn MPI_Put / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                     target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int) {
     put_or_get("MPI_Put", true, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Rput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Rput / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                      target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int, request: *mut c_int) {
     put_or_get("MPI_Rput", true, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, request)
 } }
 
-mpi_fn! { fn MPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                     target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
+mpi_fn! { fn MPI_Get / c (origin_addr: *mut c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                     target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int) {
     put_or_get("MPI_Get", false, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Rget / c (origin_addr: *mut c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                      target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int, request: *mut c_int) {
     put_or_get("MPI_Rget", false, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, request)
 } }
@@ -338,7 +341,7 @@ mpi_fn! { fn MPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_data
 unsafe fn accumulate(
     func: &str,
     origin_addr: *const c_void,
-    origin: (c_int, c_int),
+    origin: (impl CInt, c_int),
     t: Result<TargetSpec, MpiError>,
     op: c_int,
     win: c_int,
@@ -361,14 +364,14 @@ unsafe fn accumulate(
     finish(win, func, r)
 }
 
-mpi_fn! { fn MPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                            target_disp: isize, target_count: c_int, target_datatype: c_int, op: c_int, win: c_int) {
+mpi_fn! { fn MPI_Accumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                            target_disp: isize, target_count: CountT, target_datatype: c_int, op: c_int, win: c_int) {
     accumulate("MPI_Accumulate", origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), op, win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                             target_disp: isize, target_count: c_int, target_datatype: c_int, op: c_int, win: c_int,
+mpi_fn! { fn MPI_Raccumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                             target_disp: isize, target_count: CountT, target_datatype: c_int, op: c_int, win: c_int,
                              request: *mut c_int) {
     accumulate("MPI_Raccumulate", origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), op, win, request)
@@ -380,8 +383,8 @@ mpi_fn! { fn MPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, or
 unsafe fn get_accumulate(
     func: &str,
     call: CallCode,
-    origin: (*const c_void, c_int, c_int),
-    result: (*mut c_void, c_int, c_int),
+    origin: (*const c_void, impl CInt, c_int),
+    result: (*mut c_void, impl CInt, c_int),
     t: Result<TargetSpec, MpiError>,
     op: c_int,
     win: c_int,
@@ -409,18 +412,18 @@ unsafe fn get_accumulate(
     finish(win, func, r)
 }
 
-mpi_fn! { fn MPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int,
-                                result_addr: *mut c_void, result_count: c_int, result_datatype: c_int,
-                                target_rank: c_int, target_disp: isize, target_count: c_int, target_datatype: c_int,
+mpi_fn! { fn MPI_Get_accumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int,
+                                result_addr: *mut c_void, result_count: CountT, result_datatype: c_int,
+                                target_rank: c_int, target_disp: isize, target_count: CountT, target_datatype: c_int,
                                 op: c_int, win: c_int) {
     get_accumulate("MPI_Get_accumulate", CallCode::Get_accumulate, (origin_addr, origin_count, origin_datatype),
                    (result_addr, result_count, result_datatype),
                    target(target_rank, target_disp, target_count, target_datatype), op, win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Rget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int,
-                                 result_addr: *mut c_void, result_count: c_int, result_datatype: c_int,
-                                 target_rank: c_int, target_disp: isize, target_count: c_int, target_datatype: c_int,
+mpi_fn! { fn MPI_Rget_accumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int,
+                                 result_addr: *mut c_void, result_count: CountT, result_datatype: c_int,
+                                 target_rank: c_int, target_disp: isize, target_count: CountT, target_datatype: c_int,
                                  op: c_int, win: c_int, request: *mut c_int) {
     get_accumulate("MPI_Rget_accumulate", CallCode::Get_accumulate, (origin_addr, origin_count, origin_datatype),
                    (result_addr, result_count, result_datatype),

@@ -4,7 +4,7 @@
 //! Reordering is the identity (see the engine's module docs).
 
 use crate::abi::*;
-use crate::ffi::buffers::c_ints as ints;
+use crate::ffi::large_count::int_array as ints;
 use crate::ffi::comm::hand_out_comm;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
