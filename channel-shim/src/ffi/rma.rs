@@ -66,7 +66,15 @@ unsafe fn create(
         Flavor::Create => MPI_WIN_FLAVOR_CREATE,
         Flavor::Allocate => MPI_WIN_FLAVOR_ALLOCATE,
         Flavor::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
+        Flavor::Shared => MPI_WIN_FLAVOR_SHARED,
     };
+    record_attr_values(h, size, disp_unit, flavor);
+    write_out(win, h);
+    Ok(())
+}
+
+/// Keeps the values the predefined attributes of the new window `h` point at.
+pub(crate) fn record_attr_values(h: c_int, size: isize, disp_unit: c_int, flavor: c_int) {
     let values = AttrValues {
         size,
         disp_unit,
@@ -74,8 +82,6 @@ unsafe fn create(
         model: MPI_WIN_UNIFIED,
     };
     attr_values(|m| m.insert(h, Box::new(values)));
-    write_out(win, h);
-    Ok(())
 }
 
 mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, _info: c_int, comm: c_int, win: *mut c_int) {
@@ -134,11 +140,13 @@ mpi_fn! { fn MPI_Win_free(win: *mut c_int) {
         let w = win_from(h)?;
         attr::delete_all(func, Object::Win(w))?;
         let info = engine(func, |e| e.win_info(w))?;
+        let shared = engine(func, |e| e.win_shared_mapping(w))?;
         engine(func, |e| e.win_free(w).map(drop))?;
         attr_values(|m| m.remove(&h));
         if info.flavor == Flavor::Allocate {
             libc::free(info.base as *mut c_void);
         }
+        crate::ffi::rma_shared::unmap_after_free(shared);
         write_out(win, MPI_WIN_NULL);
         Ok(())
     })();

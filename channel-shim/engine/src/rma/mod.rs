@@ -21,6 +21,7 @@
 pub mod memory;
 pub mod origin;
 pub mod passive;
+pub mod shared;
 mod target;
 #[cfg(test)]
 mod tests;
@@ -49,6 +50,9 @@ pub enum Flavor {
     /// `MPI_Win_create_dynamic`: regions the program attaches, addressed
     /// by absolute address.
     Dynamic,
+    /// `MPI_Win_allocate_shared`: this member's segment of memory the
+    /// members on one host share (see [`shared`]).
+    Shared,
 }
 
 /// What the program asked for a window (`MPI_Win_get_attr`).
@@ -95,6 +99,9 @@ pub(crate) struct Window {
     grants: HashMap<u32, u32>,
     /// The locks on this window, held and waiting.
     locks: passive::LockQueue,
+    /// `MPI_Win_allocate_shared`: the members' segments, and the address
+    /// at which this process mapped them.
+    shared: Option<(shared::SharedLayout, usize)>,
 }
 
 /// An operation this process issued, waiting for its answers.
@@ -225,6 +232,7 @@ impl<T: Transport> Engine<T> {
                 locked_all_checked: false,
                 grants: HashMap::new(),
                 locks: Default::default(),
+                shared: None,
             },
         );
         self.rma.by_context.insert(context, id);
