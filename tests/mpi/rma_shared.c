@@ -4,14 +4,16 @@
  * between MPI_Win_sync / MPI_Barrier / MPI_Win_sync, MPI_Put and MPI_Get
  * through the window seen by direct loads and stores, MPI_Fetch_and_op on
  * a counter every node rank increments, alloc_shared_noncontig with empty
- * segments, and a shared window over MPI_COMM_WORLD (which must fail with
- * MPI_ERR_RMA_SHARED when the world spans several nodes). Natively all
+ * segments (the hint reported by MPI_Win_get_info), and a shared window
+ * over MPI_COMM_WORLD (which must fail with MPI_ERR_RMA_SHARED when the
+ * world spans several nodes). Natively all
  * ranks share one node; through mpinetsim the ranks of each simulated
- * host. 12 checks per rank whatever the nodes. */
+ * host. 13 checks per rank whatever the nodes. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int rank, checks, fails;
 
@@ -152,6 +154,13 @@ int main(int argc, char **argv) {
             }
         }
         check(ok, "non-contiguous segments, empty ones of size 0");
+        MPI_Info used;
+        char value[MPI_MAX_INFO_VAL + 1];
+        int found;
+        MPI_Win_get_info(win, &used);
+        MPI_Info_get(used, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, value, &found);
+        check(found && strcmp(value, "true") == 0, "MPI_Win_get_info reports the hint");
+        MPI_Info_free(&used);
         MPI_Win_unlock_all(win);
         MPI_Win_free(&win);
     }

@@ -21,6 +21,7 @@ use crate::ffi::info::pairs_of;
 use crate::ffi::rma::record_attr_values;
 use crate::ffi::write_out;
 use shim_engine::datatype::Span;
+use shim_engine::info::WinHints;
 use shim_engine::rma::shared::{segment_address, SharedLayout};
 use shim_engine::MpiError;
 use std::ffi::{CString, OsStr};
@@ -131,13 +132,6 @@ unsafe fn open_mapping(path: &[u8], len: usize) -> Option<Mapping> {
     m
 }
 
-/// Whether the info asks for segments on page boundaries.
-fn noncontig(info: c_int) -> Result<bool, MpiError> {
-    Ok(pairs_of(info)?
-        .iter()
-        .any(|(k, v)| k == "alloc_shared_noncontig" && v.trim().eq_ignore_ascii_case("true")))
-}
-
 /// The whole collective: layout, file, mapping, window.
 unsafe fn allocate_shared(
     func: &str,
@@ -151,7 +145,8 @@ unsafe fn allocate_shared(
     let c = comm_from(comm)?;
     let size = u64::try_from(size).map_err(|_| MpiError::Size)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
-    let noncontig = noncontig(info)?;
+    let hints = pairs_of(info)?;
+    let noncontig = WinHints::default().updated(&hints).alloc_shared_noncontig();
     let layout: SharedLayout = engine(func, |e| e.shared_window_layout(c, size, unit, noncontig))?;
     let len = usize::try_from(layout.len).map_err(|_| MpiError::NoMem)?;
     // The first member creates the file; all learn its name.
@@ -196,9 +191,11 @@ unsafe fn allocate_shared(
             len: mine.size as usize,
         },
     );
-    let w = match engine(func, |e| {
-        e.shared_window_create(segment, m.addr as usize, layout, c)
-    }) {
+    let created = engine(func, |e| {
+        let w = e.shared_window_create(segment, m.addr as usize, layout, c)?;
+        e.win_set_hints(w, &hints).map(|_| w)
+    });
+    let w = match created {
         Ok(w) => w,
         Err(e) => {
             unmap(&mapping);

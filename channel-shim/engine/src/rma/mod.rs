@@ -102,6 +102,8 @@ pub(crate) struct Window {
     /// `MPI_Win_allocate_shared`: the members' segments, and the address
     /// at which this process mapped them.
     shared: Option<(shared::SharedLayout, usize)>,
+    /// Its hints (`MPI_Win_set_info`, `MPI_Win_get_info`).
+    hints: crate::info::WinHints,
 }
 
 /// An operation this process issued, waiting for its answers.
@@ -233,6 +235,7 @@ impl<T: Transport> Engine<T> {
                 grants: HashMap::new(),
                 locks: Default::default(),
                 shared: None,
+                hints: Default::default(),
             },
         );
         self.rma.by_context.insert(context, id);
@@ -240,6 +243,18 @@ impl<T: Transport> Engine<T> {
             self.on_rma(env, &payload);
         }
         Ok(id)
+    }
+
+    /// `MPI_Win_set_info`, and the info a window was created with.
+    pub fn win_set_hints(&mut self, win: WinId, pairs: &crate::info::Pairs) -> MpiResult<()> {
+        let w = self.window_mut(win)?;
+        w.hints = w.hints.clone().updated(pairs);
+        Ok(())
+    }
+
+    /// `MPI_Win_get_info`: the window's hints.
+    pub fn win_hints(&self, win: WinId) -> MpiResult<crate::info::Pairs> {
+        Ok(self.window(win)?.hints.pairs())
     }
 
     /// What `MPI_Win_get_attr` reports of a window.
