@@ -74,6 +74,9 @@ pub enum MpiError {
     RmaFlavor,
     /// `MPI_ERR_SESSION`: not an open session.
     Session,
+    /// `MPI_ERR_RMA_SHARED`: shared memory asked of members that cannot
+    /// share it (ranks on different simulated hosts).
+    RmaShared,
     /// An error code the program produced (returned by one of its
     /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
     Code(i32),
@@ -115,6 +118,9 @@ impl fmt::Display for MpiError {
             MpiError::RmaAttach => "memory cannot be attached to or detached from the window",
             MpiError::RmaFlavor => "the window's flavor does not allow this call",
             MpiError::Session => "invalid session",
+            MpiError::RmaShared => {
+                "the members of the communicator are on different hosts and cannot share memory"
+            }
             MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)

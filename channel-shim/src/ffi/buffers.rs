@@ -133,4 +133,3 @@ pub unsafe fn write_status(status: *mut MpiStatus, s: &Status) {
         status.write(to_c(s));
     }
 }
-

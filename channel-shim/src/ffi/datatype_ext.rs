@@ -4,11 +4,11 @@
 
 use crate::abi::*;
 use crate::ffi::buffers::{region, region_mut};
-use crate::ffi::large_count::{int_array as ints, CountT};
 use crate::ffi::datatype::{make, put_packed, query, Aint, Count};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{int_array as ints, CountT};
 use crate::ffi::write_out;
 use shim_engine::datatype::f90::{match_size, TypeClass};
 use shim_engine::datatype::{Combiner, Contents};

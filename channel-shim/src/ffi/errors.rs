@@ -65,6 +65,7 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::RmaAttach => MPI_ERR_RMA_ATTACH,
         MpiError::RmaFlavor => MPI_ERR_RMA_FLAVOR,
         MpiError::Session => MPI_ERR_SESSION,
+        MpiError::RmaShared => MPI_ERR_RMA_SHARED,
         MpiError::Code(c) => c,
     }
 }

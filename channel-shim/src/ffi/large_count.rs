@@ -140,11 +140,20 @@ mod tests {
     #[test]
     fn arrays_widen_each_element() {
         let a: [c_int; 3] = [1, -2, 3];
-        assert_eq!(unsafe { wide_array(3, a.as_ptr(), MpiError::Arg) }, Ok(vec![1, -2, 3]));
+        assert_eq!(
+            unsafe { wide_array(3, a.as_ptr(), MpiError::Arg) },
+            Ok(vec![1, -2, 3])
+        );
         assert_eq!(unsafe { count_array(3, a.as_ptr()) }, Err(MpiError::Count));
         let big: [i64; 2] = [1 << 33, 4];
-        assert_eq!(unsafe { count_array(2, big.as_ptr()) }, Ok(vec![1 << 33, 4]));
-        assert_eq!(unsafe { count_array::<i64>(2, std::ptr::null()) }, Err(MpiError::Count));
+        assert_eq!(
+            unsafe { count_array(2, big.as_ptr()) },
+            Ok(vec![1 << 33, 4])
+        );
+        assert_eq!(
+            unsafe { count_array::<i64>(2, std::ptr::null()) },
+            Err(MpiError::Count)
+        );
         assert_eq!(unsafe { int_array(2, big.as_ptr()) }, Err(MpiError::Count));
         assert_eq!(unsafe { int_array(3, a.as_ptr()) }, Ok(vec![1, -2, 3]));
     }
