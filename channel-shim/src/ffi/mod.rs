@@ -46,6 +46,7 @@ pub mod errors;
 pub mod grequest;
 pub mod handles;
 pub mod info;
+pub mod io;
 pub mod init;
 pub mod multiple;
 pub mod nbc;

@@ -223,7 +223,7 @@ impl<T: Transport> Engine<T> {
         let f = self.files.get(id)?;
         let (comm, mode) = (f.comm, f.amode);
         let root = self.io_bcast_i64(comm, size)?;
-        let mut r = if size < 0 {
+        let checked = if size < 0 {
             Err(MpiError::Arg)
         } else if root != size {
             Err(MpiError::Code(ERR_NOT_SAME))
@@ -234,7 +234,11 @@ impl<T: Transport> Engine<T> {
         } else {
             Ok(())
         };
-        if r.is_ok() && self.comm_rank(comm)? == 0 {
+        // Every rank has entered (and finished what came before) when
+        // rank 0 changes the size.
+        self.io_agree(comm, checked)?;
+        let mut r = Ok(());
+        if self.comm_rank(comm)? == 0 {
             let file = &self.files.get(id)?.file;
             let len = file.metadata().map_err(|e| amode::io_error(&e))?.len();
             if !grow_only || len < size as u64 {
