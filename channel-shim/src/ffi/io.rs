@@ -13,7 +13,7 @@ use crate::ffi::buffers::{region, region_mut, write_status};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{apply, create_errhandler, error_class, handler_function, HandlerFn};
 use crate::ffi::handles::*;
-use crate::ffi::info::{pairs_of, with_infos, info_to};
+use crate::ffi::info::{info_to, pairs_of, with_infos};
 use crate::ffi::{write_c_string, write_out};
 use crate::runtime::{self, GatewayTransport};
 use shim_engine::io::access::Position;
@@ -131,7 +131,14 @@ pub(crate) enum Access {
     Ordered,
 }
 
-fn run_write(e: &mut Eng, f: FileId, a: Access, buf: &[u8], n: usize, dt: DatatypeId) -> Result<u64, MpiError> {
+fn run_write(
+    e: &mut Eng,
+    f: FileId,
+    a: Access,
+    buf: &[u8],
+    n: usize,
+    dt: DatatypeId,
+) -> Result<u64, MpiError> {
     match a {
         Access::Independent(p) => e.file_write(f, p, buf, n, dt),
         Access::Collective(p) => e.file_write_all(f, p, buf, n, dt),
@@ -140,7 +147,14 @@ fn run_write(e: &mut Eng, f: FileId, a: Access, buf: &[u8], n: usize, dt: Dataty
     }
 }
 
-fn run_read(e: &mut Eng, f: FileId, a: Access, buf: &mut [u8], n: usize, dt: DatatypeId) -> Result<u64, MpiError> {
+fn run_read(
+    e: &mut Eng,
+    f: FileId,
+    a: Access,
+    buf: &mut [u8],
+    n: usize,
+    dt: DatatypeId,
+) -> Result<u64, MpiError> {
     match a {
         Access::Independent(p) => e.file_read(f, p, buf, n, dt),
         Access::Collective(p) => e.file_read_all(f, p, buf, n, dt),
@@ -155,7 +169,14 @@ fn count_of(count: i64) -> Result<usize, MpiError> {
 }
 
 /// Writes `count` × `datatype` from `buf`; returns the memory bytes written.
-pub(crate) unsafe fn write_bytes(func: &str, fh: MpiFile, a: Access, buf: *const c_void, count: i64, datatype: c_int) -> Result<u64, MpiError> {
+pub(crate) unsafe fn write_bytes(
+    func: &str,
+    fh: MpiFile,
+    a: Access,
+    buf: *const c_void,
+    count: i64,
+    datatype: c_int,
+) -> Result<u64, MpiError> {
     let f = file_from(fh)?;
     let (dt, n) = (datatype_from(datatype)?, count_of(count)?);
     engine(func, |e| {
@@ -165,7 +186,14 @@ pub(crate) unsafe fn write_bytes(func: &str, fh: MpiFile, a: Access, buf: *const
 }
 
 /// Reads up to `count` × `datatype` into `buf`; returns the memory bytes read.
-pub(crate) unsafe fn read_bytes(func: &str, fh: MpiFile, a: Access, buf: *mut c_void, count: i64, datatype: c_int) -> Result<u64, MpiError> {
+pub(crate) unsafe fn read_bytes(
+    func: &str,
+    fh: MpiFile,
+    a: Access,
+    buf: *mut c_void,
+    count: i64,
+    datatype: c_int,
+) -> Result<u64, MpiError> {
     let f = file_from(fh)?;
     let (dt, n) = (datatype_from(datatype)?, count_of(count)?);
     engine(func, |e| {
@@ -175,19 +203,43 @@ pub(crate) unsafe fn read_bytes(func: &str, fh: MpiFile, a: Access, buf: *mut c_
 }
 
 /// A blocking write call.
-pub(crate) unsafe fn write_call(func: &str, fh: MpiFile, a: Access, buf: *const c_void, count: i64, datatype: c_int, status: *mut MpiStatus) -> c_int {
+pub(crate) unsafe fn write_call(
+    func: &str,
+    fh: MpiFile,
+    a: Access,
+    buf: *const c_void,
+    count: i64,
+    datatype: c_int,
+    status: *mut MpiStatus,
+) -> c_int {
     let r = write_bytes(func, fh, a, buf, count, datatype).map(|n| write_file_status(status, n));
     file_finish(fh, func, r)
 }
 
 /// A blocking read call.
-pub(crate) unsafe fn read_call(func: &str, fh: MpiFile, a: Access, buf: *mut c_void, count: i64, datatype: c_int, status: *mut MpiStatus) -> c_int {
+pub(crate) unsafe fn read_call(
+    func: &str,
+    fh: MpiFile,
+    a: Access,
+    buf: *mut c_void,
+    count: i64,
+    datatype: c_int,
+    status: *mut MpiStatus,
+) -> c_int {
     let r = read_bytes(func, fh, a, buf, count, datatype).map(|n| write_file_status(status, n));
     file_finish(fh, func, r)
 }
 
 /// A nonblocking write: done at the call, its request already complete.
-pub(crate) unsafe fn iwrite_call(func: &str, fh: MpiFile, a: Access, buf: *const c_void, count: i64, datatype: c_int, request: *mut c_int) -> c_int {
+pub(crate) unsafe fn iwrite_call(
+    func: &str,
+    fh: MpiFile,
+    a: Access,
+    buf: *const c_void,
+    count: i64,
+    datatype: c_int,
+    request: *mut c_int,
+) -> c_int {
     let r = write_bytes(func, fh, a, buf, count, datatype)
         .and_then(|n| engine(func, |e| Ok(e.io_done_request(n))))
         .map(|q| write_out(request, request_to(q)));
@@ -195,7 +247,15 @@ pub(crate) unsafe fn iwrite_call(func: &str, fh: MpiFile, a: Access, buf: *const
 }
 
 /// A nonblocking read: done at the call, its request already complete.
-pub(crate) unsafe fn iread_call(func: &str, fh: MpiFile, a: Access, buf: *mut c_void, count: i64, datatype: c_int, request: *mut c_int) -> c_int {
+pub(crate) unsafe fn iread_call(
+    func: &str,
+    fh: MpiFile,
+    a: Access,
+    buf: *mut c_void,
+    count: i64,
+    datatype: c_int,
+    request: *mut c_int,
+) -> c_int {
     let r = read_bytes(func, fh, a, buf, count, datatype)
         .and_then(|n| engine(func, |e| Ok(e.io_done_request(n))))
         .map(|q| write_out(request, request_to(q)));
@@ -611,7 +671,11 @@ fn split<R>(f: impl FnOnce(&mut HashMap<FileId, u64>) -> R) -> R {
 }
 
 /// `_begin`: refuses a second split collective on the file, then runs `op`.
-pub(crate) fn split_begin(func: &str, fh: MpiFile, op: impl FnOnce() -> Result<u64, MpiError>) -> c_int {
+pub(crate) fn split_begin(
+    func: &str,
+    fh: MpiFile,
+    op: impl FnOnce() -> Result<u64, MpiError>,
+) -> c_int {
     let r = file_from(fh).and_then(|f| {
         if split(|m| m.contains_key(&f)) {
             return Err(MpiError::Other);

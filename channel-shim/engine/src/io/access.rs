@@ -91,7 +91,7 @@ impl<T: Transport> Engine<T> {
             DataRep::External32 => {
                 // Only whole elements convert; a short read converts what it has.
                 let esize = self.types.external32_size(dt, 1)? as usize;
-                let whole = if esize == 0 { 0 } else { data.len() / esize };
+                let whole = data.len().checked_div(esize).unwrap_or(0);
                 self.types
                     .unpack_external(dt, whole, &data[..whole * esize], region)?;
             }
@@ -197,7 +197,7 @@ impl<T: Transport> Engine<T> {
         data.truncate(got);
         self.io_unpack(rep, dt, count, &data, region)?;
         self.io_advance(id, pos, start, got as u64)?;
-        Ok(self.io_memory_bytes(rep, dt, got as u64)?)
+        self.io_memory_bytes(rep, dt, got as u64)
     }
 
     /// The memory bytes `file_bytes` of the file's representation hold.
@@ -211,7 +211,7 @@ impl<T: Transport> Engine<T> {
             DataRep::External32 => {
                 let e = self.types.external32_size(dt, 1)?;
                 let s = self.types.size(dt)?;
-                Ok(if e == 0 { 0 } else { file_bytes / e * s })
+                Ok(file_bytes.checked_div(e).unwrap_or(0) * s)
             }
             _ => Ok(file_bytes),
         }
