@@ -33,11 +33,12 @@ impl Serialize for LatenessKind {
     }
 }
 
+/// The same names as the JSON report (`transmit-done`, `compute`).
 impl std::fmt::Display for LatenessKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LatenessKind::Event(c) => write!(f, "{c:?}"),
-            LatenessKind::Compute => f.write_str("Compute"),
+            LatenessKind::Event(c) => f.write_str(c.name()),
+            LatenessKind::Compute => f.write_str("compute"),
         }
     }
 }
@@ -173,5 +174,35 @@ impl LatenessRecorder {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The terminal summary and the JSON report name a kind alike.
+    #[test]
+    fn printed_names_are_the_json_names() {
+        let kinds = [
+            EventClass::Inject,
+            EventClass::TransmitDone,
+            EventClass::Arrival,
+            EventClass::TcpTimer,
+            EventClass::LocalDelivery,
+            EventClass::Fault,
+            EventClass::Collective,
+        ]
+        .map(LatenessKind::Event)
+        .into_iter()
+        .chain([LatenessKind::Compute]);
+        for k in kinds {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{k}\""));
+        }
+        assert_eq!(
+            LatenessKind::Event(EventClass::TransmitDone).to_string(),
+            "transmit-done"
+        );
     }
 }

@@ -195,6 +195,21 @@ fn passive_target_locks_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/rma_shared.c: shared-memory windows — segments laid out one
+/// after the other, MPI_Win_shared_query, loads and stores between the
+/// ranks of a node, puts and gets through the window seen by loads and
+/// stores, an atomic counter, empty non-contiguous segments, and a world
+/// spanning simulated hosts refused with MPI_ERR_RMA_SHARED. On the
+/// reference network 8 ranks share each host in pairs (natively all one
+/// node), so real memory is shared between processes.
+#[test]
+fn shared_memory_windows_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("rma_shared") {
+        // 13 checks per rank, whatever the nodes.
+        assert_eq!(n, [13 * 2, 13 * 4, 13 * 8]);
+    }
+}
+
 #[test]
 fn thread_multiple_lets_other_threads_call_mpi_while_one_waits() {
     if let Some(n) = same_output("threads_multiple") {

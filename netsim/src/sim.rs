@@ -84,6 +84,22 @@ pub enum EventClass {
     Collective,
 }
 
+impl EventClass {
+    /// The kind's name as reports, JSON and the terminal spell it
+    /// (`transmit-done`), so a user can look up what the summary printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventClass::Inject => "inject",
+            EventClass::TransmitDone => "transmit-done",
+            EventClass::Arrival => "arrival",
+            EventClass::TcpTimer => "tcp-timer",
+            EventClass::LocalDelivery => "local-delivery",
+            EventClass::Fault => "fault",
+            EventClass::Collective => "collective",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Event {
     Inject(MessageId),

@@ -72,6 +72,9 @@ pub enum MpiError {
     RmaAttach,
     /// `MPI_ERR_RMA_FLAVOR`: a call the window's flavor does not allow.
     RmaFlavor,
+    /// `MPI_ERR_RMA_SHARED`: shared memory asked of members that cannot
+    /// share it (ranks on different simulated hosts).
+    RmaShared,
     /// An error code the program produced (returned by one of its
     /// callbacks, or one it added with `MPI_Add_error_code`), passed on as is.
     Code(i32),
@@ -112,6 +115,9 @@ impl fmt::Display for MpiError {
             MpiError::RmaRange => "one-sided operation outside the target window",
             MpiError::RmaAttach => "memory cannot be attached to or detached from the window",
             MpiError::RmaFlavor => "the window's flavor does not allow this call",
+            MpiError::RmaShared => {
+                "the members of the communicator are on different hosts and cannot share memory"
+            }
             MpiError::Code(c) => return write!(f, "error code {c}"),
         };
         f.write_str(s)

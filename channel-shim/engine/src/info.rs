@@ -201,6 +201,63 @@ impl CommHints {
     }
 }
 
+/// The hints MPI defines for windows and their defaults, in the order
+/// `MPI_Win_get_info` reports them (as MPICH does).
+pub const WIN_HINT_DEFAULTS: [(&str, &str); 6] = [
+    ("no_locks", "false"),
+    ("accumulate_ordering", "rar,raw,war,waw"),
+    ("accumulate_ops", "same_op_no_op"),
+    ("alloc_shared_noncontig", "false"),
+    ("same_size", "false"),
+    ("same_disp_unit", "false"),
+];
+
+/// A window's hints (`MPI_Win_create`'s info, `MPI_Win_set_info`): the
+/// value of each of [`WIN_HINT_DEFAULTS`]' keys; other keys are ignored,
+/// as MPICH ignores keys it does not know. The shim behaves the same
+/// whatever they say (they only allow optimisations), but reports them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WinHints {
+    values: Vec<String>,
+}
+
+impl Default for WinHints {
+    fn default() -> WinHints {
+        WinHints {
+            values: WIN_HINT_DEFAULTS
+                .iter()
+                .map(|(_, v)| v.to_string())
+                .collect(),
+        }
+    }
+}
+
+impl WinHints {
+    /// The hints an info object gives, over `self`.
+    pub fn updated(mut self, pairs: &Pairs) -> WinHints {
+        for (k, v) in pairs {
+            if let Some(i) = WIN_HINT_DEFAULTS.iter().position(|(h, _)| h == k) {
+                self.values[i] = v.trim().to_string();
+            }
+        }
+        self
+    }
+
+    /// Whether the program allows non-contiguous shared segments.
+    pub fn alloc_shared_noncontig(&self) -> bool {
+        self.values[3] == "true"
+    }
+
+    /// What `MPI_Win_get_info` reports: every key with its value.
+    pub fn pairs(&self) -> Pairs {
+        WIN_HINT_DEFAULTS
+            .iter()
+            .zip(&self.values)
+            .map(|((k, _), v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +332,28 @@ mod tests {
         assert!(p[1..].iter().all(|(_, v)| v == "false"));
         let off = vec![("mpi_assert_no_any_tag".to_string(), "false".to_string())];
         assert_eq!(h.updated(&off), CommHints::default());
+    }
+
+    #[test]
+    fn window_hints_keep_known_keys_over_their_defaults() {
+        let pairs: Pairs = [
+            ("no_locks", "true"),
+            ("bogus", "1"),
+            ("alloc_shared_noncontig", " true "),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let h = WinHints::default().updated(&pairs);
+        assert!(h.alloc_shared_noncontig());
+        let got = h.pairs();
+        assert_eq!(got.len(), 6);
+        assert_eq!(got[0], ("no_locks".into(), "true".into()));
+        assert_eq!(
+            got[1],
+            ("accumulate_ordering".into(), "rar,raw,war,waw".into())
+        );
+        assert!(!got.iter().any(|(k, _)| k == "bogus"));
+        assert!(!WinHints::default().alloc_shared_noncontig());
     }
 }

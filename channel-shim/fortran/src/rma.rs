@@ -17,6 +17,8 @@ fortran_wrappers! {
     fn mpi_win_attach_ = MPI_Win_attach(win: In, base: Buf, size: AintIn);
     fn mpi_win_detach_ = MPI_Win_detach(win: In, base: Buf);
     fn mpi_win_allocate_ = MPI_Win_allocate(size: AintIn, disp_unit: In, info: In, comm: In, baseptr: AintRef, win: IntRef);
+    fn mpi_win_allocate_shared_ = MPI_Win_allocate_shared(size: AintIn, disp_unit: In, info: In, comm: In, baseptr: AintRef, win: IntRef);
+    fn mpi_win_shared_query_ = MPI_Win_shared_query(win: In, rank: In, size: AintRef, disp_unit: IntRef, baseptr: AintRef);
     fn mpi_win_free_ = MPI_Win_free(win: IntRef);
     fn mpi_win_get_group_ = MPI_Win_get_group(win: In, group: IntRef);
     fn mpi_win_fence_ = MPI_Win_fence(assert: In, win: In);

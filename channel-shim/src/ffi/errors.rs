@@ -70,6 +70,7 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::RmaRange => MPI_ERR_RMA_RANGE,
         MpiError::RmaAttach => MPI_ERR_RMA_ATTACH,
         MpiError::RmaFlavor => MPI_ERR_RMA_FLAVOR,
+        MpiError::RmaShared => MPI_ERR_RMA_SHARED,
         MpiError::Code(c) => c,
     }
 }

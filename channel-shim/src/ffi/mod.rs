@@ -56,6 +56,7 @@ pub mod p2p;
 pub mod p2p_ext;
 pub mod persistent_coll;
 pub mod rma;
+pub mod rma_shared;
 pub mod status_convert;
 pub mod symbols;
 pub mod tool;

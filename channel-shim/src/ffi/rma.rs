@@ -12,7 +12,7 @@ use crate::ffi::comm::{get_name, set_name};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{apply, create_errhandler, fail, finish, HandlerFn};
 use crate::ffi::handles::*;
-use crate::ffi::info::{info_from, info_to, with_infos};
+use crate::ffi::info::{info_to, pairs_of, with_infos};
 use crate::ffi::p2p::Eng;
 use crate::ffi::write_out;
 use shim_engine::datatype::Span;
@@ -44,16 +44,19 @@ fn attr_values<R>(f: impl FnOnce(&mut HashMap<c_int, Box<AttrValues>>) -> R) -> 
 }
 
 /// Creates a window over `size` bytes at `base` and writes its handle.
+#[allow(clippy::too_many_arguments)]
 unsafe fn create(
     func: &str,
     base: *mut c_void,
     size: isize,
     disp_unit: c_int,
     flavor: Flavor,
+    info: c_int,
     comm: c_int,
     win: *mut c_int,
 ) -> Result<(), MpiError> {
     let c = comm_from(comm)?;
+    let hints = pairs_of(info)?;
     let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
     let mem = program_memory(base, Span { base: 0, len });
@@ -61,12 +64,21 @@ unsafe fn create(
         Flavor::Dynamic => e.win_create_dynamic(c),
         _ => e.win_create(mem, base as usize, unit, flavor, c),
     })?;
+    engine(func, |e| e.win_set_hints(w, &hints))?;
     let h = win_to(w);
     let flavor = match flavor {
         Flavor::Create => MPI_WIN_FLAVOR_CREATE,
         Flavor::Allocate => MPI_WIN_FLAVOR_ALLOCATE,
         Flavor::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
+        Flavor::Shared => MPI_WIN_FLAVOR_SHARED,
     };
+    record_attr_values(h, size, disp_unit, flavor);
+    write_out(win, h);
+    Ok(())
+}
+
+/// Keeps the values the predefined attributes of the new window `h` point at.
+pub(crate) fn record_attr_values(h: c_int, size: isize, disp_unit: c_int, flavor: c_int) {
     let values = AttrValues {
         size,
         disp_unit,
@@ -74,18 +86,16 @@ unsafe fn create(
         model: MPI_WIN_UNIFIED,
     };
     attr_values(|m| m.insert(h, Box::new(values)));
-    write_out(win, h);
-    Ok(())
 }
 
-mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, _info: c_int, comm: c_int, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, info: c_int, comm: c_int, win: *mut c_int) {
     let func = "MPI_Win_create";
-    finish(comm, func, create(func, base, size, disp_unit, Flavor::Create, comm, win))
+    finish(comm, func, create(func, base, size, disp_unit, Flavor::Create, info, comm, win))
 } }
 
-mpi_fn! { fn MPI_Win_create_dynamic(_info: c_int, comm: c_int, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_create_dynamic(info: c_int, comm: c_int, win: *mut c_int) {
     let func = "MPI_Win_create_dynamic";
-    finish(comm, func, create(func, std::ptr::null_mut(), 0, 1, Flavor::Dynamic, comm, win))
+    finish(comm, func, create(func, std::ptr::null_mut(), 0, 1, Flavor::Dynamic, info, comm, win))
 } }
 
 mpi_fn! { fn MPI_Win_attach(win: c_int, base: *mut c_void, size: isize) {
@@ -105,7 +115,7 @@ mpi_fn! { fn MPI_Win_detach(win: c_int, base: *const c_void) {
     finish(win, func, r)
 } }
 
-mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, _info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
     let func = "MPI_Win_allocate";
     let r = (|| {
         let n = usize::try_from(size).map_err(|_| MpiError::Size)?;
@@ -114,7 +124,7 @@ mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, _info: c_int, comm:
         if libc::posix_memalign(&mut p, std::mem::align_of::<libc::max_align_t>(), n.max(1)) != 0 {
             return Err(MpiError::NoMem);
         }
-        if let Err(e) = create(func, p, size, disp_unit, Flavor::Allocate, comm, win) {
+        if let Err(e) = create(func, p, size, disp_unit, Flavor::Allocate, info, comm, win) {
             libc::free(p);
             return Err(e);
         }
@@ -134,11 +144,13 @@ mpi_fn! { fn MPI_Win_free(win: *mut c_int) {
         let w = win_from(h)?;
         attr::delete_all(func, Object::Win(w))?;
         let info = engine(func, |e| e.win_info(w))?;
+        let shared = engine(func, |e| e.win_shared_mapping(w))?;
         engine(func, |e| e.win_free(w).map(drop))?;
         attr_values(|m| m.remove(&h));
         if info.flavor == Flavor::Allocate {
             libc::free(info.base as *mut c_void);
         }
+        crate::ffi::rma_shared::unmap_after_free(shared);
         write_out(win, MPI_WIN_NULL);
         Ok(())
     })();
@@ -589,17 +601,20 @@ mpi_fn! { fn MPI_Win_sync(win: c_int) {
 // ---- info ----
 
 mpi_fn! { fn MPI_Win_set_info(win: c_int, info: c_int) {
-    // Hints only: every window behaves as MPI's defaults say.
+    // Kept and reported; the shim behaves as MPI's defaults say whatever
+    // they allow.
     let func = "MPI_Win_set_info";
-    let r = win_from(win).and_then(|w| engine(func, |e| e.win_info(w))).and_then(|_| if info == MPI_INFO_NULL { Ok(()) } else { info_from(info).map(drop) });
+    let r = win_from(win).and_then(|w| {
+        let pairs = pairs_of(info)?;
+        engine(func, |e| e.win_set_hints(w, &pairs))
+    });
     finish(win, func, r)
 } }
 
 mpi_fn! { fn MPI_Win_get_info(win: c_int, info_used: *mut c_int) {
-    // No hints are in use: an empty info object.
     let func = "MPI_Win_get_info";
-    let r = win_from(win).and_then(|w| engine(func, |e| e.win_info(w))).map(|_| {
-        let id = with_infos(|t| t.create());
+    let r = win_from(win).and_then(|w| engine(func, |e| e.win_hints(w))).map(|pairs| {
+        let id = with_infos(|t| t.create_from(pairs));
         write_out(info_used, info_to(id));
     });
     finish(win, func, r)

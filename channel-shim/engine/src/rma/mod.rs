@@ -21,6 +21,7 @@
 pub mod memory;
 pub mod origin;
 pub mod passive;
+pub mod shared;
 mod target;
 #[cfg(test)]
 mod tests;
@@ -49,6 +50,9 @@ pub enum Flavor {
     /// `MPI_Win_create_dynamic`: regions the program attaches, addressed
     /// by absolute address.
     Dynamic,
+    /// `MPI_Win_allocate_shared`: this member's segment of memory the
+    /// members on one host share (see [`shared`]).
+    Shared,
 }
 
 /// What the program asked for a window (`MPI_Win_get_attr`).
@@ -95,6 +99,11 @@ pub(crate) struct Window {
     grants: HashMap<u32, u32>,
     /// The locks on this window, held and waiting.
     locks: passive::LockQueue,
+    /// `MPI_Win_allocate_shared`: the members' segments, and the address
+    /// at which this process mapped them.
+    shared: Option<(shared::SharedLayout, usize)>,
+    /// Its hints (`MPI_Win_set_info`, `MPI_Win_get_info`).
+    hints: crate::info::WinHints,
 }
 
 /// An operation this process issued, waiting for its answers.
@@ -225,6 +234,8 @@ impl<T: Transport> Engine<T> {
                 locked_all_checked: false,
                 grants: HashMap::new(),
                 locks: Default::default(),
+                shared: None,
+                hints: Default::default(),
             },
         );
         self.rma.by_context.insert(context, id);
@@ -232,6 +243,18 @@ impl<T: Transport> Engine<T> {
             self.on_rma(env, &payload);
         }
         Ok(id)
+    }
+
+    /// `MPI_Win_set_info`, and the info a window was created with.
+    pub fn win_set_hints(&mut self, win: WinId, pairs: &crate::info::Pairs) -> MpiResult<()> {
+        let w = self.window_mut(win)?;
+        w.hints = w.hints.clone().updated(pairs);
+        Ok(())
+    }
+
+    /// `MPI_Win_get_info`: the window's hints.
+    pub fn win_hints(&self, win: WinId) -> MpiResult<crate::info::Pairs> {
+        Ok(self.window(win)?.hints.pairs())
     }
 
     /// What `MPI_Win_get_attr` reports of a window.

@@ -204,10 +204,18 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_Win_sync`: the window's memory is the program's (unified
-    /// model), so there is nothing to copy.
+    /// model), so there is nothing to copy; a memory fence makes this
+    /// process's stores to a shared window visible to the other members'
+    /// loads (and theirs to ours). As in MPICH, only inside a passive
+    /// target epoch (`MPI_ERR_RMA_SYNC` outside one).
     pub fn win_sync(&mut self, win: WinId) -> MpiResult<()> {
         self.note_call();
-        self.window(win).map(|_| ())
+        let w = self.window(win)?;
+        if !w.locked_all && w.locked.is_empty() {
+            return Err(MpiError::RmaSync);
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        Ok(())
     }
 
     /// A lock, grant or unlock message for `win`.

@@ -466,3 +466,16 @@ fn a_dynamic_window_addresses_attached_regions_by_address() {
         assert_eq!(v, &vec![0, prev + 1, 7, 0]);
     }
 }
+
+#[test]
+fn win_sync_needs_a_passive_target_epoch() {
+    run_world(2, 64, |e| {
+        let win = window(e, ints([0; 4]), 4);
+        assert_eq!(e.win_sync(win), Err(MpiError::RmaSync));
+        e.win_lock_all(0, win).unwrap();
+        assert_eq!(e.win_sync(win), Ok(()));
+        e.win_unlock_all(win).unwrap();
+        assert_eq!(e.win_sync(win), Err(MpiError::RmaSync));
+        free(e, win);
+    });
+}
