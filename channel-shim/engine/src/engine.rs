@@ -189,6 +189,8 @@ pub struct Engine<T: Transport> {
     pub(crate) rma: crate::rma::RmaState,
     /// MPI 4.0 sessions open in this process.
     pub(crate) sessions: crate::session::Sessions,
+    /// MPI-IO: the open files.
+    pub(crate) files: crate::io::Files,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -239,6 +241,7 @@ impl<T: Transport> Engine<T> {
             comm_hints: HashMap::new(),
             rma: Default::default(),
             sessions: Default::default(),
+            files: Default::default(),
         }
     }
 

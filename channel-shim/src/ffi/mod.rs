@@ -75,6 +75,7 @@ pub mod grequest;
 pub mod handles;
 pub mod info;
 pub mod init;
+pub mod io;
 pub mod large_count;
 pub mod multiple;
 pub mod nbc;

@@ -22,8 +22,9 @@ pub mod subarray;
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
 pub use contents::{Combiner, Contents, TypeArg};
 pub use derived::MAX_TYPEMAP_RUNS;
+pub(crate) use pack::for_segments;
 pub use pack::Span;
-pub(crate) use pack::{pack_range, unpack_range};
+pub(crate) use pack::{pack_range, packed_range_bounds, unpack_range};
 
 use crate::error::{MpiError, MpiResult};
 use std::sync::Arc;

@@ -29,7 +29,7 @@ fn at(region_len: usize, base: i64, addr: i64, len: u64) -> MpiResult<std::ops::
 
 /// Calls `f(memory address, length)` for each data segment of instances
 /// `first .. first + count`, in packed order.
-fn for_segments(
+pub(crate) fn for_segments(
     t: &TypeInfo,
     first: i64,
     count: usize,
@@ -132,6 +132,28 @@ pub(crate) fn pack_range(
         out.extend_from_slice(&region[at(region.len(), base, addr, n)?]);
         Ok(())
     })
+}
+
+/// The lowest address and the address after the highest byte that packed
+/// bytes `offset .. offset + len` of `count` instances of `t` occupy,
+/// relative to the buffer address (`None` when they occupy none): where a
+/// one-sided operation's piece touches the target window.
+pub(crate) fn packed_range_bounds(
+    t: &TypeInfo,
+    count: usize,
+    offset: u64,
+    len: usize,
+) -> MpiResult<Option<(i64, i64)>> {
+    let mut bounds: Option<(i64, i64)> = None;
+    for_packed_range(t, count, offset, len, |addr, n| {
+        let end = addr.checked_add(n as i64).ok_or(MpiError::Count)?;
+        bounds = Some(match bounds {
+            None => (addr, end),
+            Some((lo, hi)) => (lo.min(addr), hi.max(end)),
+        });
+        Ok(())
+    })?;
+    Ok(bounds)
 }
 
 /// Unpacks `piece`, packed bytes `offset .. offset + piece.len()` of

@@ -3,7 +3,7 @@
 
 use super::wire::RmaTarget;
 use super::WinId;
-use crate::datatype::{pack_range, unpack_range};
+use crate::datatype::{pack_range, packed_range_bounds, unpack_range};
 use crate::envelope::{Envelope, Kind};
 use crate::error::{MpiError, MpiResult};
 use crate::op::apply;
@@ -74,53 +74,69 @@ impl<T: Transport> Engine<T> {
         let at = t.disp.checked_mul(unit).ok_or(MpiError::RmaRange)?;
         let count = usize::try_from(t.count).map_err(|_| MpiError::Count)?;
         let len = usize::try_from(t.len).map_err(|_| MpiError::Count)?;
-        // The region holding the operation's address, and that address's
-        // offset into it.
-        let (mem, base) = w.memory.region(at)?;
-        let range = |e: MpiError| match e {
-            MpiError::Buffer => MpiError::RmaRange,
-            e => e,
-        };
-        let mut old = Vec::with_capacity(len);
-        let elem = t.ty.runs.first().map(|r| r.ty);
-        match kind {
-            Kind::RmaPut => {
-                if data.len() != len {
-                    return Err(MpiError::Count);
-                }
-                unpack_range(&t.ty, count, mem, base, t.offset, data).map_err(range)?;
-                return Ok((t.offset, Vec::new()));
-            }
-            Kind::RmaGet => {
-                pack_range(&t.ty, count, mem, base, t.offset, len, &mut old).map_err(range)?;
-                return Ok((t.offset, old));
-            }
-            _ => {}
-        }
-        let elem = elem.ok_or(MpiError::Datatype)?;
-        pack_range(&t.ty, count, mem, base, t.offset, len, &mut old).map_err(range)?;
-        let new = if kind == Kind::RmaCompareSwap {
-            if data.len() != 2 * len {
-                return Err(MpiError::Count);
-            }
-            let (origin, compare) = data.split_at(len);
-            (old == compare).then(|| origin.to_vec())
-        } else {
+        // The bytes the piece touches, relative to the operation's address.
+        let touched = packed_range_bounds(&t.ty, count, t.offset, len)?;
+        w.memory.with_span(at, touched, |mem, base| {
+            apply_piece(&t, kind, data, count, len, mem, base)
+        })
+    }
+}
+
+/// Applies one piece of an operation to the target memory `mem` (whose
+/// first byte is `base` from the operation's address): the piece's packed
+/// offset and the old contents it covers (empty for put and accumulate).
+fn apply_piece(
+    t: &RmaTarget,
+    kind: Kind,
+    data: &[u8],
+    count: usize,
+    len: usize,
+    mem: &mut [u8],
+    base: i64,
+) -> MpiResult<(u64, Vec<u8>)> {
+    let range = |e: MpiError| match e {
+        MpiError::Buffer => MpiError::RmaRange,
+        e => e,
+    };
+    let mut old = Vec::with_capacity(len);
+    let elem = t.ty.runs.first().map(|r| r.ty);
+    match kind {
+        Kind::RmaPut => {
             if data.len() != len {
                 return Err(MpiError::Count);
             }
-            let mut new = old.clone();
-            apply(t.op, elem, data, &mut new)?;
-            (t.op != crate::op::BuiltinOp::NoOp).then_some(new)
-        };
-        if let Some(new) = new {
-            unpack_range(&t.ty, count, mem, base, t.offset, &new).map_err(range)?;
+            unpack_range(&t.ty, count, mem, base, t.offset, data).map_err(range)?;
+            return Ok((t.offset, Vec::new()));
         }
-        let old = if kind == Kind::RmaAccumulate {
-            Vec::new()
-        } else {
-            old
-        };
-        Ok((t.offset, old))
+        Kind::RmaGet => {
+            pack_range(&t.ty, count, mem, base, t.offset, len, &mut old).map_err(range)?;
+            return Ok((t.offset, old));
+        }
+        _ => {}
     }
+    let elem = elem.ok_or(MpiError::Datatype)?;
+    pack_range(&t.ty, count, mem, base, t.offset, len, &mut old).map_err(range)?;
+    let new = if kind == Kind::RmaCompareSwap {
+        if data.len() != 2 * len {
+            return Err(MpiError::Count);
+        }
+        let (origin, compare) = data.split_at(len);
+        (old == compare).then(|| origin.to_vec())
+    } else {
+        if data.len() != len {
+            return Err(MpiError::Count);
+        }
+        let mut new = old.clone();
+        apply(t.op, elem, data, &mut new)?;
+        (t.op != crate::op::BuiltinOp::NoOp).then_some(new)
+    };
+    if let Some(new) = new {
+        unpack_range(&t.ty, count, mem, base, t.offset, &new).map_err(range)?;
+    }
+    let old = if kind == Kind::RmaAccumulate {
+        Vec::new()
+    } else {
+        old
+    };
+    Ok((t.offset, old))
 }

@@ -479,3 +479,64 @@ fn win_sync_needs_a_passive_target_epoch() {
         free(e, win);
     });
 }
+
+#[test]
+fn operations_span_regions_attached_back_to_back_but_not_a_gap() {
+    let out = run_world(2, 1 << 20, |e| {
+        let me = e.rank();
+        let other = 1 - me;
+        let win = e.win_create_dynamic(W).unwrap();
+        // Two regions of 4 ints back to back at 2000 and 2016, a third
+        // after a gap of 8 bytes at 2040.
+        let (a, got_a) = Reported::new(16, 0);
+        let (b, got_b) = Reported::new(16, 0);
+        e.win_attach(win, 2000, a).unwrap();
+        e.win_attach(win, 2016, b).unwrap();
+        e.win_attach(win, 2040, Box::new(vec![0u8; 16])).unwrap();
+        e.barrier(W).unwrap();
+        let base = 10 * (me as i32 + 1);
+        e.win_lock(true, other, 0, win).unwrap();
+        // Ints 2..6 of the two regions: the last two of one, first two of the other.
+        let _ = e
+            .put(
+                origin(ints((1..=4).map(|i| base + i)), 4, INT),
+                at(other, 2008, 4, INT),
+                win,
+            )
+            .unwrap();
+        e.win_flush(Some(other), win).unwrap();
+        let (mem, read) = Reported::new(24, 0);
+        let _ = e
+            .get(
+                OriginBuf {
+                    mem,
+                    count: 6,
+                    dt: INT,
+                },
+                at(other, 2004, 6, INT),
+                win,
+            )
+            .unwrap();
+        e.win_flush(Some(other), win).unwrap();
+        // Into the gap after the second region: refused.
+        let _ = e
+            .put(origin(ints([1, 2]), 2, INT), at(other, 2028, 2, INT), win)
+            .unwrap();
+        assert_eq!(e.win_unlock(other, win), Err(MpiError::RmaRange));
+        e.barrier(W).unwrap();
+        e.win_detach(win, 2000).unwrap();
+        e.win_detach(win, 2016).unwrap();
+        free(e, win);
+        let read = to_ints(&read.lock().unwrap().take().unwrap());
+        let a = to_ints(&got_a.lock().unwrap().take().unwrap());
+        let b = to_ints(&got_b.lock().unwrap().take().unwrap());
+        (read, a, b)
+    });
+    for (me, (read, a, b)) in out.into_iter().enumerate() {
+        let mine = 10 * (me as i32 + 1);
+        let theirs = 10 * (2 - me as i32);
+        assert_eq!(a, [0, 0, theirs + 1, theirs + 2]);
+        assert_eq!(b, [theirs + 3, theirs + 4, 0, 0]);
+        assert_eq!(read, [0, mine + 1, mine + 2, mine + 3, mine + 4, 0]);
+    }
+}
