@@ -2,7 +2,8 @@
  * nonblocking, persistent, sendrecv), collectives (blocking, nonblocking,
  * persistent, v-variants with MPI_Count counts and MPI_Aint
  * displacements), datatypes whose sizes exceed an int (sizes, extents,
- * pack sizes, element counts: the classic routines answer MPI_UNDEFINED),
+ * pack sizes, element counts: the classic routines answer MPI_UNDEFINED;
+ * envelopes and contents of large-count constructors),
  * MPI_Op_create_c and one-sided MPI_Put_c/MPI_Get_c. Compared with native
  * MPICH on 2, 4 and 8 ranks (gateway/tests/mpi_programs.rs). */
 #include <mpi.h>
@@ -138,6 +139,28 @@ int main(int argc, char **argv) {
     pos = 0;
     MPI_Unpack_c(packed, sizeof packed, &pos, dst, 1, idx, MPI_COMM_WORLD);
     CHECK(dst[4] == 14 && dst[5] == 15 && dst[0] == 10 && dst[1] == 0, "unpacked");
+    /* Envelopes: a large-count constructor's arguments are large counts. */
+    MPI_Count ni, na, nl, nd;
+    int comb, ints[4];
+    MPI_Count large[8];
+    MPI_Aint addrs[4];
+    MPI_Datatype types[2];
+    MPI_Type_get_envelope_c(idx, &ni, &na, &nl, &nd, &comb);
+    MPI_Type_get_contents_c(idx, ni, na, nl, nd, ints, addrs, large, types);
+    CHECK(ni == 0 && na == 0 && nl == 5 && nd == 1 && comb == MPI_COMBINER_INDEXED && large[0] == 2 &&
+              large[1] == 2 && large[2] == 1 && large[3] == 4 && large[4] == 0 && types[0] == MPI_INT,
+          "indexed_c envelope %lld %lld %lld %lld", (long long) ni, (long long) na, (long long) nl, (long long) nd);
+    int cni, cna, cnd;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Type_get_envelope(idx, &cni, &cna, &cnd, &comb) != MPI_SUCCESS, "classic envelope of a large type");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Datatype classic_vec;
+    MPI_Type_vector(2, 3, 4, MPI_INT, &classic_vec);
+    MPI_Type_get_envelope_c(classic_vec, &ni, &na, &nl, &nd, &comb);
+    MPI_Type_get_contents_c(classic_vec, ni, na, nl, nd, ints, addrs, large, types);
+    CHECK(ni == 3 && nl == 0 && comb == MPI_COMBINER_VECTOR && ints[0] == 2 && ints[1] == 3 && ints[2] == 4,
+          "classic vector envelope_c");
+    MPI_Type_free(&classic_vec);
     MPI_Type_free(&idx);
     section("datatypes");
 

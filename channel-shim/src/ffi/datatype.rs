@@ -33,6 +33,26 @@ pub(crate) unsafe fn make(
     finish(MPI_COMM_WORLD, func, r)
 }
 
+/// [`make`] for a constructor whose counts are of type `C`: the `_c`
+/// variant (`C` = `MPI_Count`) records that a large-count constructor
+/// made the type (see `MPI_Type_get_envelope_c`).
+///
+/// # Safety
+/// `newtype` must be null or valid for writing an `int`.
+pub(crate) unsafe fn make_c<C: CInt>(
+    func: &str,
+    newtype: *mut c_int,
+    f: impl FnOnce(&mut Datatypes) -> Result<DatatypeId, MpiError>,
+) -> c_int {
+    make(func, newtype, |t| {
+        let id = f(t)?;
+        if C::LARGE {
+            t.mark_large_count(id)?;
+        }
+        Ok(id)
+    })
+}
+
 /// Runs a query on the datatype table (the one lent to a user reduction
 /// function when called from inside one).
 pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
@@ -63,24 +83,24 @@ unsafe fn ints<T: CInt>(n: usize, p: *const T) -> Result<Vec<i64>, MpiError> {
 }
 
 mpi_fn! { fn MPI_Type_contiguous / c (count: CountT, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_contiguous", newtype, |t| t.contiguous(count_from(count)?, datatype_from(oldtype)?))
+    make_c::<CountT>("MPI_Type_contiguous", newtype, |t| t.contiguous(count_from(count)?, datatype_from(oldtype)?))
 } }
 
 mpi_fn! { fn MPI_Type_vector / c (count: CountT, blocklength: CountT, stride: DisplT, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_vector", newtype, |t| {
+    make_c::<CountT>("MPI_Type_vector", newtype, |t| {
         t.vector(count_from(count)?, count_from(blocklength)?, stride.wide(), datatype_from(oldtype)?)
     })
 } }
 
-unsafe fn hvector(
+unsafe fn hvector<C: CInt>(
     func: &str,
-    count: impl CInt,
-    blocklength: impl CInt,
+    count: C,
+    blocklength: C,
     stride: Aint,
     oldtype: c_int,
     newtype: *mut c_int,
 ) -> c_int {
-    make(func, newtype, |t| {
+    make_c::<C>(func, newtype, |t| {
         t.hvector(
             count_from(count)?,
             count_from(blocklength)?,
@@ -99,7 +119,7 @@ mpi_fn! { fn MPI_Type_hvector(count: c_int, blocklength: c_int, stride: Aint, ol
 } }
 
 mpi_fn! { fn MPI_Type_indexed / c (count: CountT, array_of_blocklengths: *const CountT, array_of_displacements: *const DisplT, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_indexed", newtype, |t| {
+    make_c::<CountT>("MPI_Type_indexed", newtype, |t| {
         let n = count_from(count)?;
         t.indexed(&lens(n, array_of_blocklengths)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
@@ -113,7 +133,7 @@ unsafe fn hindexed<C: CInt>(
     oldtype: c_int,
     newtype: *mut c_int,
 ) -> c_int {
-    make(func, newtype, |t| {
+    make_c::<C>(func, newtype, |t| {
         let n = count_from(count)?;
         t.hindexed(
             &lens(n, blocklengths)?,
@@ -132,14 +152,14 @@ mpi_fn! { fn MPI_Type_hindexed(count: c_int, array_of_blocklengths: *const c_int
 } }
 
 mpi_fn! { fn MPI_Type_create_indexed_block / c (count: CountT, blocklength: CountT, array_of_displacements: *const DisplT, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_create_indexed_block", newtype, |t| {
+    make_c::<CountT>("MPI_Type_create_indexed_block", newtype, |t| {
         let n = count_from(count)?;
         t.indexed_block(count_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
 } }
 
 mpi_fn! { fn MPI_Type_create_hindexed_block / c (count: CountT, blocklength: CountT, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_create_hindexed_block", newtype, |t| {
+    make_c::<CountT>("MPI_Type_create_hindexed_block", newtype, |t| {
         let n = count_from(count)?;
         t.hindexed_block(count_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
@@ -154,7 +174,7 @@ unsafe fn create_struct<C: CInt>(
     types: *const c_int,
     newtype: *mut c_int,
 ) -> c_int {
-    make(func, newtype, |t| {
+    make_c::<C>(func, newtype, |t| {
         let n = count_from(count)?;
         let (bl, dp) = (lens(n, blocklengths)?, ints(n, displacements)?);
         if n > 0 && types.is_null() {
@@ -176,7 +196,7 @@ mpi_fn! { fn MPI_Type_struct(count: c_int, array_of_blocklengths: *const c_int, 
 } }
 
 mpi_fn! { fn MPI_Type_create_resized / c (oldtype: c_int, lb: Aint, extent: Aint, newtype: *mut c_int) {
-    make("MPI_Type_create_resized", newtype, |t| t.resized(datatype_from(oldtype)?, lb as i64, extent as i64))
+    make_c::<CountT>("MPI_Type_create_resized", newtype, |t| t.resized(datatype_from(oldtype)?, lb as i64, extent as i64))
 } }
 
 mpi_fn! { fn MPI_Type_dup(oldtype: c_int, newtype: *mut c_int) {

@@ -26,23 +26,28 @@ pub type MpiAint = isize;
 /// An integer argument that is `int` in a classic routine and
 /// `MPI_Count` or `MPI_Aint` in its `_c` variant.
 pub trait CInt: Copy + 'static {
+    /// Whether it is a large-count routine's type (`MPI_Count`, `MPI_Aint`).
+    const LARGE: bool;
     /// Its value.
     fn wide(self) -> i64;
 }
 
 impl CInt for c_int {
+    const LARGE: bool = false;
     fn wide(self) -> i64 {
         i64::from(self)
     }
 }
 
 impl CInt for i64 {
+    const LARGE: bool = true;
     fn wide(self) -> i64 {
         self
     }
 }
 
 impl CInt for isize {
+    const LARGE: bool = true;
     fn wide(self) -> i64 {
         self as i64
     }
