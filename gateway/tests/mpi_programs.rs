@@ -165,6 +165,21 @@ fn one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/mpi_io.c: MPI-IO in a private folder — open modes and
+/// their error classes, sizes, strided, darray and subarray views written
+/// collectively (two-phase, through the network) and checked int by int,
+/// individual, shared and ordered file pointers, nonblocking and split
+/// collective accesses, file error handlers, hints and handle conversion.
+#[test]
+fn mpi_io_matches_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("mpi_io") {
+        // 50 checks per rank, and rank 0's MPI_File_delete.
+        for (s, n) in [2, 4, 8].iter().zip(n) {
+            assert_eq!(n, 50 * s + 1, "on {s} ranks");
+        }
+    }
+}
+
 /// tests/mpi/rma_locks.c: passive target — N ranks incrementing one
 /// counter with MPI_Fetch_and_op under exclusive locks, and with a get-put
 /// cycle under exclusive locks, end with exactly N × 20; shared locks,

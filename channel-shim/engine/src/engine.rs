@@ -187,6 +187,8 @@ pub struct Engine<T: Transport> {
     pub(crate) persistent_seq: Option<(CommId, u32)>,
     /// One-sided communication: windows and operations in flight.
     pub(crate) rma: crate::rma::RmaState,
+    /// MPI-IO: the open files.
+    pub(crate) files: crate::io::Files,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -236,6 +238,7 @@ impl<T: Transport> Engine<T> {
             names: Names::new(),
             comm_hints: HashMap::new(),
             rma: Default::default(),
+            files: Default::default(),
         }
     }
 

@@ -94,13 +94,13 @@ impl Errhandlers {
         id.is_predefined() || self.created.contains_key(&id)
     }
 
-    fn add_ref(&mut self, id: ErrhandlerId) {
+    pub(crate) fn add_ref(&mut self, id: ErrhandlerId) {
         if let Some(c) = self.created.get_mut(&id) {
             c.refs += 1;
         }
     }
 
-    fn release(&mut self, id: ErrhandlerId) {
+    pub(crate) fn release(&mut self, id: ErrhandlerId) {
         if let Some(c) = self.created.get_mut(&id) {
             c.refs -= 1;
             if c.refs == 0 {

@@ -23,6 +23,7 @@ pub mod error_codes;
 pub mod grequest;
 pub mod group;
 pub mod info;
+pub mod io;
 pub mod isendrecv;
 pub mod matching;
 pub mod mem_transport;

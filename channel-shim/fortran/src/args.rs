@@ -143,3 +143,19 @@ arg_kind! {
     /// An `INTEGER(KIND=MPI_COUNT_KIND)` input: C takes its value.
     CountIn: *const i64 => i64, |f| *f
 }
+
+arg_kind! {
+    /// A file handle (`INTEGER`, as `MPI_File_c2f` gives it): the C
+    /// `MPI_File` pointer is the same number (0 is `MPI_FILE_NULL`).
+    FileIn: *const Fint => *mut c_void, |f| (*f).max(0) as usize as *mut c_void
+}
+
+arg_kind! {
+    /// An `INTEGER(KIND=MPI_OFFSET_KIND)` input.
+    OffsetIn: *const i64 => i64, |f| *f
+}
+
+arg_kind! {
+    /// An `INTEGER(KIND=MPI_OFFSET_KIND)` output.
+    OffsetRef: *mut i64 => *mut i64, |f| f
+}

@@ -89,6 +89,7 @@ pub mod datatype_ext;
 pub mod env;
 pub mod grequest;
 pub mod info;
+pub mod io;
 pub mod module_procedures;
 pub mod p2p;
 pub mod rma;

@@ -29,6 +29,12 @@ struct HandlerFns {
     f: HandlerFn,
 }
 
+/// The C function of a handler the program created (for the handlers of
+/// files, whose first argument is an `MPI_File *`).
+pub(crate) fn handler_function(fns: &Opaque) -> Option<HandlerFn> {
+    fns.get::<HandlerFns>().map(|h| h.f)
+}
+
 /// The MPI error code of an engine error.
 pub fn error_class(e: MpiError) -> c_int {
     match e {

@@ -47,6 +47,7 @@ pub mod grequest;
 pub mod handles;
 pub mod info;
 pub mod init;
+pub mod io;
 pub mod multiple;
 pub mod nbc;
 pub mod neighbor;

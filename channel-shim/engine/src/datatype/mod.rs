@@ -22,6 +22,7 @@ pub mod subarray;
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
 pub use contents::{Combiner, Contents, TypeArg};
 pub use derived::MAX_TYPEMAP_RUNS;
+pub(crate) use pack::for_segments;
 pub use pack::Span;
 pub(crate) use pack::{pack_range, packed_range_bounds, unpack_range};
 

@@ -29,7 +29,7 @@ fn at(region_len: usize, base: i64, addr: i64, len: u64) -> MpiResult<std::ops::
 
 /// Calls `f(memory address, length)` for each data segment of instances
 /// `first .. first + count`, in packed order.
-fn for_segments(
+pub(crate) fn for_segments(
     t: &TypeInfo,
     first: i64,
     count: usize,

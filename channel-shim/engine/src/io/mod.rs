@@ -1,0 +1,172 @@
+//! MPI-IO (MPI 3.1 chapter 13): files opened collectively by the ranks of a
+//! communicator, read and written through file views on the ranks' own
+//! file system.
+//!
+//! - [`view`]: a file view's byte layout, mapping a stream of etypes to
+//!   file byte ranges;
+//! - [`amode`]: access-mode rules and the errors a failed system call
+//!   becomes;
+//! - [`open`]: open, close, delete, size, views, pointers, hints;
+//! - [`access`]: independent reads and writes (`pread`/`pwrite` of the
+//!   view's segments);
+//! - [`two_phase`]: the collective reads and writes: the ranks' pieces go
+//!   through the network to aggregator ranks, which access the file in
+//!   large contiguous requests (ROMIO's two-phase collective buffering);
+//! - [`shared`]: the shared file pointer (kept at rank 0 of the file's
+//!   communicator and moved with one-sided messages) and the ordered
+//!   collective forms.
+//!
+//! Every file gets a private duplicate of its communicator, so its
+//! collective traffic never matches the program's messages.
+
+pub mod access;
+pub mod amode;
+pub mod open;
+pub mod shared;
+pub mod two_phase;
+pub mod view;
+
+use crate::comm::CommId;
+use crate::datatype::DatatypeId;
+use crate::errhandler::ErrhandlerId;
+use crate::error::{MpiError, MpiResult};
+use crate::rma::WinId;
+use std::fs::File;
+use view::ViewLayout;
+
+/// A file handle: index in the process's file table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId(pub u32);
+
+/// The data representation of a view (`MPI_File_set_view`'s `datarep`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataRep {
+    /// `"native"`: memory bytes as they are.
+    Native,
+    /// `"internal"`: here the same as native.
+    Internal,
+    /// `"external32"`: big-endian, MPI's portable sizes.
+    External32,
+}
+
+impl DataRep {
+    /// Parses a representation name; other names are `MPI_ERR_UNSUPPORTED_DATAREP`.
+    pub fn parse(name: &str) -> MpiResult<DataRep> {
+        match name {
+            "native" => Ok(DataRep::Native),
+            "internal" => Ok(DataRep::Internal),
+            "external32" => Ok(DataRep::External32),
+            _ => Err(MpiError::Code(amode::ERR_UNSUPPORTED_DATAREP)),
+        }
+    }
+
+    /// The name `MPI_File_get_view` returns.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataRep::Native => "native",
+            DataRep::Internal => "internal",
+            DataRep::External32 => "external32",
+        }
+    }
+}
+
+/// A file view as the program set it.
+#[derive(Clone, Debug)]
+pub struct View {
+    /// The displacement in bytes.
+    pub disp: i64,
+    /// The elementary type.
+    pub etype: DatatypeId,
+    /// The file type.
+    pub filetype: DatatypeId,
+    /// The data representation.
+    pub datarep: DataRep,
+    /// The flattened layout.
+    pub layout: ViewLayout,
+}
+
+/// One open file of this process.
+#[derive(Debug)]
+pub struct OpenFile {
+    /// The open file.
+    pub file: File,
+    /// The name the program opened it by.
+    pub path: String,
+    /// The private duplicate of the communicator it was opened on.
+    pub comm: CommId,
+    /// The access mode.
+    pub amode: i32,
+    /// The current view.
+    pub view: View,
+    /// The individual file pointer, in etypes of the view.
+    pub pointer: u64,
+    /// Whether atomic mode is on.
+    pub atomic: bool,
+    /// The hints (`MPI_File_get_info` returns them).
+    pub hints: Vec<(String, String)>,
+    /// The error handler.
+    pub errhandler: ErrhandlerId,
+    /// The window holding the shared file pointer at rank 0.
+    pub shared_win: WinId,
+}
+
+/// The files of one process, and the handler of `MPI_FILE_NULL`.
+#[derive(Debug)]
+pub struct Files {
+    slots: Vec<Option<OpenFile>>,
+    /// The error handler of `MPI_FILE_NULL` (`MPI_ERRORS_RETURN` at start):
+    /// new files get it, and errors of calls without a file use it.
+    pub null_errhandler: ErrhandlerId,
+}
+
+impl Default for Files {
+    fn default() -> Self {
+        Files {
+            slots: Vec::new(),
+            null_errhandler: ErrhandlerId::RETURN,
+        }
+    }
+}
+
+impl Files {
+    /// Adds an open file and returns its handle.
+    pub fn insert(&mut self, f: OpenFile) -> FileId {
+        match self.slots.iter().position(Option::is_none) {
+            Some(i) => {
+                self.slots[i] = Some(f);
+                FileId(i as u32)
+            }
+            None => {
+                self.slots.push(Some(f));
+                FileId(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// The open file `id` (`MPI_ERR_FILE` if it is not open).
+    pub fn get(&self, id: FileId) -> MpiResult<&OpenFile> {
+        self.slots
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .ok_or(MpiError::Code(amode::ERR_FILE))
+    }
+
+    /// The open file `id`, to change.
+    pub fn get_mut(&mut self, id: FileId) -> MpiResult<&mut OpenFile> {
+        self.slots
+            .get_mut(id.0 as usize)
+            .and_then(Option::as_mut)
+            .ok_or(MpiError::Code(amode::ERR_FILE))
+    }
+
+    /// Removes file `id` from the table.
+    pub fn remove(&mut self, id: FileId) -> MpiResult<OpenFile> {
+        self.slots
+            .get_mut(id.0 as usize)
+            .and_then(Option::take)
+            .ok_or(MpiError::Code(amode::ERR_FILE))
+    }
+}
+
+#[cfg(test)]
+mod tests;
