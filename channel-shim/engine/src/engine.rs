@@ -187,6 +187,8 @@ pub struct Engine<T: Transport> {
     pub(crate) persistent_seq: Option<(CommId, u32)>,
     /// One-sided communication: windows and operations in flight.
     pub(crate) rma: crate::rma::RmaState,
+    /// MPI 4.0 sessions open in this process.
+    pub(crate) sessions: crate::session::Sessions,
     /// MPI-IO: the open files.
     pub(crate) files: crate::io::Files,
 }
@@ -238,6 +240,7 @@ impl<T: Transport> Engine<T> {
             names: Names::new(),
             comm_hints: HashMap::new(),
             rma: Default::default(),
+            sessions: Default::default(),
             files: Default::default(),
         }
     }

@@ -3,11 +3,12 @@
 //! "external32" representation, and element counts as `MPI_Count`.
 
 use crate::abi::*;
-use crate::ffi::buffers::{c_ints as ints, region, region_mut};
+use crate::ffi::buffers::{region, region_mut};
 use crate::ffi::datatype::{make, put_packed, query, Aint, Count};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{int_array as ints, CountT};
 use crate::ffi::write_out;
 use shim_engine::datatype::f90::{match_size, TypeClass};
 use shim_engine::datatype::{Combiner, Contents};
@@ -23,8 +24,8 @@ fn ndims_from(n: c_int) -> Result<usize, MpiError> {
         .ok_or(MpiError::Arg)
 }
 
-mpi_fn! { fn MPI_Type_create_subarray(ndims: c_int, array_of_sizes: *const c_int, array_of_subsizes: *const c_int,
-                                      array_of_starts: *const c_int, order: c_int, oldtype: c_int, newtype: *mut c_int) {
+mpi_fn! { fn MPI_Type_create_subarray / c (ndims: c_int, array_of_sizes: *const CountT, array_of_subsizes: *const CountT,
+                                      array_of_starts: *const CountT, order: c_int, oldtype: c_int, newtype: *mut c_int) {
     make("MPI_Type_create_subarray", newtype, |t| {
         let n = ndims_from(ndims)?;
         let (sz, sub, st) = (ints(n, array_of_sizes)?, ints(n, array_of_subsizes)?, ints(n, array_of_starts)?);
@@ -32,7 +33,7 @@ mpi_fn! { fn MPI_Type_create_subarray(ndims: c_int, array_of_sizes: *const c_int
     })
 } }
 
-mpi_fn! { fn MPI_Type_create_darray(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const c_int,
+mpi_fn! { fn MPI_Type_create_darray / c (size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const CountT,
                                     array_of_distribs: *const c_int, array_of_dargs: *const c_int,
                                     array_of_psizes: *const c_int, order: c_int, oldtype: c_int, newtype: *mut c_int) {
     make("MPI_Type_create_darray", newtype, |t| {
@@ -203,7 +204,7 @@ fn position_in(pos: Aint, size: Aint) -> Result<(usize, usize), MpiError> {
     Ok((p, s))
 }
 
-mpi_fn! { fn MPI_Pack_external_size(datarep: *const c_char, incount: c_int, datatype: c_int, size: *mut Aint) {
+mpi_fn! { fn MPI_Pack_external_size / c (datarep: *const c_char, incount: CountT, datatype: c_int, size: *mut Aint) {
     let r = (|| {
         external32(datarep)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(incount)?);
@@ -214,7 +215,7 @@ mpi_fn! { fn MPI_Pack_external_size(datarep: *const c_char, incount: c_int, data
     finish(MPI_COMM_WORLD, "MPI_Pack_external_size", r)
 } }
 
-mpi_fn! { fn MPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, incount: c_int, datatype: c_int,
+mpi_fn! { fn MPI_Pack_external / c (datarep: *const c_char, inbuf: *const c_void, incount: CountT, datatype: c_int,
                                outbuf: *mut c_void, outsize: Aint, position: *mut Aint) {
     let r = (|| {
         external32(datarep)?;
@@ -232,8 +233,8 @@ mpi_fn! { fn MPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, inc
     finish(MPI_COMM_WORLD, "MPI_Pack_external", r)
 } }
 
-mpi_fn! { fn MPI_Unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: Aint, position: *mut Aint,
-                                 outbuf: *mut c_void, outcount: c_int, datatype: c_int) {
+mpi_fn! { fn MPI_Unpack_external / c (datarep: *const c_char, inbuf: *const c_void, insize: Aint, position: *mut Aint,
+                                 outbuf: *mut c_void, outcount: CountT, datatype: c_int) {
     let r = (|| {
         external32(datarep)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(outcount)?);
