@@ -142,6 +142,25 @@ fn fortran_one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// A Fortran coarray program (tests/mpi/coarray_halo.f90: halo exchange,
+/// a put with sync images, co_sum, co_broadcast, co_max, a critical
+/// section, a lock, a strided get; 8 checks per image) built with
+/// gfortran `-fcoarray=lib` against Debian's OpenCoarrays library for
+/// MPICH (`caf.mpich`, whose one-sided calls go through the shim's
+/// windows), on 2, 4 and 8 images.
+#[test]
+fn a_fortran_coarray_program_matches_native_mpich_on_2_4_8_images() {
+    let _g = serial();
+    if skip_without("caf.mpich", "--version", "libcoarrays-mpich-dev") || skip_without_mpiexec() {
+        return;
+    }
+    let prog = build("coarray_halo", "f90", "caf.mpich");
+    for images in [2u64, 4, 8] {
+        let n = same_output_as_native("coarray_halo", &prog, &images.to_string());
+        assert_eq!(n, 8 * images, "on {images} images");
+    }
+}
+
 #[test]
 fn an_unsupported_fortran_routine_ends_the_job_with_the_c_line() {
     let _g = serial();
