@@ -12,7 +12,8 @@
 //!   to back on the target's link, the propagation of both hops, and the
 //!   last frame's serialisation on the second hop.
 //!
-//! Both within 2 % of the model (a fixed bound; the run's lateness is not
+//! The report counts the operations and the bytes they covered. Both
+//! times within 2 % of the model (a fixed bound; the run's lateness is not
 //! added). The factor is large so that a loaded machine's late events stay
 //! far below that.
 
@@ -53,9 +54,19 @@ fn a_put_and_flush_take_a_round_trip_and_a_1_mib_get_its_serialisation() {
         return;
     }
     let prog = build_c("rma_timing", "mpicc");
-    let (o, _) = run_with_report("2", "reference.toml", "32", &prog, &[]);
+    let (o, report) = run_with_report("2", "reference.toml", "32", &prog, &[]);
     let (out, err) = text(&o);
     assert!(o.status.success() && out.contains(" ok"), "{out}{err}");
+    // The report counts the origin's operations: 5 + 9 gets of 1 MiB and
+    // 9 puts of one double; the target issued none.
+    let mpi = |r: usize, k: &str| report["rank_reports"][r]["mpi"][k].as_u64().unwrap();
+    assert_eq!(mpi(0, "rma_operations"), 23);
+    assert_eq!(mpi(0, "rma_bytes"), 14 * (1 << 20) + 9 * 8);
+    assert_eq!(mpi(1, "rma_operations"), 0);
+    assert!(
+        err.contains("one-sided operations issued: rank 0 23 ("),
+        "{err}"
+    );
     let v = |k: &str| -> f64 {
         let s = &out[out.find(k).unwrap_or_else(|| panic!("{k} in {out}")) + k.len()..];
         s.split_whitespace().next().unwrap().parse::<f64>().unwrap() * 1e3

@@ -134,6 +134,12 @@ pub struct Counters {
     pub unsuccessful_matches: u64,
     /// Received messages that were not valid envelopes (dropped).
     pub bad_messages: u64,
+    /// One-sided operations this process issued (put, get, the
+    /// accumulates, fetch-and-op, compare-and-swap; `MPI_PROC_NULL`
+    /// targets not counted).
+    pub rma_operations: u64,
+    /// Bytes of target memory those operations covered.
+    pub rma_bytes: u64,
 }
 
 /// A message in the unexpected queue: its envelope and payload.

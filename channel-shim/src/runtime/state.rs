@@ -314,6 +314,8 @@ fn disconnect() {
         counters.expected = c.expected;
         counters.unexpected = c.unexpected;
         counters.unsuccessful_matches = c.unsuccessful_matches;
+        counters.rma_operations = c.rma_operations;
+        counters.rma_bytes = c.rma_bytes;
     }
     if let Some(p) = lock(&PACER).as_ref() {
         counters.calls = p.calls;
