@@ -12,7 +12,8 @@ mod timeline;
 mod tool;
 
 pub use clock::{
-    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, snapshot as clock_snapshot,
+    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, process_cpu_ns,
+    snapshot as clock_snapshot,
 };
 pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
