@@ -62,26 +62,27 @@ pub(crate) fn read_segments(
 }
 
 /// Runs `access` under a lock of the whole file in atomic mode (exclusive
-/// for a write, shared for a read; `flock`, which every rank's own open
-/// file takes part in), so a noncontiguous access is seen whole or not at
-/// all by the other ranks' accesses.
+/// for a write, shared for a read, taken with `locker`, which the C layer
+/// installs: `flock`, which every rank's own open file takes part in), so
+/// a noncontiguous access is seen whole or not at all by the other ranks'
+/// accesses.
 pub(crate) fn atomically<R>(
     file: &File,
-    atomic: bool,
+    atomic: Option<super::LockFn>,
     write: bool,
     access: impl FnOnce() -> MpiResult<R>,
 ) -> MpiResult<R> {
-    if !atomic {
+    let Some(lock) = atomic else {
         return access();
-    }
-    let locked = if write {
-        file.lock()
-    } else {
-        file.lock_shared()
     };
-    locked.map_err(|e| amode::io_error(&e))?;
+    let kind = if write {
+        super::Lock::Exclusive
+    } else {
+        super::Lock::Shared
+    };
+    lock(file, kind).map_err(|e| amode::io_error(&e))?;
     let r = access();
-    file.unlock().map_err(|e| amode::io_error(&e))?;
+    lock(file, super::Lock::Unlock).map_err(|e| amode::io_error(&e))?;
     r
 }
 
@@ -193,7 +194,7 @@ impl<T: Transport> Engine<T> {
         let data = self.io_pack(f.view.datarep, dt, count, region)?;
         let l = &f.view.layout;
         let segments = l.segments(start * l.etype_size, data.len() as u64);
-        atomically(&f.file, f.atomic, true, || {
+        atomically(&f.file, self.files.atomic_lock(f), true, || {
             write_segments(&f.file, &segments, &data)
         })?;
         self.io_advance(id, pos, start, data.len() as u64)?;
@@ -219,7 +220,7 @@ impl<T: Transport> Engine<T> {
         let l = &f.view.layout;
         let segments = l.segments(start * l.etype_size, n);
         let mut data = vec![0u8; n as usize];
-        let got = atomically(&f.file, f.atomic, false, || {
+        let got = atomically(&f.file, self.files.atomic_lock(f), false, || {
             read_segments(&f.file, &segments, &mut data)
         })?;
         data.truncate(got);

@@ -414,6 +414,11 @@ impl<T: Transport> Engine<T> {
         self.io_agree(comm, r)
     }
 
+    /// Installs how atomic mode locks files.
+    pub fn set_file_locker(&mut self, lock: super::LockFn) {
+        self.files.locker = Some(lock);
+    }
+
     /// `MPI_File_set_atomicity` (collective; every rank must pass the same flag).
     pub fn file_set_atomicity(&mut self, id: FileId, atomic: bool) -> MpiResult<()> {
         self.note_call();

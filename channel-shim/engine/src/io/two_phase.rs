@@ -295,7 +295,7 @@ impl<T: Transport> Engine<T> {
         }
         pieces.sort_by_key(|p| p.0);
         let f = self.files.get(id)?;
-        let (file, atomic) = (&f.file, f.atomic);
+        let (file, atomic) = (&f.file, self.files.atomic_lock(f));
         super::access::atomically(file, atomic, true, || write_runs(file, pieces))
     }
 
@@ -352,7 +352,9 @@ impl<T: Transport> Engine<T> {
             let all: Vec<FileSegment> = want.iter().flatten().copied().collect();
             let f = self.files.get(id)?;
             let data =
-                super::access::atomically(&f.file, f.atomic, false, || serve_reads(&f.file, &all))?;
+                super::access::atomically(&f.file, self.files.atomic_lock(f), false, || {
+                    serve_reads(&f.file, &all)
+                })?;
             let mut replies = vec![Vec::new(); n];
             let mut it = data.into_iter();
             for (r, w) in want.iter().enumerate() {
