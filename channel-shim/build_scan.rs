@@ -125,6 +125,14 @@ pub fn defined_functions(src: &str, prefix: &str) -> Vec<String> {
             && matches!(b.get(j), Some(b'(') | Some(b'='))
         {
             found.push(name.to_string());
+        } else if name_start > ws_start
+            && name.starts_with(prefix)
+            && src[j..].starts_with('/')
+            && src[j + 1..].trim_start().starts_with("c")
+        {
+            // `fn MPI_Xxx / c (`: also its large-count variant MPI_Xxx_c.
+            found.push(name.to_string());
+            found.push(format!("{name}_c"));
         }
         i += 2;
     }

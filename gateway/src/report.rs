@@ -66,6 +66,11 @@ pub struct MpiCounters {
     pub blocked_s: f64,
     /// Wall time slept for the time factor.
     pub slept_wall_s: f64,
+    /// One-sided operations issued (put, get, accumulates, fetch-and-op,
+    /// compare-and-swap).
+    pub rma_operations: u64,
+    /// Bytes of target memory they covered.
+    pub rma_bytes: u64,
 }
 
 impl From<&RankCounters> for MpiCounters {
@@ -84,6 +89,8 @@ impl From<&RankCounters> for MpiCounters {
             compute_late_max_s: c.compute_late_max_ns as f64 / 1e9,
             blocked_s: c.blocked_ns as f64 / 1e9,
             slept_wall_s: c.slept_ns as f64 / 1e9,
+            rma_operations: c.rma_operations,
+            rma_bytes: c.rma_bytes,
         }
     }
 }
@@ -328,6 +335,19 @@ impl JobReport {
                     r.rank, r.ended
                 )),
             }
+        }
+        let one_sided: Vec<String> = self
+            .rank_reports
+            .iter()
+            .filter_map(|r| r.mpi.as_ref().map(|c| (r.rank, c)))
+            .filter(|(_, c)| c.rma_operations > 0)
+            .map(|(rank, c)| format!("rank {rank} {} ({} B)", c.rma_operations, c.rma_bytes))
+            .collect();
+        if !one_sided.is_empty() {
+            s.push_str(&format!(
+                "mpinetsim: one-sided operations issued: {}\n",
+                one_sided.join(", ")
+            ));
         }
         s
     }

@@ -108,6 +108,23 @@ fn fortran_topologies_datatypes_and_probes_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// MPI 4.0's Sessions model from Fortran (tests/mpi/fortran_sessions.inc:
+/// 21 checks per rank and 1 more on each side's leader): process sets by
+/// CHARACTER name, communicators from groups, an intercommunicator from
+/// two groups, with mpif.h and with the mpi module, on 2, 4 and 8 ranks.
+#[test]
+fn fortran_sessions_match_native_mpich_on_2_4_8_ranks() {
+    for name in ["fortran_sessions_mpif", "fortran_sessions_use_mpi"] {
+        for ranks in [2u64, 4, 8] {
+            let Some(n) = fortran_same_output(name, &ranks.to_string()) else {
+                return;
+            };
+            assert_eq!(n, 21 * ranks + 2, "{name} on {ranks} ranks");
+        }
+    }
+}
+
+/// One-sided communication from Fortran (tests/mpi/fortran_rma.inc: 13
 /// One-sided communication from Fortran (tests/mpi/fortran_rma.inc: 15
 /// checks per rank): window attributes of kind MPI_ADDRESS_KIND, put,
 /// get, accumulate, fetch-and-op, compare-and-swap, fences and
@@ -122,6 +139,25 @@ fn fortran_one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
             };
             assert_eq!(n, 15 * ranks, "{name} on {ranks} ranks");
         }
+    }
+}
+
+/// A Fortran coarray program (tests/mpi/coarray_halo.f90: halo exchange,
+/// a put with sync images, co_sum, co_broadcast, co_max, a critical
+/// section, a lock, a strided get; 8 checks per image) built with
+/// gfortran `-fcoarray=lib` against Debian's OpenCoarrays library for
+/// MPICH (`caf.mpich`, whose one-sided calls go through the shim's
+/// windows), on 2, 4 and 8 images.
+#[test]
+fn a_fortran_coarray_program_matches_native_mpich_on_2_4_8_images() {
+    let _g = serial();
+    if skip_without("caf.mpich", "--version", "libcoarrays-mpich-dev") || skip_without_mpiexec() {
+        return;
+    }
+    let prog = build("coarray_halo", "f90", "caf.mpich");
+    for images in [2u64, 4, 8] {
+        let n = same_output_as_native("coarray_halo", &prog, &images.to_string());
+        assert_eq!(n, 8 * images, "on {images} images");
     }
 }
 

@@ -127,6 +127,33 @@ fn persistent_collectives_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/sessions.c: MPI 4.0's Sessions model — a session before
+/// MPI_Init (process sets and their info, communicators from groups, an
+/// intercommunicator from two groups, the session's error handler), a
+/// second beside the world model whose communicator still works after
+/// MPI_Finalize.
+#[test]
+fn sessions_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("sessions") {
+        // 23 checks per rank, and 1 more on each side's leader.
+        assert_eq!(n, [23 * 2 + 2, 23 * 4 + 2, 23 * 8 + 2]);
+    }
+}
+
+/// tests/mpi/large_count.c: MPI 4.0's large-count `_c` routines —
+/// point-to-point, collectives (v-variants with MPI_Count counts and
+/// MPI_Aint displacements, nonblocking, persistent), MPI_Op_create_c,
+/// datatypes larger than an int can describe, envelopes and contents of
+/// large-count types, MPI_Put_c/MPI_Get_c.
+#[test]
+fn large_count_routines_match_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("large_count") {
+        // 20 checks per rank, one more on rank 0 (the user op's result)
+        // and one on the last rank (the element count).
+        assert_eq!(n, [20 * 2 + 2, 20 * 4 + 2, 20 * 8 + 2]);
+    }
+}
+
 /// tests/mpi/persistent_gather.c: each start of a persistent gather
 /// gathers what the send buffer holds then (through mpinetsim only:
 /// MPICH 4.0.2 gathers the first start's values again).

@@ -34,8 +34,9 @@ pub use secret::JobSecret;
 /// Waiting and AbortAck frames; version 6 the rank's node in Welcome and
 /// the collective's name in CollectiveDone; version 7 the compute clock
 /// and CPU speed in Welcome and the computation's CPU time, wall time and
-/// lateness in Finalize; version 8 the ComputeLate frame.
-pub const VERSION: u16 = 8;
+/// lateness in Finalize; version 8 the ComputeLate frame; version 9 the
+/// one-sided operation counts in Finalize.
+pub const VERSION: u16 = 9;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -167,10 +168,14 @@ pub struct RankCounters {
     /// Lateness of every computation between MPI calls, scaled ns (0 when
     /// on schedule).
     pub compute_lateness: LatenessHistogram,
+    /// One-sided operations the rank issued.
+    pub rma_operations: u64,
+    /// Bytes of target memory they covered.
+    pub rma_bytes: u64,
 }
 
 impl RankCounters {
-    const FIELDS: usize = 15;
+    const FIELDS: usize = 17;
     fn to_array(&self) -> [u64; Self::FIELDS] {
         [
             self.calls,
@@ -188,6 +193,8 @@ impl RankCounters {
             self.compute_wall_ns,
             self.compute_late_max_ns,
             self.compute_late_max_at_ns,
+            self.rma_operations,
+            self.rma_bytes,
         ]
     }
     fn from_array(a: [u64; Self::FIELDS]) -> RankCounters {
@@ -208,6 +215,8 @@ impl RankCounters {
             compute_late_max_ns: a[13],
             compute_late_max_at_ns: a[14],
             compute_lateness: LatenessHistogram::default(),
+            rma_operations: a[15],
+            rma_bytes: a[16],
         }
     }
 }
@@ -1006,10 +1015,10 @@ mod tests {
         };
         assert_eq!(welcome.to_bytes().len(), 46);
         let mut counters = RankCounters::default();
-        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 127);
+        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 143);
         counters.compute_lateness.record(0);
         counters.compute_lateness.record(1_000_000);
-        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 127 + 2 * 10);
+        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 143 + 2 * 10);
     }
 
     #[test]

@@ -134,6 +134,12 @@ pub struct Counters {
     pub unsuccessful_matches: u64,
     /// Received messages that were not valid envelopes (dropped).
     pub bad_messages: u64,
+    /// One-sided operations this process issued (put, get, the
+    /// accumulates, fetch-and-op, compare-and-swap; `MPI_PROC_NULL`
+    /// targets not counted).
+    pub rma_operations: u64,
+    /// Bytes of target memory those operations covered.
+    pub rma_bytes: u64,
 }
 
 /// A message in the unexpected queue: its envelope and payload.
@@ -187,6 +193,8 @@ pub struct Engine<T: Transport> {
     pub(crate) persistent_seq: Option<(CommId, u32)>,
     /// One-sided communication: windows and operations in flight.
     pub(crate) rma: crate::rma::RmaState,
+    /// MPI 4.0 sessions open in this process.
+    pub(crate) sessions: crate::session::Sessions,
     /// MPI-IO: the open files.
     pub(crate) files: crate::io::Files,
 }
@@ -238,6 +246,7 @@ impl<T: Transport> Engine<T> {
             names: Names::new(),
             comm_hints: HashMap::new(),
             rma: Default::default(),
+            sessions: Default::default(),
             files: Default::default(),
         }
     }

@@ -72,6 +72,8 @@ pub enum MpiError {
     RmaAttach,
     /// `MPI_ERR_RMA_FLAVOR`: a call the window's flavor does not allow.
     RmaFlavor,
+    /// `MPI_ERR_SESSION`: not an open session.
+    Session,
     /// `MPI_ERR_RMA_SHARED`: shared memory asked of members that cannot
     /// share it (ranks on different simulated hosts).
     RmaShared,
@@ -115,6 +117,7 @@ impl fmt::Display for MpiError {
             MpiError::RmaRange => "one-sided operation outside the target window",
             MpiError::RmaAttach => "memory cannot be attached to or detached from the window",
             MpiError::RmaFlavor => "the window's flavor does not allow this call",
+            MpiError::Session => "invalid session",
             MpiError::RmaShared => {
                 "the members of the communicator are on different hosts and cannot share memory"
             }

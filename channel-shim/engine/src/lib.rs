@@ -39,6 +39,7 @@ pub mod persistent_coll;
 mod rendezvous;
 pub mod request;
 pub mod rma;
+pub mod session;
 pub mod status;
 pub mod tool;
 pub mod topo;

@@ -94,6 +94,7 @@ pub mod module_procedures;
 pub mod p2p;
 pub mod rma;
 pub mod sentinel;
+pub mod session;
 pub mod strings;
 pub mod topo;
 

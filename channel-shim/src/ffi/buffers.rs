@@ -133,18 +133,3 @@ pub unsafe fn write_status(status: *mut MpiStatus, s: &Status) {
         status.write(to_c(s));
     }
 }
-
-/// `n` `int`s from a C array (none when `n` is 0, whatever the pointer;
-/// a null pointer for more is `MPI_ERR_ARG`).
-///
-/// # Safety
-/// `p` must be null or valid for reading `n` `int`s.
-pub unsafe fn c_ints(n: usize, p: *const c_int) -> Result<Vec<i32>, shim_engine::MpiError> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(shim_engine::MpiError::Arg);
-    }
-    Ok(std::slice::from_raw_parts(p, n).to_vec())
-}

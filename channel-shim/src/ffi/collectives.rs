@@ -15,6 +15,7 @@ use crate::ffi::buffers::{is_in_place, region, region_mut};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{count_array, wide_array, CInt, CountT, DisplT};
 use crate::ffi::nbc;
 use crate::persistent_coll;
 use crate::runtime::GatewayTransport;
@@ -142,19 +143,13 @@ fn unpack_blocks(dt: DatatypeId, b: Vec<(i64, usize)>, buf: *mut c_void) -> Opti
 }
 
 /// `n` counts from a C array.
-unsafe fn counts(n: usize, p: *const c_int) -> Result<Vec<usize>, MpiError> {
-    if n > 0 && p.is_null() {
-        return Err(MpiError::Count);
-    }
-    (0..n).map(|i| count_from(*p.add(i))).collect()
+unsafe fn counts(n: usize, p: *const impl CInt) -> Result<Vec<usize>, MpiError> {
+    count_array(n, p)
 }
 
 /// `n` displacements from a C array.
-unsafe fn displs(n: usize, p: *const c_int) -> Result<Vec<i64>, MpiError> {
-    if n > 0 && p.is_null() {
-        return Err(MpiError::Arg);
-    }
-    Ok((0..n).map(|i| *p.add(i) as i64).collect())
+unsafe fn displs(n: usize, p: *const impl CInt) -> Result<Vec<i64>, MpiError> {
+    wide_array(n, p, MpiError::Arg)
 }
 
 /// `n` datatypes from a C array.
@@ -168,8 +163,8 @@ unsafe fn types(n: usize, p: *const c_int) -> Result<Vec<DatatypeId>, MpiError> 
 /// The (displacement, count) blocks of a v-collective buffer.
 unsafe fn blocks(
     n: usize,
-    cnts: *const c_int,
-    disps: *const c_int,
+    cnts: *const impl CInt,
+    disps: *const impl CInt,
 ) -> Result<Vec<(i64, usize)>, MpiError> {
     Ok(displs(n, disps)?
         .into_iter()
@@ -192,6 +187,13 @@ fn split(b: &[(i64, usize)]) -> (Vec<usize>, Vec<i64>) {
 /// coll_pair! { fn MPI_Barrier(comm: c_int); fn MPI_Ibarrier = barrier; }
 /// ```
 macro_rules! coll_pair {
+    // `/ c` on both names: also their large-count variants (see `large_count`).
+    (fn $blocking:ident / c ( $($arg:ident : $ty:ty),* ); fn $nonblocking:ident / c = $body:ident;) => {
+        coll_pair! { fn $blocking($($arg: $ty),*); fn $nonblocking = $body; }
+        $crate::large_count_module! { $blocking {
+            coll_pair! { fn [<$blocking _c>]($($arg: $ty),*); fn [<$nonblocking _c>] = $body; }
+        } }
+    };
     (fn $blocking:ident ( $($arg:ident : $ty:ty),* ); fn $nonblocking:ident = $body:ident;) => {
         mpi_fn! { fn $blocking($($arg: $ty),*) {
             $body(stringify!($blocking), Form::Blocking, $($arg,)* null_mut())
@@ -215,7 +217,7 @@ unsafe fn bcast(
     func: &str,
     form: Form,
     buffer: *mut c_void,
-    count: c_int,
+    count: impl CInt,
     datatype: c_int,
     root: c_int,
     comm: c_int,
@@ -235,8 +237,8 @@ unsafe fn bcast(
         Ok((id, fin))
     })
 }
-coll_pair! { fn MPI_Bcast(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int); fn MPI_Ibcast = bcast; }
-persistent_coll! { fn MPI_Bcast_init(buffer: *mut c_void, count: c_int, datatype: c_int, root: c_int, comm: c_int) = bcast on comm; }
+coll_pair! { fn MPI_Bcast / c (buffer: *mut c_void, count: CountT, datatype: c_int, root: c_int, comm: c_int); fn MPI_Ibcast / c = bcast; }
+persistent_coll! { fn MPI_Bcast_init / c (buffer: *mut c_void, count: CountT, datatype: c_int, root: c_int, comm: c_int) = bcast on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce(
@@ -244,7 +246,7 @@ unsafe fn reduce(
     form: Form,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: c_int,
+    count: impl CInt,
     datatype: c_int,
     op: c_int,
     root: c_int,
@@ -266,8 +268,8 @@ unsafe fn reduce(
         Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int); fn MPI_Ireduce = reduce; }
-persistent_coll! { fn MPI_Reduce_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int) = reduce on comm; }
+coll_pair! { fn MPI_Reduce / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, root: c_int, comm: c_int); fn MPI_Ireduce / c = reduce; }
+persistent_coll! { fn MPI_Reduce_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, root: c_int, comm: c_int) = reduce on comm; }
 
 /// The allreduce-like collectives: a send buffer (or in place) of `count`
 /// instances and a receive buffer of as many.
@@ -279,7 +281,7 @@ macro_rules! reduction {
             form: Form,
             sendbuf: *const c_void,
             recvbuf: *mut c_void,
-            count: c_int,
+            count: impl CInt,
             datatype: c_int,
             op: c_int,
             comm: c_int,
@@ -299,12 +301,12 @@ macro_rules! reduction {
 reduction!(allreduce, start_allreduce);
 reduction!(scan, start_scan);
 reduction!(exscan, start_exscan);
-coll_pair! { fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iallreduce = allreduce; }
-persistent_coll! { fn MPI_Allreduce_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) = allreduce on comm; }
-coll_pair! { fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iscan = scan; }
-persistent_coll! { fn MPI_Scan_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) = scan on comm; }
-coll_pair! { fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iexscan = exscan; }
-persistent_coll! { fn MPI_Exscan_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int, comm: c_int) = exscan on comm; }
+coll_pair! { fn MPI_Allreduce / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iallreduce / c = allreduce; }
+persistent_coll! { fn MPI_Allreduce_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int) = allreduce on comm; }
+coll_pair! { fn MPI_Scan / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iscan / c = scan; }
+persistent_coll! { fn MPI_Scan_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int) = scan on comm; }
+coll_pair! { fn MPI_Exscan / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iexscan / c = exscan; }
+persistent_coll! { fn MPI_Exscan_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int) = exscan on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce_scatter_block(
@@ -312,7 +314,7 @@ unsafe fn reduce_scatter_block(
     form: Form,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     datatype: c_int,
     op: c_int,
     comm: c_int,
@@ -328,8 +330,8 @@ unsafe fn reduce_scatter_block(
         Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter_block = reduce_scatter_block; }
-persistent_coll! { fn MPI_Reduce_scatter_block_init(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter_block on comm; }
+coll_pair! { fn MPI_Reduce_scatter_block / c (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter_block / c = reduce_scatter_block; }
+persistent_coll! { fn MPI_Reduce_scatter_block_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: CountT, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter_block on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce_scatter(
@@ -337,7 +339,7 @@ unsafe fn reduce_scatter(
     form: Form,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
+    recvcounts: *const impl CInt,
     datatype: c_int,
     op: c_int,
     comm: c_int,
@@ -354,10 +356,10 @@ unsafe fn reduce_scatter(
         Ok((id, unpack_bytes(dt, mine, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter = reduce_scatter; }
-persistent_coll! { fn MPI_Reduce_scatter_init(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter on comm; }
+coll_pair! { fn MPI_Reduce_scatter / c (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Ireduce_scatter / c = reduce_scatter; }
+persistent_coll! { fn MPI_Reduce_scatter_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const CountT, datatype: c_int, op: c_int, comm: c_int) = reduce_scatter on comm; }
 
-mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: c_int, op: c_int) {
+mpi_fn! { fn MPI_Reduce_local / c (inbuf: *const c_void, inoutbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int) {
     let r = (|| {
         let (dt, o) = reduction_from(datatype, op)?;
         let n = count_from(count)?;
@@ -376,7 +378,7 @@ mpi_fn! { fn MPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count
 unsafe fn send_side<'a>(
     e: &Eng,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     in_place: Option<(*const c_void, Span, DatatypeId)>,
 ) -> Result<(CollInput<'a>, usize, DatatypeId), MpiError> {
@@ -393,10 +395,10 @@ unsafe fn gather(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     root: c_int,
     comm: c_int,
@@ -427,19 +429,19 @@ unsafe fn gather(
         Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igather = gather; }
-persistent_coll! { fn MPI_Gather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) = gather on comm; }
+coll_pair! { fn MPI_Gather / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igather / c = gather; }
+persistent_coll! { fn MPI_Gather_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, root: c_int, comm: c_int) = gather on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn gatherv(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    displs_: *const c_int,
+    recvcounts: *const impl CInt,
+    displs_: *const impl CInt,
     recvtype: c_int,
     root: c_int,
     comm: c_int,
@@ -486,14 +488,14 @@ unsafe fn gatherv(
         Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igatherv = gatherv; }
-persistent_coll! { fn MPI_Gatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, root: c_int, comm: c_int) = gatherv on comm; }
+coll_pair! { fn MPI_Gatherv / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, displs_: *const DisplT, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Igatherv / c = gatherv; }
+persistent_coll! { fn MPI_Gatherv_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, displs_: *const DisplT, recvtype: c_int, root: c_int, comm: c_int) = gatherv on comm; }
 
 /// The receive side of a scatter: `None` for `MPI_IN_PLACE` at the root of
 /// an intracommunicator, nothing at all at an intercommunicator's root group.
 fn scatter_recv(
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     at_root: bool,
     receives: bool,
@@ -509,10 +511,10 @@ unsafe fn scatter(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     root: c_int,
     comm: c_int,
@@ -538,19 +540,19 @@ unsafe fn scatter(
         Ok((id, fin))
     })
 }
-coll_pair! { fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatter = scatter; }
-persistent_coll! { fn MPI_Scatter_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) = scatter on comm; }
+coll_pair! { fn MPI_Scatter / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatter / c = scatter; }
+persistent_coll! { fn MPI_Scatter_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, root: c_int, comm: c_int) = scatter on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn scatterv(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    displs_: *const c_int,
+    sendcounts: *const impl CInt,
+    displs_: *const impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     root: c_int,
     comm: c_int,
@@ -578,18 +580,18 @@ unsafe fn scatterv(
         Ok((id, fin))
     })
 }
-coll_pair! { fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatterv = scatterv; }
-persistent_coll! { fn MPI_Scatterv_init(sendbuf: *const c_void, sendcounts: *const c_int, displs_: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) = scatterv on comm; }
+coll_pair! { fn MPI_Scatterv / c (sendbuf: *const c_void, sendcounts: *const CountT, displs_: *const DisplT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, root: c_int, comm: c_int); fn MPI_Iscatterv / c = scatterv; }
+persistent_coll! { fn MPI_Scatterv_init / c (sendbuf: *const c_void, sendcounts: *const CountT, displs_: *const DisplT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, root: c_int, comm: c_int) = scatterv on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgather(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -607,19 +609,19 @@ unsafe fn allgather(
         Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Iallgather = allgather; }
-persistent_coll! { fn MPI_Allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = allgather on comm; }
+coll_pair! { fn MPI_Allgather / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int); fn MPI_Iallgather / c = allgather; }
+persistent_coll! { fn MPI_Allgather_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int) = allgather on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgatherv(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    displs_: *const c_int,
+    recvcounts: *const impl CInt,
+    displs_: *const impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -643,18 +645,18 @@ unsafe fn allgatherv(
         Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Iallgatherv = allgatherv; }
-persistent_coll! { fn MPI_Allgatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs_: *const c_int, recvtype: c_int, comm: c_int) = allgatherv on comm; }
+coll_pair! { fn MPI_Allgatherv / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, displs_: *const DisplT, recvtype: c_int, comm: c_int); fn MPI_Iallgatherv / c = allgatherv; }
+persistent_coll! { fn MPI_Allgatherv_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, displs_: *const DisplT, recvtype: c_int, comm: c_int) = allgatherv on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoall(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -680,20 +682,20 @@ unsafe fn alltoall(
         Ok((id, unpack_bytes(rt, rn * n, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ialltoall = alltoall; }
-persistent_coll! { fn MPI_Alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = alltoall on comm; }
+coll_pair! { fn MPI_Alltoall / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int); fn MPI_Ialltoall / c = alltoall; }
+persistent_coll! { fn MPI_Alltoall_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int) = alltoall on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoallv(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
+    sendcounts: *const impl CInt,
+    sdispls: *const impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
+    recvcounts: *const impl CInt,
+    rdispls: *const impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -716,14 +718,14 @@ unsafe fn alltoallv(
         Ok((id, unpack_blocks(rt, rb, recvbuf)))
     })
 }
-coll_pair! { fn MPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ialltoallv = alltoallv; }
-persistent_coll! { fn MPI_Alltoallv_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) = alltoallv on comm; }
+coll_pair! { fn MPI_Alltoallv / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const DisplT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const DisplT, recvtype: c_int, comm: c_int); fn MPI_Ialltoallv / c = alltoallv; }
+persistent_coll! { fn MPI_Alltoallv_init / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const DisplT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const DisplT, recvtype: c_int, comm: c_int) = alltoallv on comm; }
 
 /// The (byte displacement, count, datatype) blocks of a w-collective buffer.
 unsafe fn w_blocks(
     n: usize,
-    cnts: *const c_int,
-    disps: *const c_int,
+    cnts: *const impl CInt,
+    disps: *const impl CInt,
     tys: *const c_int,
 ) -> Result<Vec<(i64, usize, DatatypeId)>, MpiError> {
     Ok(displs(n, disps)?
@@ -739,12 +741,12 @@ unsafe fn alltoallw(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
+    sendcounts: *const impl CInt,
+    sdispls: *const impl CInt,
     sendtypes: *const c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
+    recvcounts: *const impl CInt,
+    rdispls: *const impl CInt,
     recvtypes: *const c_int,
     comm: c_int,
     request: *mut c_int,
@@ -786,5 +788,5 @@ unsafe fn alltoallw(
         Ok((id, Some(CollFinish { types, deliver })))
     })
 }
-coll_pair! { fn MPI_Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const c_int, comm: c_int); fn MPI_Ialltoallw = alltoallw; }
-persistent_coll! { fn MPI_Alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const c_int, comm: c_int) = alltoallw on comm; }
+coll_pair! { fn MPI_Alltoallw / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const DisplT, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const DisplT, recvtypes: *const c_int, comm: c_int); fn MPI_Ialltoallw / c = alltoallw; }
+persistent_coll! { fn MPI_Alltoallw_init / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const DisplT, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const DisplT, recvtypes: *const c_int, comm: c_int) = alltoallw on comm; }

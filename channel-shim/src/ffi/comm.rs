@@ -101,7 +101,7 @@ fn wait_comm(func: &str, id: RequestId) -> Result<Option<CommId>, MpiError> {
 
 /// Runs a call that creates a communicator: `start` starts the engine's
 /// task; the result goes to `newcomm`.
-unsafe fn create(
+pub(crate) unsafe fn create(
     func: &str,
     newcomm: *mut c_int,
     start: impl FnOnce(&mut Eng) -> Result<RequestId, MpiError>,

@@ -7,6 +7,7 @@ use crate::ffi::comm::{get_name, set_name};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{count_array, wide_array, CInt, COut, CountT, DisplT};
 use crate::ffi::{attr, write_out};
 use shim_engine::datatype::Datatypes;
 use shim_engine::{DatatypeId, MpiError, Object};
@@ -32,6 +33,26 @@ pub(crate) unsafe fn make(
     finish(MPI_COMM_WORLD, func, r)
 }
 
+/// [`make`] for a constructor whose counts are of type `C`: the `_c`
+/// variant (`C` = `MPI_Count`) records that a large-count constructor
+/// made the type (see `MPI_Type_get_envelope_c`).
+///
+/// # Safety
+/// `newtype` must be null or valid for writing an `int`.
+pub(crate) unsafe fn make_c<C: CInt>(
+    func: &str,
+    newtype: *mut c_int,
+    f: impl FnOnce(&mut Datatypes) -> Result<DatatypeId, MpiError>,
+) -> c_int {
+    make(func, newtype, |t| {
+        let id = f(t)?;
+        if C::LARGE {
+            t.mark_large_count(id)?;
+        }
+        Ok(id)
+    })
+}
+
 /// Runs a query on the datatype table (the one lent to a user reduction
 /// function when called from inside one).
 pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
@@ -44,53 +65,42 @@ pub(crate) fn query(func: &str, f: impl FnOnce(&Datatypes) -> R) -> c_int {
 }
 
 /// A pack buffer size or position (negative: `MPI_ERR_ARG`, as MPICH).
-fn len_from(n: c_int) -> Result<usize, MpiError> {
-    usize::try_from(n).map_err(|_| MpiError::Arg)
+fn len_from(n: impl CInt) -> Result<usize, MpiError> {
+    usize::try_from(n.wide()).map_err(|_| MpiError::Arg)
 }
 
 /// `n` block lengths from a C array (negative: `MPI_ERR_COUNT`, as MPICH).
-unsafe fn lens(n: usize, p: *const c_int) -> Result<Vec<usize>, MpiError> {
+unsafe fn lens<T: CInt>(n: usize, p: *const T) -> Result<Vec<usize>, MpiError> {
     if n > 0 && p.is_null() {
         return Err(MpiError::Arg);
     }
-    (0..n).map(|i| count_from(*p.add(i))).collect()
+    count_array(n, p)
 }
 
-/// `n` displacements from a C `int` array.
-unsafe fn ints(n: usize, p: *const c_int) -> Result<Vec<i64>, MpiError> {
-    if n > 0 && p.is_null() {
-        return Err(MpiError::Arg);
-    }
-    Ok((0..n).map(|i| *p.add(i) as i64).collect())
+/// `n` displacements from a C array (`int`, `MPI_Aint` or `MPI_Count`).
+unsafe fn ints<T: CInt>(n: usize, p: *const T) -> Result<Vec<i64>, MpiError> {
+    wide_array(n, p, MpiError::Arg)
 }
 
-/// `n` displacements from a C `MPI_Aint` array.
-unsafe fn aints(n: usize, p: *const Aint) -> Result<Vec<i64>, MpiError> {
-    if n > 0 && p.is_null() {
-        return Err(MpiError::Arg);
-    }
-    Ok((0..n).map(|i| *p.add(i) as i64).collect())
-}
-
-mpi_fn! { fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_contiguous", newtype, |t| t.contiguous(count_from(count)?, datatype_from(oldtype)?))
+mpi_fn! { fn MPI_Type_contiguous / c (count: CountT, oldtype: c_int, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_contiguous", newtype, |t| t.contiguous(count_from(count)?, datatype_from(oldtype)?))
 } }
 
-mpi_fn! { fn MPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_vector", newtype, |t| {
-        t.vector(count_from(count)?, count_from(blocklength)?, stride as i64, datatype_from(oldtype)?)
+mpi_fn! { fn MPI_Type_vector / c (count: CountT, blocklength: CountT, stride: DisplT, oldtype: c_int, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_vector", newtype, |t| {
+        t.vector(count_from(count)?, count_from(blocklength)?, stride.wide(), datatype_from(oldtype)?)
     })
 } }
 
-unsafe fn hvector(
+unsafe fn hvector<C: CInt>(
     func: &str,
-    count: c_int,
-    blocklength: c_int,
+    count: C,
+    blocklength: C,
     stride: Aint,
     oldtype: c_int,
     newtype: *mut c_int,
 ) -> c_int {
-    make(func, newtype, |t| {
+    make_c::<C>(func, newtype, |t| {
         t.hvector(
             count_from(count)?,
             count_from(blocklength)?,
@@ -100,7 +110,7 @@ unsafe fn hvector(
     })
 }
 
-mpi_fn! { fn MPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: Aint, oldtype: c_int, newtype: *mut c_int) {
+mpi_fn! { fn MPI_Type_create_hvector / c (count: CountT, blocklength: CountT, stride: Aint, oldtype: c_int, newtype: *mut c_int) {
     hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype)
 } }
 
@@ -108,32 +118,32 @@ mpi_fn! { fn MPI_Type_hvector(count: c_int, blocklength: c_int, stride: Aint, ol
     hvector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype)
 } }
 
-mpi_fn! { fn MPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_indexed", newtype, |t| {
+mpi_fn! { fn MPI_Type_indexed / c (count: CountT, array_of_blocklengths: *const CountT, array_of_displacements: *const DisplT, oldtype: c_int, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_indexed", newtype, |t| {
         let n = count_from(count)?;
         t.indexed(&lens(n, array_of_blocklengths)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
 } }
 
-unsafe fn hindexed(
+unsafe fn hindexed<C: CInt>(
     func: &str,
-    count: c_int,
-    blocklengths: *const c_int,
+    count: C,
+    blocklengths: *const C,
     displacements: *const Aint,
     oldtype: c_int,
     newtype: *mut c_int,
 ) -> c_int {
-    make(func, newtype, |t| {
+    make_c::<C>(func, newtype, |t| {
         let n = count_from(count)?;
         t.hindexed(
             &lens(n, blocklengths)?,
-            &aints(n, displacements)?,
+            &ints(n, displacements)?,
             datatype_from(oldtype)?,
         )
     })
 }
 
-mpi_fn! { fn MPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
+mpi_fn! { fn MPI_Type_create_hindexed / c (count: CountT, array_of_blocklengths: *const CountT, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
     hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements, oldtype, newtype)
 } }
 
@@ -141,32 +151,32 @@ mpi_fn! { fn MPI_Type_hindexed(count: c_int, array_of_blocklengths: *const c_int
     hindexed("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements, oldtype, newtype)
 } }
 
-mpi_fn! { fn MPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_create_indexed_block", newtype, |t| {
+mpi_fn! { fn MPI_Type_create_indexed_block / c (count: CountT, blocklength: CountT, array_of_displacements: *const DisplT, oldtype: c_int, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_create_indexed_block", newtype, |t| {
         let n = count_from(count)?;
         t.indexed_block(count_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
 } }
 
-mpi_fn! { fn MPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_create_hindexed_block", newtype, |t| {
+mpi_fn! { fn MPI_Type_create_hindexed_block / c (count: CountT, blocklength: CountT, array_of_displacements: *const Aint, oldtype: c_int, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_create_hindexed_block", newtype, |t| {
         let n = count_from(count)?;
-        t.hindexed_block(count_from(blocklength)?, &aints(n, array_of_displacements)?, datatype_from(oldtype)?)
+        t.hindexed_block(count_from(blocklength)?, &ints(n, array_of_displacements)?, datatype_from(oldtype)?)
     })
 } }
 
 /// A struct type; MPI-1's `MPI_LB` / `MPI_UB` members set explicit bounds.
-unsafe fn create_struct(
+unsafe fn create_struct<C: CInt>(
     func: &str,
-    count: c_int,
-    blocklengths: *const c_int,
+    count: C,
+    blocklengths: *const C,
     displacements: *const Aint,
     types: *const c_int,
     newtype: *mut c_int,
 ) -> c_int {
-    make(func, newtype, |t| {
+    make_c::<C>(func, newtype, |t| {
         let n = count_from(count)?;
-        let (bl, dp) = (lens(n, blocklengths)?, aints(n, displacements)?);
+        let (bl, dp) = (lens(n, blocklengths)?, ints(n, displacements)?);
         if n > 0 && types.is_null() {
             return Err(MpiError::Arg);
         }
@@ -177,7 +187,7 @@ unsafe fn create_struct(
     })
 }
 
-mpi_fn! { fn MPI_Type_create_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const Aint, array_of_types: *const c_int, newtype: *mut c_int) {
+mpi_fn! { fn MPI_Type_create_struct / c (count: CountT, array_of_blocklengths: *const CountT, array_of_displacements: *const Aint, array_of_types: *const c_int, newtype: *mut c_int) {
     create_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype)
 } }
 
@@ -185,8 +195,8 @@ mpi_fn! { fn MPI_Type_struct(count: c_int, array_of_blocklengths: *const c_int, 
     create_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype)
 } }
 
-mpi_fn! { fn MPI_Type_create_resized(oldtype: c_int, lb: Aint, extent: Aint, newtype: *mut c_int) {
-    make("MPI_Type_create_resized", newtype, |t| t.resized(datatype_from(oldtype)?, lb as i64, extent as i64))
+mpi_fn! { fn MPI_Type_create_resized / c (oldtype: c_int, lb: Aint, extent: Aint, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_create_resized", newtype, |t| t.resized(datatype_from(oldtype)?, lb as i64, extent as i64))
 } }
 
 mpi_fn! { fn MPI_Type_dup(oldtype: c_int, newtype: *mut c_int) {
@@ -250,14 +260,9 @@ mpi_fn! { fn MPI_Type_get_name(datatype: c_int, type_name: *mut c_char, resultle
 
 // ---- sizes and bounds ----
 
-/// A byte count as `int`, or MPI_UNDEFINED when it does not fit.
-fn int_or_undefined(v: i64) -> c_int {
-    c_int::try_from(v).unwrap_or(MPI_UNDEFINED)
-}
-
-mpi_fn! { fn MPI_Type_size(datatype: c_int, size: *mut c_int) {
+mpi_fn! { fn MPI_Type_size / c (datatype: c_int, size: *mut CountT) {
     query("MPI_Type_size", |t| {
-        write_out(size, int_or_undefined(t.size(datatype_from(datatype)?)? as i64));
+        write_out(size, <CountT as COut>::narrow(t.size(datatype_from(datatype)?)? as i64));
         Ok(())
     })
 } }
@@ -295,7 +300,7 @@ unsafe fn get_extent<T: TryFrom<i64>>(
     })
 }
 
-mpi_fn! { fn MPI_Type_get_extent(datatype: c_int, lb: *mut Aint, extent: *mut Aint) {
+mpi_fn! { fn MPI_Type_get_extent / c (datatype: c_int, lb: *mut Aint, extent: *mut Aint) {
     get_extent("MPI_Type_get_extent", datatype, false, lb, extent)
 } }
 
@@ -303,7 +308,7 @@ mpi_fn! { fn MPI_Type_get_extent_x(datatype: c_int, lb: *mut Count, extent: *mut
     get_extent("MPI_Type_get_extent_x", datatype, false, lb, extent)
 } }
 
-mpi_fn! { fn MPI_Type_get_true_extent(datatype: c_int, true_lb: *mut Aint, true_extent: *mut Aint) {
+mpi_fn! { fn MPI_Type_get_true_extent / c (datatype: c_int, true_lb: *mut Aint, true_extent: *mut Aint) {
     get_extent("MPI_Type_get_true_extent", datatype, true, true_lb, true_extent)
 } }
 
@@ -376,7 +381,7 @@ pub extern "C" fn MPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint {
 // ---- pack / unpack ----
 
 /// A position inside a pack buffer of `size` bytes.
-fn position_in(pos: c_int, size: c_int) -> Result<(usize, usize), MpiError> {
+fn position_in(pos: impl CInt, size: impl CInt) -> Result<(usize, usize), MpiError> {
     let (p, s) = (len_from(pos)?, len_from(size)?);
     if p > s {
         return Err(MpiError::Arg);
@@ -406,7 +411,7 @@ pub(crate) unsafe fn put_packed(
     Ok(pos + packed.len())
 }
 
-mpi_fn! { fn MPI_Pack(inbuf: *const c_void, incount: c_int, datatype: c_int, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: c_int) {
+mpi_fn! { fn MPI_Pack / c (inbuf: *const c_void, incount: CountT, datatype: c_int, outbuf: *mut c_void, outsize: CountT, position: *mut CountT, comm: c_int) {
     let r = (|| {
         comm_from(comm)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(incount)?);
@@ -416,13 +421,13 @@ mpi_fn! { fn MPI_Pack(inbuf: *const c_void, incount: c_int, datatype: c_int, out
             e.datatypes().committed(dt)?;
             e.datatypes().pack(dt, n, region(inbuf, s))
         })?;
-        write_out(position, put_packed(outbuf, pos, size, &packed)? as c_int);
+        write_out(position, <CountT as COut>::narrow(put_packed(outbuf, pos, size, &packed)? as i64));
         Ok(())
     })();
     finish(comm, "MPI_Pack", r)
 } }
 
-mpi_fn! { fn MPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, datatype: c_int, comm: c_int) {
+mpi_fn! { fn MPI_Unpack / c (inbuf: *const c_void, insize: CountT, position: *mut CountT, outbuf: *mut c_void, outcount: CountT, datatype: c_int, comm: c_int) {
     let r = (|| {
         comm_from(comm)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(outcount)?);
@@ -438,18 +443,18 @@ mpi_fn! { fn MPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_in
             t.unpack(dt, n, src, region_mut(outbuf, s))?;
             Ok(need)
         })?;
-        write_out(position, (pos + used) as c_int);
+        write_out(position, <CountT as COut>::narrow((pos + used) as i64));
         Ok(())
     })();
     finish(comm, "MPI_Unpack", r)
 } }
 
-mpi_fn! { fn MPI_Pack_size(incount: c_int, datatype: c_int, comm: c_int, size: *mut c_int) {
+mpi_fn! { fn MPI_Pack_size / c (incount: CountT, datatype: c_int, comm: c_int, size: *mut CountT) {
     let r = (|| {
         comm_from(comm)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(incount)?);
         let bytes = engine("MPI_Pack_size", |e| e.datatypes().pack_size(dt, n))?;
-        write_out(size, int_or_undefined(bytes as i64));
+        write_out(size, <CountT as COut>::narrow(bytes as i64));
         Ok(())
     })();
     finish(comm, "MPI_Pack_size", r)

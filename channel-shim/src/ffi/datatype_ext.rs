@@ -3,14 +3,15 @@
 //! "external32" representation, and element counts as `MPI_Count`.
 
 use crate::abi::*;
-use crate::ffi::buffers::{c_ints as ints, region, region_mut};
-use crate::ffi::datatype::{make, put_packed, query, Aint, Count};
+use crate::ffi::buffers::{region, region_mut};
+use crate::ffi::datatype::{make, make_c, put_packed, query, Aint, Count};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{int_array as ints, CountT};
 use crate::ffi::write_out;
 use shim_engine::datatype::f90::{match_size, TypeClass};
-use shim_engine::datatype::{Combiner, Contents};
+use shim_engine::datatype::{Combiner, Contents, Datatypes, LargeContents};
 use shim_engine::MpiError;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
@@ -23,19 +24,19 @@ fn ndims_from(n: c_int) -> Result<usize, MpiError> {
         .ok_or(MpiError::Arg)
 }
 
-mpi_fn! { fn MPI_Type_create_subarray(ndims: c_int, array_of_sizes: *const c_int, array_of_subsizes: *const c_int,
-                                      array_of_starts: *const c_int, order: c_int, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_create_subarray", newtype, |t| {
+mpi_fn! { fn MPI_Type_create_subarray / c (ndims: c_int, array_of_sizes: *const CountT, array_of_subsizes: *const CountT,
+                                      array_of_starts: *const CountT, order: c_int, oldtype: c_int, newtype: *mut c_int) {
+    make_c::<CountT>("MPI_Type_create_subarray", newtype, |t| {
         let n = ndims_from(ndims)?;
         let (sz, sub, st) = (ints(n, array_of_sizes)?, ints(n, array_of_subsizes)?, ints(n, array_of_starts)?);
         t.subarray(&sz, &sub, &st, order, datatype_from(oldtype)?)
     })
 } }
 
-mpi_fn! { fn MPI_Type_create_darray(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const c_int,
+mpi_fn! { fn MPI_Type_create_darray / c (size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const CountT,
                                     array_of_distribs: *const c_int, array_of_dargs: *const c_int,
                                     array_of_psizes: *const c_int, order: c_int, oldtype: c_int, newtype: *mut c_int) {
-    make("MPI_Type_create_darray", newtype, |t| {
+    make_c::<CountT>("MPI_Type_create_darray", newtype, |t| {
         let n = ndims_from(ndims)?;
         let g = ints(n, array_of_gsizes)?;
         let d = ints(n, array_of_distribs)?;
@@ -67,58 +68,130 @@ fn combiner_code(c: Combiner) -> c_int {
     }
 }
 
+/// The constructor record of `datatype` (MPI-1's bound markers are
+/// predefined).
+fn contents_of(t: &Datatypes, datatype: c_int) -> Result<Contents, MpiError> {
+    if datatype == MPI_LB || datatype == MPI_UB {
+        return Ok(Contents::named());
+    }
+    t.contents(datatype_from(datatype)?).cloned()
+}
+
+/// The record as the classic calls report it: a type a large-count
+/// constructor made has no classic form (`MPI_ERR_OTHER`, as MPICH).
+fn classic(c: Contents) -> Result<LargeContents, MpiError> {
+    if c.large_count {
+        return Err(MpiError::Other);
+    }
+    Ok(c.large_form())
+}
+
 mpi_fn! { fn MPI_Type_get_envelope(datatype: c_int, num_integers: *mut c_int, num_addresses: *mut c_int,
                                    num_datatypes: *mut c_int, combiner: *mut c_int) {
     query("MPI_Type_get_envelope", |t| {
-        // MPI-1's bound markers are predefined.
-        let named = Contents::named();
-        let c = if datatype == MPI_LB || datatype == MPI_UB {
-            &named
-        } else {
-            t.contents(datatype_from(datatype)?)?
-        };
-        write_out(num_integers, c.ints.len() as c_int);
-        write_out(num_addresses, c.aints.len() as c_int);
-        write_out(num_datatypes, c.types.len() as c_int);
+        let c = contents_of(t, datatype)?;
+        let (kind, types) = (combiner_code(c.combiner), c.types.len());
+        let l = classic(c)?;
+        write_out(num_integers, l.ints.len() as c_int);
+        write_out(num_addresses, l.aints.len() as c_int);
+        write_out(num_datatypes, types as c_int);
+        write_out(combiner, kind);
+        Ok(())
+    })
+} }
+
+mpi_fn! { fn MPI_Type_get_envelope_c(datatype: c_int, num_integers: *mut Count, num_addresses: *mut Count,
+                                     num_large_counts: *mut Count, num_datatypes: *mut Count, combiner: *mut c_int) {
+    query("MPI_Type_get_envelope_c", |t| {
+        let c = contents_of(t, datatype)?;
+        let l = c.large_form();
+        write_out(num_integers, l.ints.len() as Count);
+        write_out(num_addresses, l.aints.len() as Count);
+        write_out(num_large_counts, l.large.len() as Count);
+        write_out(num_datatypes, c.types.len() as Count);
         write_out(combiner, combiner_code(c.combiner));
         Ok(())
     })
 } }
 
+/// Where `MPI_Type_get_contents(_c)` writes, with each array's capacity.
+struct ContentsOut {
+    ints: (*mut c_int, i64),
+    aints: (*mut Aint, i64),
+    large: (*mut Count, i64),
+    types: (*mut c_int, i64),
+}
+
+/// Writes the arguments of `datatype`'s constructor (`large`: as the
+/// `_c` call reports them); the derived types among them come back as
+/// handles the program frees.
+unsafe fn write_contents(
+    func: &str,
+    datatype: c_int,
+    large: bool,
+    out: ContentsOut,
+) -> Result<(), MpiError> {
+    let dt = datatype_from(datatype)?;
+    engine(func, |e| {
+        let c: Contents = e.datatypes().contents(dt)?.clone();
+        if c.combiner == Combiner::Named {
+            return Err(MpiError::Datatype);
+        }
+        let types = c.types.clone();
+        let l = if large { c.large_form() } else { classic(c)? };
+        let fits = |n: usize, max: i64| usize::try_from(max).is_ok_and(|m| m >= n);
+        if !fits(l.ints.len(), out.ints.1)
+            || !fits(l.aints.len(), out.aints.1)
+            || !fits(l.large.len(), out.large.1)
+            || !fits(types.len(), out.types.1)
+        {
+            return Err(MpiError::Arg);
+        }
+        for (i, &v) in l.ints.iter().enumerate() {
+            *out.ints.0.add(i) = v as c_int;
+        }
+        for (i, &v) in l.aints.iter().enumerate() {
+            *out.aints.0.add(i) = v as Aint;
+        }
+        for (i, &v) in l.large.iter().enumerate() {
+            *out.large.0.add(i) = v as Count;
+        }
+        for (i, &a) in types.iter().enumerate() {
+            // A derived type comes back as one more handle to free.
+            if let shim_engine::datatype::TypeArg::Type(t) = a {
+                e.datatypes_mut().hand_out(t)?;
+            }
+            *out.types.0.add(i) = type_arg_to(a);
+        }
+        Ok(())
+    })
+}
+
 mpi_fn! { fn MPI_Type_get_contents(datatype: c_int, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int,
                                    array_of_integers: *mut c_int, array_of_addresses: *mut Aint,
                                    array_of_datatypes: *mut c_int) {
-    let r = (|| {
-        let dt = datatype_from(datatype)?;
-        engine("MPI_Type_get_contents", |e| {
-            let c: Contents = e.datatypes().contents(dt)?.clone();
-            if c.combiner == Combiner::Named {
-                return Err(MpiError::Datatype);
-            }
-            let fits = |n: usize, max: c_int| usize::try_from(max).is_ok_and(|m| m >= n);
-            if !fits(c.ints.len(), max_integers)
-                || !fits(c.aints.len(), max_addresses)
-                || !fits(c.types.len(), max_datatypes)
-            {
-                return Err(MpiError::Arg);
-            }
-            for (i, &v) in c.ints.iter().enumerate() {
-                *array_of_integers.add(i) = v;
-            }
-            for (i, &v) in c.aints.iter().enumerate() {
-                *array_of_addresses.add(i) = v as Aint;
-            }
-            for (i, &a) in c.types.iter().enumerate() {
-                // A derived type comes back as one more handle to free.
-                if let shim_engine::datatype::TypeArg::Type(t) = a {
-                    e.datatypes_mut().hand_out(t)?;
-                }
-                *array_of_datatypes.add(i) = type_arg_to(a);
-            }
-            Ok(())
-        })
-    })();
-    finish(MPI_COMM_WORLD, "MPI_Type_get_contents", r)
+    let out = ContentsOut {
+        ints: (array_of_integers, max_integers.into()),
+        aints: (array_of_addresses, max_addresses.into()),
+        large: (std::ptr::null_mut(), 0),
+        types: (array_of_datatypes, max_datatypes.into()),
+    };
+    let func = "MPI_Type_get_contents";
+    finish(MPI_COMM_WORLD, func, write_contents(func, datatype, false, out))
+} }
+
+mpi_fn! { fn MPI_Type_get_contents_c(datatype: c_int, max_integers: Count, max_addresses: Count,
+                                     max_large_counts: Count, max_datatypes: Count,
+                                     array_of_integers: *mut c_int, array_of_addresses: *mut Aint,
+                                     array_of_large_counts: *mut Count, array_of_datatypes: *mut c_int) {
+    let out = ContentsOut {
+        ints: (array_of_integers, max_integers),
+        aints: (array_of_addresses, max_addresses),
+        large: (array_of_large_counts, max_large_counts),
+        types: (array_of_datatypes, max_datatypes),
+    };
+    let func = "MPI_Type_get_contents_c";
+    finish(MPI_COMM_WORLD, func, write_contents(func, datatype, true, out))
 } }
 
 mpi_fn! { fn MPI_Type_match_size(typeclass: c_int, size: c_int, datatype: *mut c_int) {
@@ -203,7 +276,7 @@ fn position_in(pos: Aint, size: Aint) -> Result<(usize, usize), MpiError> {
     Ok((p, s))
 }
 
-mpi_fn! { fn MPI_Pack_external_size(datarep: *const c_char, incount: c_int, datatype: c_int, size: *mut Aint) {
+mpi_fn! { fn MPI_Pack_external_size / c (datarep: *const c_char, incount: CountT, datatype: c_int, size: *mut Aint) {
     let r = (|| {
         external32(datarep)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(incount)?);
@@ -214,7 +287,7 @@ mpi_fn! { fn MPI_Pack_external_size(datarep: *const c_char, incount: c_int, data
     finish(MPI_COMM_WORLD, "MPI_Pack_external_size", r)
 } }
 
-mpi_fn! { fn MPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, incount: c_int, datatype: c_int,
+mpi_fn! { fn MPI_Pack_external / c (datarep: *const c_char, inbuf: *const c_void, incount: CountT, datatype: c_int,
                                outbuf: *mut c_void, outsize: Aint, position: *mut Aint) {
     let r = (|| {
         external32(datarep)?;
@@ -232,8 +305,8 @@ mpi_fn! { fn MPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, inc
     finish(MPI_COMM_WORLD, "MPI_Pack_external", r)
 } }
 
-mpi_fn! { fn MPI_Unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: Aint, position: *mut Aint,
-                                 outbuf: *mut c_void, outcount: c_int, datatype: c_int) {
+mpi_fn! { fn MPI_Unpack_external / c (datarep: *const c_char, inbuf: *const c_void, insize: Aint, position: *mut Aint,
+                                 outbuf: *mut c_void, outcount: CountT, datatype: c_int) {
     let r = (|| {
         external32(datarep)?;
         let (dt, n) = (datatype_from(datatype)?, count_from(outcount)?);

@@ -70,6 +70,7 @@ pub fn error_class(e: MpiError) -> c_int {
         MpiError::RmaRange => MPI_ERR_RMA_RANGE,
         MpiError::RmaAttach => MPI_ERR_RMA_ATTACH,
         MpiError::RmaFlavor => MPI_ERR_RMA_FLAVOR,
+        MpiError::Session => MPI_ERR_SESSION,
         MpiError::RmaShared => MPI_ERR_RMA_SHARED,
         MpiError::Code(c) => c,
     }
@@ -110,6 +111,7 @@ fn class_name(class: c_int) -> Option<&'static str> {
         MPI_ERR_INFO_NOKEY => "MPI_ERR_INFO_NOKEY",
         MPI_ERR_NO_MEM => "MPI_ERR_NO_MEM",
         MPI_ERR_KEYVAL => "MPI_ERR_KEYVAL",
+        MPI_ERR_SESSION => "MPI_ERR_SESSION",
         _ => return None,
     })
 }
@@ -125,6 +127,7 @@ fn comm_name(comm: c_int) -> String {
         MPI_COMM_WORLD => "MPI_COMM_WORLD".into(),
         MPI_COMM_SELF => "MPI_COMM_SELF".into(),
         w if handles::win_from(w).is_ok() => format!("window {w:#x}"),
+        s if crate::ffi::session::session_from(s).is_ok() => format!("session {s:#x}"),
         other => format!("communicator {other:#x}"),
     }
 }

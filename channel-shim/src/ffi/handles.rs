@@ -382,9 +382,9 @@ pub fn send_tag(tag: c_int) -> Result<i32, MpiError> {
     }
 }
 
-/// A count argument.
-pub fn count_from(count: c_int) -> Result<usize, MpiError> {
-    usize::try_from(count).map_err(|_| MpiError::Count)
+/// A count argument (`int`, or `MPI_Count` in a large-count routine).
+pub fn count_from(count: impl crate::ffi::large_count::CInt) -> Result<usize, MpiError> {
+    crate::ffi::large_count::count_of(count)
 }
 
 #[cfg(test)]

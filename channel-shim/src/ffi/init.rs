@@ -24,7 +24,9 @@ extern "C" fn library_loaded() {
 static RANK: AtomicU32 = AtomicU32::new(0);
 /// The thread that initialised MPI (MPI's "main thread").
 static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
-/// The thread level MPI_Init_thread provided.
+/// The thread level of the process: the highest MPI_Init_thread and the
+/// sessions were asked for (one level for all, as in MPICH, where a
+/// session opened before MPI_Init_thread raises what it provides).
 pub(crate) static THREAD_LEVEL: AtomicI32 = AtomicI32::new(0);
 
 /// The variable that lowers the ranks' scheduling priority (a nice
@@ -63,11 +65,21 @@ fn do_init(required: c_int) -> c_int {
             RANK.store(info.rank, Ordering::SeqCst);
             let _ = MAIN_THREAD.set(std::thread::current().id());
             let level = required.clamp(0, MPI_THREAD_MULTIPLE);
-            THREAD_LEVEL.store(level, Ordering::SeqCst);
+            THREAD_LEVEL.fetch_max(level, Ordering::SeqCst);
             MPI_SUCCESS
         }
         Err(e) => runtime::fatal(&e),
     }
+}
+
+/// MPI_Session_init's part of initialisation: joins the job (unless
+/// MPI_Init or another session did) and raises the process's thread
+/// support to the session's `level`.
+pub(crate) fn join_for_session(level: c_int) -> Result<(), String> {
+    let info = runtime::start_session()?;
+    RANK.store(info.rank, Ordering::SeqCst);
+    THREAD_LEVEL.fetch_max(level.clamp(0, MPI_THREAD_MULTIPLE), Ordering::SeqCst);
+    Ok(())
 }
 
 mpi_fn! { fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) {

@@ -2,6 +2,27 @@
 //! only place with `unsafe` code: raw pointers from C are turned into safe
 //! values here and handed to the engine.
 
+/// Defines, in a module `<$name>_c`, the items `$inner` (in which
+/// `[<$name _c>]` may name the large-count variant) with the argument types
+/// `CountT` = `MPI_Count` and `DisplT` = `MPI_Aint` (see `large_count`).
+#[macro_export]
+macro_rules! large_count_module {
+    ($name:ident { $($inner:tt)* }) => {
+        paste::paste! {
+            #[doc = concat!("`", stringify!($name), "_c`, the large-count variant of `", stringify!($name), "`.")]
+            #[allow(non_snake_case, unused_imports)]
+            pub mod [<$name _c>] {
+                use super::*;
+                #[allow(dead_code)]
+                type CountT = $crate::ffi::large_count::MpiCount;
+                #[allow(dead_code)]
+                type DisplT = $crate::ffi::large_count::MpiAint;
+                $($inner)*
+            }
+        }
+    };
+}
+
 /// Defines an exported MPI function returning `int` under both its `MPI_`
 /// and `PMPI_` names. The body runs between [`enter`] and [`exit`], which do
 /// the time-factor accounting.
@@ -13,6 +34,13 @@
 /// ```
 #[macro_export]
 macro_rules! mpi_fn {
+    // `fn MPI_Xxx / c (...)`: also its large-count `MPI_Xxx_c`, where the
+    // argument types `CountT` and `DisplT` are `MPI_Count` and `MPI_Aint`
+    // (see `large_count`).
+    (fn $name:ident / c ( $($arg:ident : $ty:ty),* $(,)? ) $body:block) => {
+        $crate::mpi_fn! { fn $name($($arg: $ty),*) $body }
+        $crate::large_count_module! { $name { $crate::mpi_fn! { fn [<$name _c>]($($arg: $ty),*) $body } } }
+    };
     (fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block) => {
         paste::paste! {
             #[doc = concat!("`P", stringify!($name), "`: the profiling name of [`", stringify!($name), "`].")]
@@ -48,6 +76,7 @@ pub mod handles;
 pub mod info;
 pub mod init;
 pub mod io;
+pub mod large_count;
 pub mod multiple;
 pub mod nbc;
 pub mod neighbor;
@@ -57,6 +86,7 @@ pub mod p2p_ext;
 pub mod persistent_coll;
 pub mod rma;
 pub mod rma_shared;
+pub mod session;
 pub mod status_convert;
 pub mod symbols;
 pub mod tool;

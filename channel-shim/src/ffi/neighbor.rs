@@ -10,6 +10,7 @@ use crate::ffi::buffers::{region, region_mut};
 use crate::ffi::collectives::Eng;
 use crate::ffi::datatype::Aint;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{CInt, CountT, DisplT};
 use crate::ffi::nbc;
 use crate::persistent_coll;
 use shim_engine::collectives::{CollFinish, CollOutput, Form};
@@ -48,7 +49,7 @@ fn same_type_blocks(
 }
 
 /// Entry `k` of a C `int` array of counts.
-unsafe fn count_at(p: *const c_int, k: usize) -> Result<usize, MpiError> {
+unsafe fn count_at(p: *const impl CInt, k: usize) -> Result<usize, MpiError> {
     if p.is_null() {
         return Err(MpiError::Arg);
     }
@@ -56,11 +57,11 @@ unsafe fn count_at(p: *const c_int, k: usize) -> Result<usize, MpiError> {
 }
 
 /// Entry `k` of a C `int` array of displacements.
-unsafe fn int_at(p: *const c_int, k: usize) -> Result<i64, MpiError> {
+unsafe fn int_at(p: *const impl CInt, k: usize) -> Result<i64, MpiError> {
     if p.is_null() {
         return Err(MpiError::Arg);
     }
-    Ok(i64::from(*p.add(k)))
+    Ok((*p.add(k)).wide())
 }
 
 /// The address `disp` bytes from `buf`.
@@ -124,6 +125,13 @@ unsafe fn neighbor(
 /// Exports the blocking call and its nonblocking form (which takes a
 /// request handle last), both running `$body`.
 macro_rules! neighbor_pair {
+    // `/ c` on both names: also their large-count variants (see `large_count`).
+    (fn $blocking:ident / c ( $($arg:ident : $ty:ty),* ); fn $nonblocking:ident / c = $body:ident;) => {
+        neighbor_pair! { fn $blocking($($arg: $ty),*); fn $nonblocking = $body; }
+        $crate::large_count_module! { $blocking {
+            neighbor_pair! { fn [<$blocking _c>]($($arg: $ty),*); fn [<$nonblocking _c>] = $body; }
+        } }
+    };
     (fn $blocking:ident ( $($arg:ident : $ty:ty),* ); fn $nonblocking:ident = $body:ident;) => {
         mpi_fn! { fn $blocking($($arg: $ty),*) {
             $body(stringify!($blocking), Form::Blocking, $($arg,)* std::ptr::null_mut())
@@ -139,10 +147,10 @@ unsafe fn allgather(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -176,19 +184,19 @@ unsafe fn allgather(
         },
     )
 }
-neighbor_pair! { fn MPI_Neighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgather = allgather; }
-persistent_coll! { fn MPI_Neighbor_allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = allgather on comm; }
+neighbor_pair! { fn MPI_Neighbor_allgather / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgather / c = allgather; }
+persistent_coll! { fn MPI_Neighbor_allgather_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int) = allgather on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgatherv(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    displs: *const c_int,
+    recvcounts: *const impl CInt,
+    displs: *const impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -221,18 +229,18 @@ unsafe fn allgatherv(
         },
     )
 }
-neighbor_pair! { fn MPI_Neighbor_allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgatherv = allgatherv; }
-persistent_coll! { fn MPI_Neighbor_allgatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, comm: c_int) = allgatherv on comm; }
+neighbor_pair! { fn MPI_Neighbor_allgatherv / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, displs: *const DisplT, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_allgatherv / c = allgatherv; }
+persistent_coll! { fn MPI_Neighbor_allgatherv_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, displs: *const DisplT, recvtype: c_int, comm: c_int) = allgatherv on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoall(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -267,20 +275,20 @@ unsafe fn alltoall(
         },
     )
 }
-neighbor_pair! { fn MPI_Neighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoall = alltoall; }
-persistent_coll! { fn MPI_Neighbor_alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) = alltoall on comm; }
+neighbor_pair! { fn MPI_Neighbor_alltoall / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoall / c = alltoall; }
+persistent_coll! { fn MPI_Neighbor_alltoall_init / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, comm: c_int) = alltoall on comm; }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoallv(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
+    sendcounts: *const impl CInt,
+    sdispls: *const impl CInt,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
+    recvcounts: *const impl CInt,
+    rdispls: *const impl CInt,
     recvtype: c_int,
     comm: c_int,
     request: *mut c_int,
@@ -313,13 +321,13 @@ unsafe fn alltoallv(
         },
     )
 }
-neighbor_pair! { fn MPI_Neighbor_alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoallv = alltoallv; }
-persistent_coll! { fn MPI_Neighbor_alltoallv_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) = alltoallv on comm; }
+neighbor_pair! { fn MPI_Neighbor_alltoallv / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const DisplT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const DisplT, recvtype: c_int, comm: c_int); fn MPI_Ineighbor_alltoallv / c = alltoallv; }
+persistent_coll! { fn MPI_Neighbor_alltoallv_init / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const DisplT, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const DisplT, recvtype: c_int, comm: c_int) = alltoallv on comm; }
 
 /// `n` blocks of an alltoallw: counts, byte displacements and types.
 unsafe fn typed_blocks(
     n: usize,
-    counts: *const c_int,
+    counts: *const impl CInt,
     displs: *const Aint,
     types: *const c_int,
 ) -> Result<Vec<Block>, MpiError> {
@@ -342,11 +350,11 @@ unsafe fn alltoallw(
     func: &str,
     form: Form,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
+    sendcounts: *const impl CInt,
     sdispls: *const Aint,
     sendtypes: *const c_int,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
+    recvcounts: *const impl CInt,
     rdispls: *const Aint,
     recvtypes: *const c_int,
     comm: c_int,
@@ -364,5 +372,5 @@ unsafe fn alltoallw(
         |_, n| typed_blocks(n, recvcounts, rdispls, recvtypes),
     )
 }
-neighbor_pair! { fn MPI_Neighbor_alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int); fn MPI_Ineighbor_alltoallw = alltoallw; }
-persistent_coll! { fn MPI_Neighbor_alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int) = alltoallw on comm; }
+neighbor_pair! { fn MPI_Neighbor_alltoallw / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int); fn MPI_Ineighbor_alltoallw / c = alltoallw; }
+persistent_coll! { fn MPI_Neighbor_alltoallw_init / c (sendbuf: *const c_void, sendcounts: *const CountT, sdispls: *const Aint, sendtypes: *const c_int, recvbuf: *mut c_void, recvcounts: *const CountT, rdispls: *const Aint, recvtypes: *const c_int, comm: c_int) = alltoallw on comm; }

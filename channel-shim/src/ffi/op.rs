@@ -1,5 +1,6 @@
-//! User-defined reduction operations: `MPI_Op_create`, `MPI_Op_free`,
-//! `MPI_Op_commutative`.
+//! User-defined reduction operations: `MPI_Op_create` (and MPI 4.0's
+//! `MPI_Op_create_c`, whose function takes an `MPI_Count` length),
+//! `MPI_Op_free`, `MPI_Op_commutative`.
 //!
 //! The C function (`MPI_User_function`: `void f(void *invec, void
 //! *inoutvec, int *len, MPI_Datatype *datatype)`) becomes the engine's
@@ -16,6 +17,7 @@ use crate::abi::*;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{COut, CountT};
 use crate::ffi::write_out;
 use shim_engine::datatype::Datatypes;
 use shim_engine::op::UserFn;
@@ -60,11 +62,12 @@ impl Drop for Lend {
     }
 }
 
-/// `MPI_User_function`.
-pub type UserFunction = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut c_int);
+/// `MPI_User_function` (`L` = `int`), or MPI 4.0's `MPI_User_function_c`
+/// (`L` = `MPI_Count`): the length argument's type.
+pub type UserFunction<L> = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut L, *mut c_int);
 
 /// The engine closure calling the C function `f`.
-fn wrap(f: UserFunction) -> UserFn {
+fn wrap<L: COut>(f: UserFunction<L>) -> UserFn {
     Box::new(
         move |inp: &[u8],
               inout: &mut [u8],
@@ -75,7 +78,7 @@ fn wrap(f: UserFunction) -> UserFn {
             let base = base as isize;
             let a = inp.as_ptr().wrapping_offset(-base) as *mut c_void;
             let b = inout.as_mut_ptr().wrapping_offset(-base) as *mut c_void;
-            let mut len = count as c_int;
+            let mut len = L::narrow(count as i64);
             let mut handle = datatype_to(dt);
             let _lent = Lend::new(types);
             // SAFETY: the program registered `f` as an MPI_User_function;
@@ -87,7 +90,7 @@ fn wrap(f: UserFunction) -> UserFn {
     )
 }
 
-mpi_fn! { fn MPI_Op_create(user_fn: Option<UserFunction>, commute: c_int, op: *mut c_int) {
+mpi_fn! { fn MPI_Op_create / c (user_fn: Option<UserFunction<CountT>>, commute: c_int, op: *mut c_int) {
     let r = (|| {
         let f = user_fn.ok_or(MpiError::Arg)?;
         let id = engine("MPI_Op_create", |e| Ok(e.ops_mut().create(wrap(f), commute != 0)))?;

@@ -7,6 +7,7 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::grequest::{self, generalized_of, Completed};
 use crate::ffi::handles::*;
+use crate::ffi::large_count::{CInt, COut, CountT};
 use crate::ffi::multiple::{block_until, thread_multiple};
 use crate::ffi::persistent_coll::{self, Started};
 use crate::ffi::write_out;
@@ -146,7 +147,7 @@ unsafe fn send(
     func: &str,
     mode: SendMode,
     buf: *const c_void,
-    count: c_int,
+    count: impl CInt,
     datatype: c_int,
     dest: c_int,
     tag: c_int,
@@ -175,16 +176,16 @@ unsafe fn send(
     finish(comm, func, r)
 }
 
-mpi_fn! { fn MPI_Send(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+mpi_fn! { fn MPI_Send / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
     send("MPI_Send", SendMode::Standard, buf, count, datatype, dest, tag, comm)
 } }
-mpi_fn! { fn MPI_Ssend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+mpi_fn! { fn MPI_Ssend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
     send("MPI_Ssend", SendMode::Synchronous, buf, count, datatype, dest, tag, comm)
 } }
-mpi_fn! { fn MPI_Bsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+mpi_fn! { fn MPI_Bsend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
     send("MPI_Bsend", SendMode::Buffered, buf, count, datatype, dest, tag, comm)
 } }
-mpi_fn! { fn MPI_Rsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
+mpi_fn! { fn MPI_Rsend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) {
     send("MPI_Rsend", SendMode::Ready, buf, count, datatype, dest, tag, comm)
 } }
 
@@ -203,7 +204,7 @@ type SendArgs = (
 unsafe fn send_request(
     func: &str,
     buf: *const c_void,
-    count: c_int,
+    count: impl CInt,
     datatype: c_int,
     dest: c_int,
     tag: c_int,
@@ -234,7 +235,7 @@ unsafe fn isend(
     func: &str,
     mode: SendMode,
     buf: *const c_void,
-    count: c_int,
+    count: impl CInt,
     datatype: c_int,
     dest: c_int,
     tag: c_int,
@@ -254,20 +255,20 @@ unsafe fn isend(
     )
 }
 
-mpi_fn! { fn MPI_Isend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Isend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     isend("MPI_Isend", SendMode::Standard, buf, count, datatype, dest, tag, comm, request)
 } }
-mpi_fn! { fn MPI_Issend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Issend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     isend("MPI_Issend", SendMode::Synchronous, buf, count, datatype, dest, tag, comm, request)
 } }
-mpi_fn! { fn MPI_Ibsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Ibsend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     isend("MPI_Ibsend", SendMode::Buffered, buf, count, datatype, dest, tag, comm, request)
 } }
-mpi_fn! { fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Irsend / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     isend("MPI_Irsend", SendMode::Ready, buf, count, datatype, dest, tag, comm, request)
 } }
 
-mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
+mpi_fn! { fn MPI_Recv / c (buf: *mut c_void, count: CountT, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         // The engine stores the data straight into `buf`.
@@ -291,7 +292,7 @@ mpi_fn! { fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c
     finish(comm, "MPI_Recv", r)
 } }
 
-mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Irecv / c (buf: *mut c_void, count: CountT, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         engine("MPI_Irecv", |e| {
@@ -303,8 +304,8 @@ mpi_fn! { fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: 
     finish(comm, "MPI_Irecv", r)
 } }
 
-mpi_fn! { fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, dest: c_int, sendtag: c_int,
-                          recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, source: c_int, recvtag: c_int,
+mpi_fn! { fn MPI_Sendrecv / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, dest: c_int, sendtag: c_int,
+                          recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, source: c_int, recvtag: c_int,
                           comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let c = comm_from(comm)?;
@@ -339,7 +340,7 @@ mpi_fn! { fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_
     finish(comm, "MPI_Sendrecv", r)
 } }
 
-mpi_fn! { fn MPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_int, dest: c_int, sendtag: c_int,
+mpi_fn! { fn MPI_Sendrecv_replace / c (buf: *mut c_void, count: CountT, datatype: c_int, dest: c_int, sendtag: c_int,
                                   source: c_int, recvtag: c_int, comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let (c, dt, n) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?);
@@ -396,23 +397,23 @@ mpi_fn! { fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int
     finish(comm, "MPI_Iprobe", r)
 } }
 
-mpi_fn! { fn MPI_Get_count(status: *const MpiStatus, datatype: c_int, count: *mut c_int) {
+mpi_fn! { fn MPI_Get_count / c (status: *const MpiStatus, datatype: c_int, count: *mut CountT) {
     let r = (|| {
         let dt = datatype_from(datatype)?;
         let bytes = (*status).count() as u64;
         let n = engine("MPI_Get_count", |e| e.datatypes().get_count(dt, bytes))?;
-        write_out(count, n.map_or(MPI_UNDEFINED, |n| n as c_int));
+        write_out(count, <CountT as COut>::narrow(n.map_or(MPI_UNDEFINED.into(), |n| n as i64)));
         Ok(())
     })();
     finish(MPI_COMM_WORLD, "MPI_Get_count", r)
 } }
 
-mpi_fn! { fn MPI_Get_elements(status: *const MpiStatus, datatype: c_int, count: *mut c_int) {
+mpi_fn! { fn MPI_Get_elements / c (status: *const MpiStatus, datatype: c_int, count: *mut CountT) {
     let r = (|| {
         let dt = datatype_from(datatype)?;
         let bytes = (*status).count() as u64;
         let n = engine("MPI_Get_elements", |e| e.datatypes().get_elements(dt, bytes))?;
-        write_out(count, n as c_int);
+        write_out(count, <CountT as COut>::narrow(n as i64));
         Ok(())
     })();
     finish(MPI_COMM_WORLD, "MPI_Get_elements", r)
@@ -730,7 +731,7 @@ unsafe fn send_init(
     func: &str,
     mode: SendMode,
     buf: *const c_void,
-    count: c_int,
+    count: impl CInt,
     datatype: c_int,
     dest: c_int,
     tag: c_int,
@@ -750,20 +751,20 @@ unsafe fn send_init(
     )
 }
 
-mpi_fn! { fn MPI_Send_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Send_init / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     send_init("MPI_Send_init", SendMode::Standard, buf, count, datatype, dest, tag, comm, request)
 } }
-mpi_fn! { fn MPI_Ssend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Ssend_init / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     send_init("MPI_Ssend_init", SendMode::Synchronous, buf, count, datatype, dest, tag, comm, request)
 } }
-mpi_fn! { fn MPI_Bsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Bsend_init / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     send_init("MPI_Bsend_init", SendMode::Buffered, buf, count, datatype, dest, tag, comm, request)
 } }
-mpi_fn! { fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Rsend_init / c (buf: *const c_void, count: CountT, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     send_init("MPI_Rsend_init", SendMode::Ready, buf, count, datatype, dest, tag, comm, request)
 } }
 
-mpi_fn! { fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Recv_init / c (buf: *mut c_void, count: CountT, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         engine("MPI_Recv_init", |e| {
@@ -828,16 +829,16 @@ mpi_fn! { fn MPI_Startall(count: c_int, requests: *mut c_int) {
     MPI_SUCCESS
 } }
 
-mpi_fn! { fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) {
+mpi_fn! { fn MPI_Buffer_attach / c (buffer: *mut c_void, size: CountT) {
     let r = (|| {
         // A negative size is MPI_ERR_ARG in MPICH, not MPI_ERR_COUNT.
-        let n = usize::try_from(size).map_err(|_| MpiError::Arg)?;
+        let n = usize::try_from(size.wide()).map_err(|_| MpiError::Arg)?;
         engine("MPI_Buffer_attach", |e| e.buffer_attach(buffer as usize, n))
     })();
     finish(MPI_COMM_WORLD, "MPI_Buffer_attach", r)
 } }
 
-mpi_fn! { fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) {
+mpi_fn! { fn MPI_Buffer_detach / c (buffer_addr: *mut c_void, size: *mut CountT) {
     let func = "MPI_Buffer_detach";
     let r = (|| {
         if thread_multiple() {
@@ -845,7 +846,7 @@ mpi_fn! { fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) {
         }
         let (addr, n) = engine(func, |e| e.buffer_detach())?;
         write_out(buffer_addr as *mut usize, addr);
-        write_out(size, n as c_int);
+        write_out(size, <CountT as COut>::narrow(n as i64));
         Ok(())
     })();
     finish(MPI_COMM_WORLD, func, r)

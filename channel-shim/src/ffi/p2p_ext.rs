@@ -9,6 +9,7 @@ use crate::ffi::buffers::{ignored, program_memory, region, write_status_single};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::CountT;
 use crate::ffi::multiple::{block_until, thread_multiple};
 use crate::ffi::p2p::{hand_out, wait_then};
 use crate::ffi::write_out;
@@ -55,7 +56,7 @@ fn comm_of_message(h: c_int) -> c_int {
         .map_or(MPI_COMM_WORLD, comm_to)
 }
 
-mpi_fn! { fn MPI_Mrecv(buf: *mut c_void, count: c_int, datatype: c_int, message: *mut c_int, status: *mut MpiStatus) {
+mpi_fn! { fn MPI_Mrecv / c (buf: *mut c_void, count: CountT, datatype: c_int, message: *mut c_int, status: *mut MpiStatus) {
     let comm = if message.is_null() { MPI_COMM_WORLD } else { comm_of_message(*message) };
     let r = (|| {
         if message.is_null() {
@@ -74,7 +75,7 @@ mpi_fn! { fn MPI_Mrecv(buf: *mut c_void, count: c_int, datatype: c_int, message:
     finish(comm, "MPI_Mrecv", r)
 } }
 
-mpi_fn! { fn MPI_Imrecv(buf: *mut c_void, count: c_int, datatype: c_int, message: *mut c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Imrecv / c (buf: *mut c_void, count: CountT, datatype: c_int, message: *mut c_int, request: *mut c_int) {
     let comm = if message.is_null() { MPI_COMM_WORLD } else { comm_of_message(*message) };
     let r = (|| {
         if message.is_null() {
@@ -92,8 +93,8 @@ mpi_fn! { fn MPI_Imrecv(buf: *mut c_void, count: c_int, datatype: c_int, message
     finish(comm, "MPI_Imrecv", r)
 } }
 
-mpi_fn! { fn MPI_Isendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, dest: c_int, sendtag: c_int,
-                           recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, source: c_int, recvtag: c_int,
+mpi_fn! { fn MPI_Isendrecv / c (sendbuf: *const c_void, sendcount: CountT, sendtype: c_int, dest: c_int, sendtag: c_int,
+                           recvbuf: *mut c_void, recvcount: CountT, recvtype: c_int, source: c_int, recvtag: c_int,
                            comm: c_int, request: *mut c_int) {
     let r = (|| {
         let c = comm_from(comm)?;
@@ -115,7 +116,7 @@ mpi_fn! { fn MPI_Isendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: c
     finish(comm, "MPI_Isendrecv", r)
 } }
 
-mpi_fn! { fn MPI_Isendrecv_replace(buf: *mut c_void, count: c_int, datatype: c_int, dest: c_int, sendtag: c_int,
+mpi_fn! { fn MPI_Isendrecv_replace / c (buf: *mut c_void, count: CountT, datatype: c_int, dest: c_int, sendtag: c_int,
                                    source: c_int, recvtag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
         let c = comm_from(comm)?;

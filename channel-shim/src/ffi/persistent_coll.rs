@@ -100,6 +100,13 @@ pub fn start(func: &str, id: RequestId) -> Result<Started, MpiError> {
 /// ```
 #[macro_export]
 macro_rules! persistent_coll {
+    // `fn MPI_Xxx_init / c (...)`: also `MPI_Xxx_init_c` (see `large_count`).
+    (fn $init:ident / c ( $($arg:ident : $ty:ty),* ) = $body:ident on $comm:ident;) => {
+        $crate::persistent_coll! { fn $init($($arg: $ty),*) = $body on $comm; }
+        $crate::large_count_module! { $init {
+            $crate::persistent_coll! { fn [<$init _c>]($($arg: $ty),*) = $body on $comm; }
+        } }
+    };
     (fn $init:ident ( $($arg:ident : $ty:ty),* ) = $body:ident on $comm:ident;) => {
         mpi_fn! { fn $init($($arg: $ty,)* info: c_int, request: *mut c_int) {
             $crate::ffi::persistent_coll::init(stringify!($init), $comm, info, request, move |req| {

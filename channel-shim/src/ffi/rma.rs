@@ -13,6 +13,7 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{apply, create_errhandler, fail, finish, HandlerFn};
 use crate::ffi::handles::*;
 use crate::ffi::info::{info_to, pairs_of, with_infos};
+use crate::ffi::large_count::{CInt, CountT, DisplT};
 use crate::ffi::p2p::Eng;
 use crate::ffi::write_out;
 use shim_engine::datatype::Span;
@@ -49,7 +50,7 @@ unsafe fn create(
     func: &str,
     base: *mut c_void,
     size: isize,
-    disp_unit: c_int,
+    disp_unit: impl CInt,
     flavor: Flavor,
     info: c_int,
     comm: c_int,
@@ -58,6 +59,8 @@ unsafe fn create(
     let c = comm_from(comm)?;
     let hints = pairs_of(info)?;
     let len = usize::try_from(size).map_err(|_| MpiError::Size)?;
+    // The MPI_WIN_DISP_UNIT attribute is an int, also for MPI_Win_create_c.
+    let disp_unit = c_int::try_from(disp_unit.wide()).map_err(|_| MpiError::Disp)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
     let mem = program_memory(base, Span { base: 0, len });
     let w = engine(func, |e| match flavor {
@@ -88,7 +91,7 @@ pub(crate) fn record_attr_values(h: c_int, size: isize, disp_unit: c_int, flavor
     attr_values(|m| m.insert(h, Box::new(values)));
 }
 
-mpi_fn! { fn MPI_Win_create(base: *mut c_void, size: isize, disp_unit: c_int, info: c_int, comm: c_int, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_create / c (base: *mut c_void, size: isize, disp_unit: DisplT, info: c_int, comm: c_int, win: *mut c_int) {
     let func = "MPI_Win_create";
     finish(comm, func, create(func, base, size, disp_unit, Flavor::Create, info, comm, win))
 } }
@@ -115,7 +118,7 @@ mpi_fn! { fn MPI_Win_detach(win: c_int, base: *const c_void) {
     finish(win, func, r)
 } }
 
-mpi_fn! { fn MPI_Win_allocate(size: isize, disp_unit: c_int, info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_allocate / c (size: isize, disp_unit: DisplT, info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
     let func = "MPI_Win_allocate";
     let r = (|| {
         let n = usize::try_from(size).map_err(|_| MpiError::Size)?;
@@ -255,7 +258,7 @@ mpi_fn! { fn MPI_Win_call_errhandler(win: c_int, errorcode: c_int) {
 // ---- operations ----
 
 /// The target of an operation.
-fn target(rank: c_int, disp: isize, count: c_int, dt: c_int) -> Result<TargetSpec, MpiError> {
+fn target(rank: c_int, disp: isize, count: impl CInt, dt: c_int) -> Result<TargetSpec, MpiError> {
     let rank = match rank {
         MPI_PROC_NULL => None,
         r => Some(u32::try_from(r).map_err(|_| MpiError::Rank)?),
@@ -301,7 +304,7 @@ unsafe fn put_or_get(
     func: &str,
     put: bool,
     origin_addr: *const c_void,
-    origin: (c_int, c_int),
+    origin: (impl CInt, c_int),
     t: Result<TargetSpec, MpiError>,
     win: c_int,
     request: RequestOut,
@@ -323,26 +326,26 @@ unsafe fn put_or_get(
     finish(win, func, r)
 }
 
-mpi_fn! { fn MPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                     target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
+mpi_fn! { fn MPI_Put / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                     target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int) {
     put_or_get("MPI_Put", true, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Rput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Rput / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                      target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int, request: *mut c_int) {
     put_or_get("MPI_Rput", true, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, request)
 } }
 
-mpi_fn! { fn MPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                     target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int) {
+mpi_fn! { fn MPI_Get / c (origin_addr: *mut c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                     target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int) {
     put_or_get("MPI_Get", false, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                      target_disp: isize, target_count: c_int, target_datatype: c_int, win: c_int, request: *mut c_int) {
+mpi_fn! { fn MPI_Rget / c (origin_addr: *mut c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                      target_disp: isize, target_count: CountT, target_datatype: c_int, win: c_int, request: *mut c_int) {
     put_or_get("MPI_Rget", false, origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), win, request)
 } }
@@ -350,7 +353,7 @@ mpi_fn! { fn MPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_data
 unsafe fn accumulate(
     func: &str,
     origin_addr: *const c_void,
-    origin: (c_int, c_int),
+    origin: (impl CInt, c_int),
     t: Result<TargetSpec, MpiError>,
     op: c_int,
     win: c_int,
@@ -373,14 +376,14 @@ unsafe fn accumulate(
     finish(win, func, r)
 }
 
-mpi_fn! { fn MPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                            target_disp: isize, target_count: c_int, target_datatype: c_int, op: c_int, win: c_int) {
+mpi_fn! { fn MPI_Accumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                            target_disp: isize, target_count: CountT, target_datatype: c_int, op: c_int, win: c_int) {
     accumulate("MPI_Accumulate", origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), op, win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int, target_rank: c_int,
-                             target_disp: isize, target_count: c_int, target_datatype: c_int, op: c_int, win: c_int,
+mpi_fn! { fn MPI_Raccumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int, target_rank: c_int,
+                             target_disp: isize, target_count: CountT, target_datatype: c_int, op: c_int, win: c_int,
                              request: *mut c_int) {
     accumulate("MPI_Raccumulate", origin_addr, (origin_count, origin_datatype),
                target(target_rank, target_disp, target_count, target_datatype), op, win, request)
@@ -392,8 +395,8 @@ mpi_fn! { fn MPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, or
 unsafe fn get_accumulate(
     func: &str,
     call: CallCode,
-    origin: (*const c_void, c_int, c_int),
-    result: (*mut c_void, c_int, c_int),
+    origin: (*const c_void, impl CInt, c_int),
+    result: (*mut c_void, impl CInt, c_int),
     t: Result<TargetSpec, MpiError>,
     op: c_int,
     win: c_int,
@@ -421,18 +424,18 @@ unsafe fn get_accumulate(
     finish(win, func, r)
 }
 
-mpi_fn! { fn MPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int,
-                                result_addr: *mut c_void, result_count: c_int, result_datatype: c_int,
-                                target_rank: c_int, target_disp: isize, target_count: c_int, target_datatype: c_int,
+mpi_fn! { fn MPI_Get_accumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int,
+                                result_addr: *mut c_void, result_count: CountT, result_datatype: c_int,
+                                target_rank: c_int, target_disp: isize, target_count: CountT, target_datatype: c_int,
                                 op: c_int, win: c_int) {
     get_accumulate("MPI_Get_accumulate", CallCode::Get_accumulate, (origin_addr, origin_count, origin_datatype),
                    (result_addr, result_count, result_datatype),
                    target(target_rank, target_disp, target_count, target_datatype), op, win, std::ptr::null_mut())
 } }
 
-mpi_fn! { fn MPI_Rget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: c_int,
-                                 result_addr: *mut c_void, result_count: c_int, result_datatype: c_int,
-                                 target_rank: c_int, target_disp: isize, target_count: c_int, target_datatype: c_int,
+mpi_fn! { fn MPI_Rget_accumulate / c (origin_addr: *const c_void, origin_count: CountT, origin_datatype: c_int,
+                                 result_addr: *mut c_void, result_count: CountT, result_datatype: c_int,
+                                 target_rank: c_int, target_disp: isize, target_count: CountT, target_datatype: c_int,
                                  op: c_int, win: c_int, request: *mut c_int) {
     get_accumulate("MPI_Rget_accumulate", CallCode::Get_accumulate, (origin_addr, origin_count, origin_datatype),
                    (result_addr, result_count, result_datatype),

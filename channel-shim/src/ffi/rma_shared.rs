@@ -18,6 +18,7 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
 use crate::ffi::info::pairs_of;
+use crate::ffi::large_count::{CInt, COut, DisplT};
 use crate::ffi::rma::record_attr_values;
 use crate::ffi::write_out;
 use shim_engine::datatype::Span;
@@ -136,7 +137,7 @@ unsafe fn open_mapping(path: &[u8], len: usize) -> Option<Mapping> {
 unsafe fn allocate_shared(
     func: &str,
     size: isize,
-    disp_unit: c_int,
+    disp_unit: impl CInt,
     info: c_int,
     comm: c_int,
     baseptr: *mut c_void,
@@ -144,6 +145,8 @@ unsafe fn allocate_shared(
 ) -> Result<(), MpiError> {
     let c = comm_from(comm)?;
     let size = u64::try_from(size).map_err(|_| MpiError::Size)?;
+    // The MPI_WIN_DISP_UNIT attribute is an int, also for the _c variant.
+    let disp_unit = c_int::try_from(disp_unit.wide()).map_err(|_| MpiError::Disp)?;
     let unit = u32::try_from(disp_unit).map_err(|_| MpiError::Disp)?;
     let hints = pairs_of(info)?;
     let noncontig = WinHints::default().updated(&hints).alloc_shared_noncontig();
@@ -209,12 +212,12 @@ unsafe fn allocate_shared(
     Ok(())
 }
 
-mpi_fn! { fn MPI_Win_allocate_shared(size: isize, disp_unit: c_int, info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
+mpi_fn! { fn MPI_Win_allocate_shared / c (size: isize, disp_unit: DisplT, info: c_int, comm: c_int, baseptr: *mut c_void, win: *mut c_int) {
     let func = "MPI_Win_allocate_shared";
     finish(comm, func, allocate_shared(func, size, disp_unit, info, comm, baseptr, win))
 } }
 
-mpi_fn! { fn MPI_Win_shared_query(win: c_int, rank: c_int, size: *mut isize, disp_unit: *mut c_int, baseptr: *mut c_void) {
+mpi_fn! { fn MPI_Win_shared_query / c (win: c_int, rank: c_int, size: *mut isize, disp_unit: *mut DisplT, baseptr: *mut c_void) {
     let func = "MPI_Win_shared_query";
     let r = (|| {
         let w = win_from(win)?;
@@ -224,7 +227,7 @@ mpi_fn! { fn MPI_Win_shared_query(win: c_int, rank: c_int, size: *mut isize, dis
         };
         let (addr, s) = engine(func, |e| e.win_shared_query(w, rank))?;
         write_out(size, s.size as isize);
-        write_out(disp_unit, s.disp_unit as c_int);
+        write_out(disp_unit, <DisplT as COut>::narrow(i64::from(s.disp_unit)));
         write_out(baseptr as *mut *mut c_void, addr as *mut c_void);
         Ok(())
     })();

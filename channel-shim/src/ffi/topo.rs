@@ -4,11 +4,11 @@
 //! Reordering is the identity (see the engine's module docs).
 
 use crate::abi::*;
-use crate::ffi::buffers::c_ints as ints;
 use crate::ffi::comm::hand_out_comm;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
+use crate::ffi::large_count::int_array as ints;
 use crate::ffi::symbols::{unweighted, weights_empty};
 use crate::ffi::write_out;
 use shim_engine::topo::{dims::dims_create, Cart, DistGraph, Graph, Topology};

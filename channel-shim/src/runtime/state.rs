@@ -114,10 +114,66 @@ pub fn job_size_from_env() -> Option<u32> {
 /// hydra's PMI, Slurm's and Open MPI's.
 const SIZE_VARIABLES: [&str; 4] = [ENV_SIZE, "PMI_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"];
 
-/// Connects to the gateway named by the job's environment (MPI_Init).
+/// MPI_Init: connects to the gateway named by the job's environment,
+/// unless a session already did.
 pub fn init() -> Result<JobInfo, String> {
     if INITIALIZED.load(Ordering::SeqCst) {
         return Err("MPI_Init was called twice; call it once per process".into());
+    }
+    let info = connect()?;
+    INITIALIZED.store(true, Ordering::SeqCst);
+    Ok(info)
+}
+
+/// MPI_Session_init: connects to the gateway unless MPI_Init or another
+/// session already did. Once the connection was closed (MPI_Finalize with
+/// no session open), the process cannot rejoin the simulated network.
+pub fn start_session() -> Result<JobInfo, String> {
+    if DISCONNECTED.load(Ordering::SeqCst) {
+        return Err("MPI_Session_init was called after MPI_Finalize had ended this process's MPI with no session open; mpinetsim cannot rejoin the simulated network, so open the session before MPI_Finalize".into());
+    }
+    let info = connect()?;
+    // A program that only uses sessions leaves the network at exit.
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registers a plain extern "C" function without arguments.
+        unsafe { libc::atexit(disconnect_at_exit) };
+    });
+    Ok(info)
+}
+
+/// Called when the process exits: leaves the simulated network (sends
+/// Finalize) if MPI is not in use any more — neither the world model
+/// (never initialised, or finalised) nor a session. A process that exits
+/// with MPI still in use is reported as such by the gateway.
+extern "C" fn disconnect_at_exit() {
+    let world_done = !is_initialized() || is_finalized();
+    let sessions = lock(&ENGINE).as_ref().map(|e| e.sessions_open());
+    if world_done && sessions == Some(0) {
+        disconnect();
+    }
+}
+
+/// MPI_Session_finalize has closed a session: once the world model is
+/// finalised too, the process leaves the network now (if it never called
+/// MPI_Init it may still do so, so that waits for the process's exit).
+pub fn session_finished() {
+    let sessions = lock(&ENGINE).as_ref().map(|e| e.sessions_open());
+    if is_finalized() && sessions == Some(0) {
+        disconnect();
+    }
+}
+
+/// This process's identity in the job while connected.
+static JOINED: Mutex<Option<JobInfo>> = Mutex::new(None);
+/// Set once the connection was closed.
+static DISCONNECTED: AtomicBool = AtomicBool::new(false);
+
+/// Connects to the gateway (once; later calls return the same identity).
+fn connect() -> Result<JobInfo, String> {
+    let mut joined = lock(&JOINED);
+    if let Some(info) = *joined {
+        return Ok(info);
     }
     let address = gateway_address()?;
     let rank = launcher_u64(
@@ -157,7 +213,7 @@ pub fn init() -> Result<JobInfo, String> {
         ..EngineConfig::default()
     };
     *lock(&ENGINE) = Some(Engine::new(t, cfg));
-    INITIALIZED.store(true, Ordering::SeqCst);
+    *joined = Some(JobInfo { rank, size });
     Ok(JobInfo { rank, size })
 }
 
@@ -229,11 +285,25 @@ pub fn pacer<R>(f: impl FnOnce(&mut Pacer) -> R) -> Option<R> {
     lock(&PACER).as_mut().map(f)
 }
 
-/// MPI_Finalize: reports the engine's and the pacer's counters and closes
-/// the connection.
+/// MPI_Finalize: ends the world model; the process leaves the network
+/// now unless a session is still open (then the last session's end does).
 pub fn finalize() -> Result<(), String> {
     if !is_initialized() || is_finalized() {
         return Err("MPI_Finalize was called without a matching MPI_Init, or twice".into());
+    }
+    FINALIZED.store(true, Ordering::SeqCst);
+    let sessions = lock(&ENGINE).as_ref().map_or(0, |e| e.sessions_open());
+    if sessions == 0 {
+        disconnect();
+    }
+    Ok(())
+}
+
+/// Reports the engine's and the pacer's counters and closes the
+/// connection (once).
+fn disconnect() {
+    if DISCONNECTED.swap(true, Ordering::SeqCst) {
+        return;
     }
     let mut counters = RankCounters::default();
     if let Some(e) = lock(&ENGINE).as_ref() {
@@ -244,6 +314,8 @@ pub fn finalize() -> Result<(), String> {
         counters.expected = c.expected;
         counters.unexpected = c.unexpected;
         counters.unsuccessful_matches = c.unsuccessful_matches;
+        counters.rma_operations = c.rma_operations;
+        counters.rma_bytes = c.rma_bytes;
     }
     if let Some(p) = lock(&PACER).as_ref() {
         counters.calls = p.calls;
@@ -261,8 +333,6 @@ pub fn finalize() -> Result<(), String> {
     if let Some(mut e) = engine {
         e.transport_mut().finalize(counters);
     }
-    FINALIZED.store(true, Ordering::SeqCst);
-    Ok(())
 }
 
 /// MPI_Abort: tells the gateway (an empty text means "MPI_Abort was

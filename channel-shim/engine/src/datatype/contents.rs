@@ -70,12 +70,28 @@ pub enum TypeArg {
 pub struct Contents {
     /// Which constructor.
     pub combiner: Combiner,
-    /// Its integer arguments, in the standard's order.
-    pub ints: Vec<i32>,
+    /// Its integer arguments, in the standard's order (as given: a
+    /// large-count constructor's may exceed an `int`).
+    pub ints: Vec<i64>,
     /// Its address arguments.
     pub aints: Vec<i64>,
     /// Its datatype arguments.
     pub types: Vec<TypeArg>,
+    /// Whether a large-count (`_c`) constructor made it: MPI 4.0 then
+    /// reports its integer and address arguments as large counts, and
+    /// the classic `MPI_Type_get_envelope` refuses it (as MPICH does).
+    pub large_count: bool,
+}
+
+/// A constructor's arguments as `MPI_Type_get_contents_c` gives them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LargeContents {
+    /// `array_of_integers`.
+    pub ints: Vec<i64>,
+    /// `array_of_addresses`.
+    pub aints: Vec<i64>,
+    /// `array_of_large_counts`.
+    pub large: Vec<i64>,
 }
 
 impl Contents {
@@ -86,13 +102,14 @@ impl Contents {
             ints: Vec::new(),
             aints: Vec::new(),
             types: Vec::new(),
+            large_count: false,
         }
     }
 
     /// A constructor's record.
     pub fn of(
         combiner: Combiner,
-        ints: Vec<i32>,
+        ints: Vec<i64>,
         aints: Vec<i64>,
         types: Vec<TypeArg>,
     ) -> Contents {
@@ -101,6 +118,55 @@ impl Contents {
             ints,
             aints,
             types,
+            large_count: false,
+        }
+    }
+
+    /// The arguments as `MPI_Type_get_contents_c` reports them. A type
+    /// a large-count constructor made has its counts, block lengths,
+    /// displacements and (subarray, darray) array sizes as large counts,
+    /// in the standard's order; the other integers (a subarray's `ndims`
+    /// and `order`, a darray's process grid) stay integers. Any other type
+    /// has no large counts.
+    pub fn large_form(&self) -> LargeContents {
+        let (ints, aints) = (self.ints.clone(), self.aints.clone());
+        if !self.large_count {
+            return LargeContents {
+                ints,
+                aints,
+                large: Vec::new(),
+            };
+        }
+        match self.combiner {
+            // ndims, sizes, subsizes, starts, order.
+            Combiner::Subarray => {
+                let n = ints.len();
+                LargeContents {
+                    ints: vec![ints[0], ints[n - 1]],
+                    aints,
+                    large: ints[1..n - 1].to_vec(),
+                }
+            }
+            // size, rank, ndims, gsizes, distribs, dargs, psizes, order.
+            Combiner::Darray => {
+                let nd = ints[2] as usize;
+                let mut small = ints[..3].to_vec();
+                small.extend_from_slice(&ints[3 + nd..]);
+                LargeContents {
+                    ints: small,
+                    aints,
+                    large: ints[3..3 + nd].to_vec(),
+                }
+            }
+            _ => {
+                let mut large = ints;
+                large.extend(aints);
+                LargeContents {
+                    ints: Vec::new(),
+                    aints: Vec::new(),
+                    large,
+                }
+            }
         }
     }
 
@@ -118,6 +184,19 @@ impl super::Datatypes {
     /// `MPI_Type_get_contents`).
     pub fn contents(&self, dt: DatatypeId) -> crate::error::MpiResult<&Contents> {
         Ok(&self.info(dt)?.contents)
+    }
+
+    /// Records that a large-count (`_c`) constructor made `dt`.
+    pub fn mark_large_count(&mut self, dt: DatatypeId) -> crate::error::MpiResult<()> {
+        let slot = match dt {
+            DatatypeId::Derived(i) => self.slot_mut(i),
+            DatatypeId::Builtin(_) => None,
+        };
+        let slot = slot.ok_or(crate::error::MpiError::Datatype)?;
+        std::sync::Arc::make_mut(&mut slot.info)
+            .contents
+            .large_count = true;
+        Ok(())
     }
 }
 
@@ -169,6 +248,45 @@ mod tests {
         let dup = t.dup(r).unwrap();
         assert_eq!(t.contents(dup).unwrap().combiner, Combiner::Dup);
         assert_eq!(t.contents(d(B::Int)).unwrap().combiner, Combiner::Named);
+    }
+
+    #[test]
+    fn large_count_constructors_report_large_counts() {
+        let mut t = Datatypes::new();
+        let h = t.hindexed(&[1, 2], &[0, 8], d(B::Int)).unwrap();
+        assert_eq!(t.contents(h).unwrap().large_form().large, Vec::<i64>::new());
+        t.mark_large_count(h).unwrap();
+        let l = t.contents(h).unwrap().large_form();
+        assert_eq!(
+            (l.ints, l.aints, l.large),
+            (vec![], vec![], vec![2, 1, 2, 0, 8])
+        );
+        let big = t.contiguous(3_000_000_000, d(B::Char)).unwrap();
+        t.mark_large_count(big).unwrap();
+        assert_eq!(
+            t.contents(big).unwrap().large_form().large,
+            vec![3_000_000_000]
+        );
+        let s = t
+            .subarray(&[4, 5], &[2, 3], &[1, 2], 56, d(B::Int))
+            .unwrap();
+        t.mark_large_count(s).unwrap();
+        let l = t.contents(s).unwrap().large_form();
+        assert_eq!((l.ints, l.large), (vec![2, 56], vec![4, 5, 2, 3, 1, 2]));
+        let block = [121, 121];
+        let dflt = [-49767, -49767];
+        let da = t
+            .darray(4, 3, &[10, 4], &block, &dflt, &[2, 2], 56, d(B::Int))
+            .unwrap();
+        t.mark_large_count(da).unwrap();
+        let l = t.contents(da).unwrap().large_form();
+        assert_eq!(
+            (l.ints, l.large),
+            (
+                vec![4, 3, 2, 121, 121, -49767, -49767, 2, 2, 56],
+                vec![10, 4]
+            )
+        );
     }
 
     #[test]

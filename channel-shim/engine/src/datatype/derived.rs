@@ -205,7 +205,7 @@ impl Datatypes {
         let ext = self.live(old)?.extent();
         let bytes = stride.checked_mul(ext).ok_or(MpiError::Arg)?;
         let t = self.hvector_info(count, blocklen, bytes, old)?;
-        let ints = vec![int(count), int(blocklen), stride as i32];
+        let ints = vec![int(count), int(blocklen), stride];
         let c = Contents::of(Combiner::Vector, ints, vec![], vec![TypeArg::Type(old)]);
         Ok(self.add(TypeInfo { contents: c, ..t }))
     }
@@ -269,7 +269,7 @@ impl Datatypes {
         let t = self.hindexed_info(blocklens, &bytes, old)?;
         let mut ints = vec![int(blocklens.len())];
         ints.extend(blocklens.iter().map(|&b| int(b)));
-        ints.extend(disps.iter().map(|&d| d as i32));
+        ints.extend_from_slice(disps);
         let c = Contents::of(Combiner::Indexed, ints, vec![], vec![TypeArg::Type(old)]);
         Ok(self.add(TypeInfo { contents: c, ..t }))
     }
@@ -320,7 +320,7 @@ impl Datatypes {
         let bytes = in_bytes(disps, self.live(old)?.extent())?;
         let blocks: Vec<_> = bytes.iter().map(|&d| (d, blocklen as u64, old)).collect();
         let mut ints = vec![int(disps.len()), int(blocklen)];
-        ints.extend(disps.iter().map(|&d| d as i32));
+        ints.extend_from_slice(disps);
         let c = Contents::of(
             Combiner::IndexedBlock,
             ints,
@@ -408,8 +408,8 @@ impl Datatypes {
 
 /// A count or length as the `int` the program gave (constructors take
 /// C `int`s, so this never saturates for their arguments).
-fn int(v: usize) -> i32 {
-    i32::try_from(v).unwrap_or(i32::MAX)
+fn int(v: usize) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

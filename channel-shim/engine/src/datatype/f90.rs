@@ -103,7 +103,12 @@ impl Datatypes {
             return t;
         }
         let mut info = (*self.builtins[base as usize]).clone();
-        info.contents = Contents::of(combiner, args, vec![], vec![]);
+        info.contents = Contents::of(
+            combiner,
+            args.iter().map(|&a| i64::from(a)).collect(),
+            vec![],
+            vec![],
+        );
         let t = self.add(info);
         self.f90.insert(key, t);
         t

@@ -20,7 +20,7 @@ mod pack;
 pub mod subarray;
 
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
-pub use contents::{Combiner, Contents, TypeArg};
+pub use contents::{Combiner, Contents, LargeContents, TypeArg};
 pub use derived::MAX_TYPEMAP_RUNS;
 pub(crate) use pack::for_segments;
 pub use pack::Span;

@@ -169,11 +169,11 @@ impl Datatypes {
             .collect();
         let sizes64: Vec<i64> = sizes.iter().map(|&s| i64::from(s)).collect();
         let mut t = self.selection(&sizes64, &runs, c, old)?;
-        let mut ints = vec![n as i32];
-        ints.extend_from_slice(sizes);
-        ints.extend_from_slice(subsizes);
-        ints.extend_from_slice(starts);
-        ints.push(order);
+        let mut ints = vec![n as i64];
+        for a in [sizes, subsizes, starts] {
+            ints.extend(a.iter().map(|&v| i64::from(v)));
+        }
+        ints.push(i64::from(order));
         t.contents = Contents::of(Combiner::Subarray, ints, vec![], vec![TypeArg::Type(old)]);
         Ok(self.add(t))
     }
@@ -274,11 +274,11 @@ impl Datatypes {
         }
         let sizes64: Vec<i64> = gsizes.iter().map(|&s| i64::from(s)).collect();
         let mut t = self.selection(&sizes64, &runs, c, old)?;
-        let mut ints = vec![size, rank, n as i32];
+        let mut ints = vec![i64::from(size), i64::from(rank), n as i64];
         for a in [gsizes, distribs, dargs, psizes] {
-            ints.extend_from_slice(a);
+            ints.extend(a.iter().map(|&v| i64::from(v)));
         }
-        ints.push(order);
+        ints.push(i64::from(order));
         t.contents = Contents::of(Combiner::Darray, ints, vec![], vec![TypeArg::Type(old)]);
         Ok(self.add(t))
     }
@@ -314,7 +314,7 @@ mod tests {
             .unwrap();
         assert_eq!(runs(&t, f), vec![(36, 2), (52, 2), (68, 2)]);
         let c = t.contents(f).unwrap();
-        assert_eq!(c.ints, vec![2, 4, 5, 2, 3, 1, 2, ORDER_FORTRAN]);
+        assert_eq!(c.ints, vec![2, 4, 5, 2, 3, 1, 2, i64::from(ORDER_FORTRAN)]);
         assert_eq!(
             t.subarray(&[4], &[2], &[3], ORDER_C, INT),
             Err(MpiError::Arg)

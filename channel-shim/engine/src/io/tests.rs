@@ -88,7 +88,7 @@ fn ordered_and_shared_writes_fill_the_file_without_gaps() {
             .unwrap();
         e.barrier(W).unwrap();
         assert_eq!(e.file_position_shared(f).unwrap(), 6);
-        // Nobody moves the pointer before everyone read it.
+        // Everyone has read the pointer before anyone moves it again.
         e.barrier(W).unwrap();
         // Shared: each rank appends two ints, in some order.
         e.file_write_shared(f, &ints([10 + me, 10 + me]), 2, INT)

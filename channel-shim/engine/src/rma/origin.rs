@@ -278,6 +278,8 @@ impl<T: Transport> Engine<T> {
         if kind == Kind::RmaCompareSwap && (ty.runs.len() != 1 || target.count != 1) {
             return Err(MpiError::Datatype);
         }
+        self.counters.rma_operations += 1;
+        self.counters.rma_bytes += total;
         if total == 0 {
             return Ok(RmaOp(None));
         }

@@ -33,10 +33,11 @@ use crate::datatype::{BuiltinType, TypeInfo, TypeRun};
 use crate::error::{MpiError, MpiResult};
 use crate::op::BuiltinOp;
 
-/// Bytes before the runs.
-const FIXED: usize = 72;
-/// Bytes per run group.
-const RUN: usize = 33;
+/// Bytes of a request before its runs (public for closed-form timing
+/// models of one-sided operations).
+pub const FIXED: usize = 72;
+/// Bytes per run group (one for a predefined or contiguous datatype).
+pub const RUN: usize = 33;
 
 /// Consecutive runs of equal type and count at a constant stride.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
