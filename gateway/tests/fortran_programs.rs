@@ -142,6 +142,23 @@ fn fortran_one_sided_communication_matches_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// MPI-IO from Fortran (tests/mpi/fortran_io.inc: 11 checks per rank):
+/// file handles as integers, offsets of kind MPI_OFFSET_KIND, a strided
+/// view written collectively, pointers individual and shared, ordered and
+/// nonblocking writes, the error class of a missing file, with mpif.h and
+/// with the mpi module, on 2, 4 and 8 ranks.
+#[test]
+fn fortran_mpi_io_matches_native_mpich_on_2_4_8_ranks() {
+    for name in ["fortran_io_mpif", "fortran_io_use_mpi"] {
+        for ranks in [2u64, 4, 8] {
+            let Some(n) = fortran_same_output(name, &ranks.to_string()) else {
+                return;
+            };
+            assert_eq!(n, 11 * ranks, "{name} on {ranks} ranks");
+        }
+    }
+}
+
 /// A Fortran coarray program (tests/mpi/coarray_halo.f90: halo exchange,
 /// a put with sync images, co_sum, co_broadcast, co_max, a critical
 /// section, a lock, a strided get; 8 checks per image) built with

@@ -62,6 +62,29 @@ pub fn file_f2c(h: c_int) -> MpiFile {
     }
 }
 
+/// Atomic mode's whole-file lock: `flock` on the rank's own descriptor
+/// of the file (each rank opened the file itself, so the ranks' locks
+/// exclude each other as processes' do).
+fn lock_file(file: &std::fs::File, lock: shim_engine::io::Lock) -> std::io::Result<()> {
+    use shim_engine::io::Lock;
+    use std::os::unix::io::AsRawFd;
+    let op = match lock {
+        Lock::Shared => libc::LOCK_SH,
+        Lock::Exclusive => libc::LOCK_EX,
+        Lock::Unlock => libc::LOCK_UN,
+    };
+    loop {
+        // SAFETY: flock on a descriptor the open `File` owns.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 /// Handles error `code` of `func` on file `fh` with the file's handler.
 fn file_fail_code(fh: MpiFile, func: &str, code: c_int) -> c_int {
     if runtime::engine_held_by_this_thread() {
@@ -270,7 +293,10 @@ mpi_fn! { fn MPI_File_open(comm: c_int, filename: *const c_char, amode: c_int, i
         let c = comm_from(comm)?;
         let name = text(filename, MpiError::Code(MPI_ERR_BAD_FILE))?;
         let hints = pairs_of(info)?;
-        let f = engine(func, |e| e.file_open(c, name, amode, hints))?;
+        let f = engine(func, |e| {
+            e.set_file_locker(lock_file);
+            e.file_open(c, name, amode, hints)
+        })?;
         write_out(fh, file_to(f));
         Ok(())
     })();

@@ -61,6 +61,31 @@ pub(crate) fn read_segments(
     Ok(used)
 }
 
+/// Runs `access` under a lock of the whole file in atomic mode (exclusive
+/// for a write, shared for a read, taken with `locker`, which the C layer
+/// installs: `flock`, which every rank's own open file takes part in), so
+/// a noncontiguous access is seen whole or not at all by the other ranks'
+/// accesses.
+pub(crate) fn atomically<R>(
+    file: &File,
+    atomic: Option<super::LockFn>,
+    write: bool,
+    access: impl FnOnce() -> MpiResult<R>,
+) -> MpiResult<R> {
+    let Some(lock) = atomic else {
+        return access();
+    };
+    let kind = if write {
+        super::Lock::Exclusive
+    } else {
+        super::Lock::Shared
+    };
+    lock(file, kind).map_err(|e| amode::io_error(&e))?;
+    let r = access();
+    lock(file, super::Lock::Unlock).map_err(|e| amode::io_error(&e))?;
+    r
+}
+
 impl<T: Transport> Engine<T> {
     /// The file bytes of `count` instances of `dt` in `region` (exactly
     /// `span(dt, count)`), in the view's representation.
@@ -169,7 +194,9 @@ impl<T: Transport> Engine<T> {
         let data = self.io_pack(f.view.datarep, dt, count, region)?;
         let l = &f.view.layout;
         let segments = l.segments(start * l.etype_size, data.len() as u64);
-        write_segments(&f.file, &segments, &data)?;
+        atomically(&f.file, self.files.atomic_lock(f), true, || {
+            write_segments(&f.file, &segments, &data)
+        })?;
         self.io_advance(id, pos, start, data.len() as u64)?;
         Ok(self.types.size(dt)? * count as u64)
     }
@@ -193,7 +220,9 @@ impl<T: Transport> Engine<T> {
         let l = &f.view.layout;
         let segments = l.segments(start * l.etype_size, n);
         let mut data = vec![0u8; n as usize];
-        let got = read_segments(&f.file, &segments, &mut data)?;
+        let got = atomically(&f.file, self.files.atomic_lock(f), false, || {
+            read_segments(&f.file, &segments, &mut data)
+        })?;
         data.truncate(got);
         self.io_unpack(rep, dt, count, &data, region)?;
         self.io_advance(id, pos, start, got as u64)?;

@@ -93,17 +93,24 @@ pub fn can_write(amode: i32) -> bool {
     amode & RDONLY == 0
 }
 
-/// The error class of a failed file-system call.
+/// The error class of a failed file-system call (Linux `errno` values
+/// for the kinds older Rust releases do not name).
 pub fn io_error(e: &std::io::Error) -> MpiError {
     use std::io::ErrorKind as K;
-    let class = match e.kind() {
-        K::NotFound => ERR_NO_SUCH_FILE,
-        K::AlreadyExists => ERR_FILE_EXISTS,
-        K::PermissionDenied => ERR_ACCESS,
-        K::ReadOnlyFilesystem => ERR_READ_ONLY,
-        K::StorageFull => ERR_NO_SPACE,
-        K::QuotaExceeded => ERR_QUOTA,
-        K::InvalidFilename | K::InvalidInput | K::IsADirectory | K::NotADirectory => ERR_BAD_FILE,
+    const ENOTDIR: i32 = 20;
+    const EISDIR: i32 = 21;
+    const ENOSPC: i32 = 28;
+    const EROFS: i32 = 30;
+    const ENAMETOOLONG: i32 = 36;
+    const EDQUOT: i32 = 122;
+    let class = match (e.kind(), e.raw_os_error()) {
+        (K::NotFound, _) => ERR_NO_SUCH_FILE,
+        (K::AlreadyExists, _) => ERR_FILE_EXISTS,
+        (K::PermissionDenied, _) => ERR_ACCESS,
+        (_, Some(EROFS)) => ERR_READ_ONLY,
+        (_, Some(ENOSPC)) => ERR_NO_SPACE,
+        (_, Some(EDQUOT)) => ERR_QUOTA,
+        (_, Some(ENOTDIR | EISDIR | ENAMETOOLONG)) | (K::InvalidInput, _) => ERR_BAD_FILE,
         _ => ERR_IO,
     };
     MpiError::Code(class)

@@ -110,10 +110,27 @@ pub struct OpenFile {
     pub shared_win: WinId,
 }
 
+/// What a [`LockFn`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lock {
+    /// Take a shared lock of the whole file (a read in atomic mode).
+    Shared,
+    /// Take an exclusive lock of the whole file (a write in atomic mode).
+    Exclusive,
+    /// Release the lock.
+    Unlock,
+}
+
+/// Locks or unlocks a whole file for atomic mode; the C layer provides it
+/// (`flock`), the engine having no system calls of its own beyond `std`.
+pub type LockFn = fn(&File, Lock) -> std::io::Result<()>;
+
 /// The files of one process, and the handler of `MPI_FILE_NULL`.
 #[derive(Debug)]
 pub struct Files {
     slots: Vec<Option<OpenFile>>,
+    /// How atomic mode locks a file (none: accesses are not locked).
+    pub locker: Option<LockFn>,
     /// The error handler of `MPI_FILE_NULL` (`MPI_ERRORS_RETURN` at start):
     /// new files get it, and errors of calls without a file use it.
     pub null_errhandler: ErrhandlerId,
@@ -123,12 +140,18 @@ impl Default for Files {
     fn default() -> Self {
         Files {
             slots: Vec::new(),
+            locker: None,
             null_errhandler: ErrhandlerId::RETURN,
         }
     }
 }
 
 impl Files {
+    /// The lock function when `f` is in atomic mode.
+    pub fn atomic_lock(&self, f: &OpenFile) -> Option<LockFn> {
+        self.locker.filter(|_| f.atomic)
+    }
+
     /// Adds an open file and returns its handle.
     pub fn insert(&mut self, f: OpenFile) -> FileId {
         match self.slots.iter().position(Option::is_none) {

@@ -302,24 +302,36 @@ impl<T: Transport> Engine<T> {
             let f = self.files.get(id)?;
             (f.comm, f.amode)
         };
+        // MPI_DISPLACEMENT_CURRENT (sequential files only): the byte the
+        // shared pointer is at, which rank 0 reads for everyone.
+        let current = if disp == DISPLACEMENT_CURRENT && mode & amode::SEQUENTIAL != 0 {
+            let at = if self.comm_rank(comm)? == 0 {
+                let sh = self.shared_update(id, 0, BuiltinOp::Sum)?;
+                self.files.get(id)?.view.layout.byte_offset(sh) as i64
+            } else {
+                0
+            };
+            Some(self.io_bcast_i64(comm, at)?)
+        } else {
+            None
+        };
         let r = (|| {
             let rep = DataRep::parse(datarep)?;
-            let esize = self.types.committed(etype)?.size;
+            let et = self.types.committed(etype)?;
+            let esize = et.size;
+            // The etype's typemap must be a valid filetype too (ROMIO
+            // refuses either with MPI_ERR_IO).
+            let invalid = |_| MpiError::Code(amode::ERR_IO);
+            let read_only = mode & amode::RDONLY != 0;
+            if esize > 0 {
+                ViewLayout::of_type(0, esize, et, read_only).map_err(invalid)?;
+            }
             let ft = self.types.committed(filetype)?;
-            let disp = if disp == DISPLACEMENT_CURRENT {
-                if mode & amode::SEQUENTIAL == 0 {
-                    return Err(MpiError::Arg);
-                }
-                self.files
-                    .get(id)?
-                    .file
-                    .metadata()
-                    .map_err(|e| amode::io_error(&e))?
-                    .len()
-            } else {
-                u64::try_from(disp).map_err(|_| MpiError::Arg)?
+            let disp = match current {
+                Some(at) => at as u64,
+                None => u64::try_from(disp).map_err(|_| MpiError::Arg)?,
             };
-            let layout = ViewLayout::of_type(disp, esize, ft)?;
+            let layout = ViewLayout::of_type(disp, esize, ft, read_only).map_err(invalid)?;
             Ok(View {
                 disp: disp as i64,
                 etype,
@@ -400,6 +412,11 @@ impl<T: Transport> Engine<T> {
         let comm = f.comm;
         let r = f.file.sync_all().map_err(|e| amode::io_error(&e));
         self.io_agree(comm, r)
+    }
+
+    /// Installs how atomic mode locks files.
+    pub fn set_file_locker(&mut self, lock: super::LockFn) {
+        self.files.locker = Some(lock);
     }
 
     /// `MPI_File_set_atomicity` (collective; every rank must pass the same flag).

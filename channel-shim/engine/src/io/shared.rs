@@ -53,7 +53,12 @@ impl Drop for Fetched {
 impl<T: Transport> Engine<T> {
     /// Applies `op` with `value` to the shared pointer and returns its
     /// previous value.
-    fn shared_update(&mut self, id: FileId, value: i64, op: BuiltinOp) -> MpiResult<u64> {
+    pub(crate) fn shared_update(
+        &mut self,
+        id: FileId,
+        value: i64,
+        op: BuiltinOp,
+    ) -> MpiResult<u64> {
         let win = self.files.get(id)?.shared_win;
         let out = Arc::new(Mutex::new(None));
         let result = OriginBuf {

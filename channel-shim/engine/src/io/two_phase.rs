@@ -128,6 +128,35 @@ fn serve_reads(file: &File, want: &[FileSegment]) -> MpiResult<Vec<Vec<u8>>> {
     }
 }
 
+/// Writes `pieces` (sorted by offset; a later piece wins where they
+/// overlap) in contiguous runs.
+fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
+    let mut run: Vec<u8> = Vec::new();
+    let mut run_start = 0u64;
+    for (off, bytes) in pieces {
+        let run_end = run_start + run.len() as u64;
+        if !run.is_empty() && off <= run_end {
+            let from = (off - run_start) as usize;
+            let overlap = (run.len() - from).min(bytes.len());
+            run[from..from + overlap].copy_from_slice(&bytes[..overlap]);
+            run.extend_from_slice(&bytes[overlap..]);
+        } else {
+            if !run.is_empty() {
+                file.write_all_at(&run, run_start)
+                    .map_err(|e| amode::io_error(&e))?;
+            }
+            run.clear();
+            run.extend_from_slice(bytes);
+            run_start = off;
+        }
+    }
+    if !run.is_empty() {
+        file.write_all_at(&run, run_start)
+            .map_err(|e| amode::io_error(&e))?;
+    }
+    Ok(())
+}
+
 impl<T: Transport> Engine<T> {
     /// Every rank's `(lo, hi)` combined, and the aggregators.
     fn io_domains(&mut self, id: FileId, segments: &[FileSegment]) -> MpiResult<Domains> {
@@ -265,31 +294,9 @@ impl<T: Transport> Engine<T> {
             }
         }
         pieces.sort_by_key(|p| p.0);
-        let file = &self.files.get(id)?.file;
-        let mut run: Vec<u8> = Vec::new();
-        let mut run_start = 0u64;
-        for (off, bytes) in pieces {
-            let run_end = run_start + run.len() as u64;
-            if !run.is_empty() && off <= run_end {
-                let from = (off - run_start) as usize;
-                let overlap = (run.len() - from).min(bytes.len());
-                run[from..from + overlap].copy_from_slice(&bytes[..overlap]);
-                run.extend_from_slice(&bytes[overlap..]);
-            } else {
-                if !run.is_empty() {
-                    file.write_all_at(&run, run_start)
-                        .map_err(|e| amode::io_error(&e))?;
-                }
-                run.clear();
-                run.extend_from_slice(bytes);
-                run_start = off;
-            }
-        }
-        if !run.is_empty() {
-            file.write_all_at(&run, run_start)
-                .map_err(|e| amode::io_error(&e))?;
-        }
-        Ok(())
+        let f = self.files.get(id)?;
+        let (file, atomic) = (&f.file, self.files.atomic_lock(f));
+        super::access::atomically(file, atomic, true, || write_runs(file, pieces))
     }
 
     /// `MPI_File_read_all` / `MPI_File_read_at_all` (collective); returns
@@ -343,7 +350,11 @@ impl<T: Transport> Engine<T> {
                 })
                 .collect();
             let all: Vec<FileSegment> = want.iter().flatten().copied().collect();
-            let data = serve_reads(&self.files.get(id)?.file, &all)?;
+            let f = self.files.get(id)?;
+            let data =
+                super::access::atomically(&f.file, self.files.atomic_lock(f), false, || {
+                    serve_reads(&f.file, &all)
+                })?;
             let mut replies = vec![Vec::new(); n];
             let mut it = data.into_iter();
             for (r, w) in want.iter().enumerate() {

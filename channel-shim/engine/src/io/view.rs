@@ -40,18 +40,20 @@ pub struct ViewLayout {
 impl ViewLayout {
     /// The default view: bytes, `disp` 0, the file as one stream.
     pub fn bytes() -> ViewLayout {
-        ViewLayout::from_blocks(0, 1, 1, vec![(0, 1)]).expect("one byte")
+        ViewLayout::from_blocks(0, 1, 1, vec![(0, 1)], false).expect("one byte")
     }
 
     /// A view from its etype size and the filetype's flattened segments.
     /// The filetype must hold data, a multiple of the etype size, at
     /// non-negative displacements that never decrease (MPI's rule for
-    /// filetypes), and have a positive extent.
+    /// filetypes), and have a positive extent. Segments may overlap only
+    /// when `may_overlap` (a file opened read-only, as ROMIO allows).
     pub fn from_blocks(
         disp: u64,
         etype_size: u64,
         extent: i64,
         segments: Vec<(i64, u64)>,
+        may_overlap: bool,
     ) -> MpiResult<ViewLayout> {
         let mut blocks: Vec<(i64, u64)> = Vec::with_capacity(segments.len());
         for (d, l) in segments.into_iter().filter(|s| s.1 > 0) {
@@ -60,7 +62,10 @@ impl ViewLayout {
             }
             match blocks.last_mut() {
                 Some(last) if last.0 + last.1 as i64 == d => last.1 += l,
-                Some(last) if last.0 + (last.1 as i64) > d => return Err(MpiError::Arg),
+                Some(last) if d < last.0 => return Err(MpiError::Arg),
+                Some(last) if last.0 + (last.1 as i64) > d && !may_overlap => {
+                    return Err(MpiError::Arg)
+                }
                 _ => blocks.push((d, l)),
             }
         }
@@ -85,13 +90,18 @@ impl ViewLayout {
     }
 
     /// A view with filetype `t` (its typemap flattened).
-    pub fn of_type(disp: u64, etype_size: u64, t: &TypeInfo) -> MpiResult<ViewLayout> {
+    pub fn of_type(
+        disp: u64,
+        etype_size: u64,
+        t: &TypeInfo,
+        may_overlap: bool,
+    ) -> MpiResult<ViewLayout> {
         let mut segments = Vec::new();
         for_segments(t, 0, 1, |addr, len| {
             segments.push((addr, len));
             Ok(true)
         })?;
-        ViewLayout::from_blocks(disp, etype_size, t.extent(), segments)
+        ViewLayout::from_blocks(disp, etype_size, t.extent(), segments, may_overlap)
     }
 
     /// The file byte ranges holding `len` data bytes from data byte
@@ -175,7 +185,7 @@ mod tests {
     fn strided_view_of_one_int_in_four() {
         // Rank r of 4 sees int r of every 16 bytes, after a 100-byte header.
         for r in 0..4u64 {
-            let v = ViewLayout::from_blocks(100, 4, 16, vec![(4 * r as i64, 4)]).unwrap();
+            let v = ViewLayout::from_blocks(100, 4, 16, vec![(4 * r as i64, 4)], false).unwrap();
             assert_eq!(
                 v.segments(0, 12),
                 vec![
@@ -195,7 +205,7 @@ mod tests {
     #[test]
     fn partial_blocks_and_wrap() {
         // Two blocks per 10-byte instance: bytes 0..3 and 5..7.
-        let v = ViewLayout::from_blocks(0, 1, 10, vec![(0, 3), (5, 2)]).unwrap();
+        let v = ViewLayout::from_blocks(0, 1, 10, vec![(0, 3), (5, 2)], false).unwrap();
         // Stream bytes 2..9: 2 | 5,6 | 10,11,12 | 15
         assert_eq!(
             v.segments(2, 7),
@@ -205,15 +215,23 @@ mod tests {
 
     #[test]
     fn adjacent_blocks_merge_across_instances() {
-        let v = ViewLayout::from_blocks(8, 4, 8, vec![(0, 4), (4, 4)]).unwrap();
+        let v = ViewLayout::from_blocks(8, 4, 8, vec![(0, 4), (4, 4)], false).unwrap();
         assert_eq!(v.segments(4, 20), vec![seg(12, 20)]);
     }
 
     #[test]
+    fn overlapping_blocks_only_for_reading() {
+        let blocks = vec![(0, 12), (4, 4)];
+        assert!(ViewLayout::from_blocks(0, 4, 16, blocks.clone(), false).is_err());
+        let v = ViewLayout::from_blocks(0, 4, 16, blocks, true).unwrap();
+        assert_eq!(v.segments(8, 12), vec![seg(8, 4), seg(4, 4), seg(16, 4)]);
+    }
+
+    #[test]
     fn bad_filetypes_are_refused() {
-        assert!(ViewLayout::from_blocks(0, 4, 8, vec![(0, 6)]).is_err());
-        assert!(ViewLayout::from_blocks(0, 1, 8, vec![(4, 2), (0, 2)]).is_err());
-        assert!(ViewLayout::from_blocks(0, 1, 8, vec![]).is_err());
-        assert!(ViewLayout::from_blocks(0, 1, 8, vec![(-1, 2)]).is_err());
+        assert!(ViewLayout::from_blocks(0, 4, 8, vec![(0, 6)], false).is_err());
+        assert!(ViewLayout::from_blocks(0, 1, 8, vec![(4, 2), (0, 2)], false).is_err());
+        assert!(ViewLayout::from_blocks(0, 1, 8, vec![], false).is_err());
+        assert!(ViewLayout::from_blocks(0, 1, 8, vec![(-1, 2)], false).is_err());
     }
 }
