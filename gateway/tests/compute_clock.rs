@@ -293,9 +293,17 @@ fn a_ranks_threads_add_their_cpu_time_up() {
         let r: Value = serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
         computes(&r, "compute_s")[0]
     };
-    let (one, two) = (run_threads("1"), run_threads("2"));
+    // The median of three runs each: a 0.1 s computation on a virtual
+    // machine is sometimes stretched by a few percent by the host (steal
+    // time counts as the process's CPU time), and one run must not decide.
+    let median_of_3 = |threads: &str| {
+        let mut v: Vec<f64> = (0..3).map(|_| run_threads(threads)).collect();
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    let (one, two) = (median_of_3("1"), median_of_3("2"));
     assert!(
         within(two, 2.0 * one, TOLERANCE),
-        "2 threads computed {two} s, 1 thread {one} s"
+        "2 threads computed {two} s, 1 thread {one} s (medians of 3 runs)"
     );
 }
