@@ -14,10 +14,8 @@ const RANKS: &str = "4";
 
 /// A fresh private folder for one run's file.
 fn run_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "hdf5-{name}-{}",
-        std::process::id()
-    ));
+    let d =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hdf5-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -84,7 +82,10 @@ fn parallel_hdf5_hyperslabs_match_native_mpich_and_h5dump_is_identical() {
     // collective writes, the attribute, close) and 9 while reading back
     // (open, 3 collective reads and their values, the attribute, close).
     let summary = format!("hdf5_hyperslab: {} checks passed", 18 * 4);
-    assert!(nat_out.contains(&summary), "natively:\n{nat_out}\n{nat_err}");
+    assert!(
+        nat_out.contains(&summary),
+        "natively:\n{nat_out}\n{nat_err}"
+    );
     assert_eq!(
         sorted_lines(&sim_out),
         sorted_lines(&nat_out),
