@@ -263,3 +263,37 @@ fn vectors_sample_without_changing_the_run() {
     assert!(cwnd.windows(2).all(|w| w[1] >= w[0]) && cwnd.len() > 100);
     assert!(samples.tcp.iter().any(|s| s.srtt_ns.is_some()));
 }
+
+#[test]
+fn an_endpoint_that_is_no_rank_exchanges_messages_exactly_like_a_rank_on_its_host() {
+    // Rank 1 on h1, and (in the second simulator) a non-rank endpoint on
+    // h1 in its place: the same messages take the same times.
+    let exchange = |sim: &mut Simulator, peer: u32| {
+        sim.inject(0, peer, Bytes::from(vec![1u8; 100_000]), Nanos::ZERO)
+            .unwrap();
+        sim.inject(peer, 0, Bytes::from(vec![2u8; 3000]), Nanos(10_000))
+            .unwrap();
+        run_until_quiet(sim)
+            .iter()
+            .map(|d| (d.src, d.dst, d.bytes.len(), d.delivered_at))
+            .collect::<Vec<_>>()
+    };
+    let ranks = exchange(&mut two_hosts(""), 1);
+    let toml = "seed = 3\n[link_defaults]\nrate='1Gbps'\ndelay='500us'\n[tcp]\ndelayed_ack='0'\n\
+         [[host]]\nname='h0'\n[[host]]\nname='h1'\n[[switch]]\nname='s'\n\
+         [[link]]\na='h0'\nb='s'\n[[link]]\na='h1'\nb='s'\n";
+    let cfg = NetworkConfig::from_toml_str(toml, "test").unwrap();
+    let mut sim = Simulator::from_config(&cfg, "test", 1, false).unwrap();
+    let h1 = sim
+        .network()
+        .nodes
+        .iter()
+        .position(|n| n.name == "h1")
+        .unwrap();
+    let e = sim.add_endpoint(h1 as u32);
+    assert_eq!(e, 1, "the endpoint is numbered after the one rank");
+    assert_eq!(exchange(&mut sim, e), ranks);
+    assert!(sim
+        .inject(0, 2, Bytes::from_static(b"x"), Nanos::ZERO)
+        .is_err());
+}

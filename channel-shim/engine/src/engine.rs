@@ -383,7 +383,7 @@ impl<T: Transport> Engine<T> {
         any
     }
 
-    fn handle(&mut self, m: Incoming) {
+    pub(crate) fn handle(&mut self, m: Incoming) {
         self.counters.messages_received += 1;
         self.counters.bytes_received += m.bytes.len() as u64;
         let Ok((env, payload)) = Envelope::decode(&m.bytes) else {

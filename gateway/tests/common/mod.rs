@@ -85,7 +85,10 @@ pub fn build(name: &str, extension: &str, compiler: &str) -> PathBuf {
         return out;
     }
     let partial = out.with_extension(format!("{}.partial", std::process::id()));
+    // In the temp folder: h5pcc leaves its object file in the working
+    // directory.
     let o = Command::new(compiler)
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
         .args(["-O2", "-o"])
         .arg(&partial)
         .arg(&src)

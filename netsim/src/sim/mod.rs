@@ -68,6 +68,10 @@ pub struct Simulator {
     conns: Vec<ConnEntry>,
     conn_index: FastMap<(u32, u32), ConnId>,
     rank_hosts: Vec<NodeId>,
+    /// Hosts of the endpoints that are not ranks (a storage node's
+    /// server), numbered after the ranks: endpoint `ranks + i` is on
+    /// `endpoint_hosts[i]`.
+    endpoint_hosts: Vec<NodeId>,
     pending: FastMap<MessageId, (MessageRecord, Bytes)>,
     deliveries: Vec<Delivery>,
     node_stats: Vec<NodeStats>,
@@ -215,6 +219,7 @@ impl Simulator {
             conns: Vec::new(),
             conn_index: FastMap::default(),
             rank_hosts,
+            endpoint_hosts: Vec::new(),
             pending: FastMap::default(),
             deliveries: Vec::new(),
             node_stats,
@@ -302,6 +307,24 @@ impl Simulator {
         &self.rank_hosts
     }
 
+    /// Adds an endpoint that is not a rank (such as a storage node's
+    /// server) on `host`: messages to and from it travel like a rank's.
+    /// Returns its number, which follows the ranks and the endpoints added
+    /// before.
+    pub fn add_endpoint(&mut self, host: NodeId) -> u32 {
+        self.endpoint_hosts.push(host);
+        (self.rank_hosts.len() + self.endpoint_hosts.len() - 1) as u32
+    }
+
+    /// The host of endpoint `e` (a rank, or one [`Simulator::add_endpoint`] added).
+    fn host_of(&self, e: u32) -> NodeId {
+        let e = e as usize;
+        match self.rank_hosts.get(e) {
+            Some(&h) => h,
+            None => self.endpoint_hosts[e - self.rank_hosts.len()],
+        }
+    }
+
     /// Parameters every TCP connection uses.
     pub fn tcp_params(&self) -> &TcpParams {
         &self.tcp_params
@@ -346,15 +369,16 @@ impl Simulator {
         at: Nanos,
     ) -> Result<MessageId, InjectError> {
         let ranks = self.rank_hosts.len() as u32;
+        let endpoints = ranks + self.endpoint_hosts.len() as u32;
         for rank in [src, dst] {
-            if rank >= ranks {
+            if rank >= endpoints {
                 return Err(InjectError::NoSuchRank { rank, ranks });
             }
         }
         if bytes.is_empty() {
             return Err(InjectError::Empty);
         }
-        let (hs, hd) = (self.rank_hosts[src as usize], self.rank_hosts[dst as usize]);
+        let (hs, hd) = (self.host_of(src), self.host_of(dst));
         if hs != hd
             && (self.routes.route(&self.net, hs, hd).is_none()
                 || self.routes.route(&self.net, hd, hs).is_none())
@@ -499,7 +523,7 @@ impl Simulator {
     fn on_inject(&mut self, id: MessageId) {
         let (rec, _) = &self.pending[&id];
         let (src, dst) = (rec.src, rec.dst);
-        let (hs, hd) = (self.rank_hosts[src as usize], self.rank_hosts[dst as usize]);
+        let (hs, hd) = (self.host_of(src), self.host_of(dst));
         self.node_stats[hs as usize].messages_sent += 1;
         if hs == hd {
             let len = self.pending[&id].1.len() as u64;
@@ -527,7 +551,7 @@ impl Simulator {
         if let Some(&c) = self.conn_index.get(&(src, dst)) {
             return c;
         }
-        let (hs, hd) = (self.rank_hosts[src as usize], self.rank_hosts[dst as usize]);
+        let (hs, hd) = (self.host_of(src), self.host_of(dst));
         let iss = self.rng.next_u64() as u32;
         let r_iss = self.rng.next_u64() as u32;
         let c = self.conns.len() as ConnId;
@@ -641,7 +665,7 @@ impl Simulator {
     }
 
     fn deliver(&mut self, rec: MessageRecord, bytes: Bytes) {
-        let host = self.rank_hosts[rec.dst as usize];
+        let host = self.host_of(rec.dst);
         self.node_stats[host as usize].messages_received += 1;
         self.messages_delivered += 1;
         self.deliveries.push(Delivery {
