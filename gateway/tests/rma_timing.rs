@@ -19,8 +19,8 @@
 
 mod common;
 use common::*;
-use netsim::packet::data_frame_wire_len;
-use netsim::time::serialization_time;
+use netsim::base::time::serialization_time;
+use netsim::wire::packet::data_frame_wire_len;
 use shim_engine::envelope::HEADER_LEN;
 use shim_engine::rma::wire::{FIXED, RUN};
 use std::sync::Mutex;
