@@ -22,6 +22,7 @@ mod clock;
 mod clock_sync;
 mod compute;
 mod secret;
+pub mod trace;
 pub use address::GatewayAddress;
 pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
