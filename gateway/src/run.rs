@@ -373,6 +373,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         a.capture.is_some(),
         a.vectors.is_some(),
     )?;
+    let storage = crate::storage_node::StorageNode::attach(cfg, &origin, &mut sim, a.ranks)?;
+    let storage_endpoint = storage.as_ref().map(|s| s.endpoint());
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let linkage = program_path.as_deref().map(mpi_linkage::mpi_linkage);
     if let (Some(MpiLinkage::OpenMpi(library)), Some(path)) = (&linkage, &program_path) {
@@ -472,6 +474,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         );
     }
     gw.vectors = vectors;
+    gw.storage = storage;
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());
     }
@@ -488,6 +491,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             stdin_to_rank0: a.stdin_to_rank0,
             timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
             private_dir: &job_dir,
+            storage_endpoint,
         })?,
         None => {
             print_launch_environment(
@@ -714,6 +718,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
         refused_connections: gw.refused,
+        storage: gw.storage.as_ref().map(|s| s.report()),
         warnings,
     };
     let mut finish_error = flush_result.err();

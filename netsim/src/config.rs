@@ -111,6 +111,9 @@ pub struct NetworkConfig {
     /// Scheduled and random faults (`[[fault]]`; see [`crate::faults`]).
     #[serde(default, rename = "fault")]
     pub fault_entries: Vec<FaultConfig>,
+    /// Storage nodes MPI-IO goes through (`[[storage]]`; see [`crate::storage`]).
+    #[serde(default, rename = "storage")]
+    pub storage: Vec<crate::storage::StorageConfig>,
 }
 
 /// `[faults]`: how routing and the run react to faults.
@@ -526,6 +529,9 @@ impl NetworkConfig {
         let cfg = Self::parse_toml(text, origin)?;
         cfg.check_names(origin)?;
         cfg.check_cpu_speeds(origin)?;
+        for st in &cfg.storage {
+            st.check(origin)?;
+        }
         Ok(cfg)
     }
 

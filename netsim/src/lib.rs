@@ -31,6 +31,7 @@ pub mod rng;
 pub mod routing;
 pub mod sim;
 pub mod stats;
+pub mod storage;
 pub mod tcp;
 pub mod text;
 pub mod time;

@@ -22,6 +22,7 @@ use crate::datatype::DatatypeId;
 use crate::error::MpiResult;
 use crate::transport::Transport;
 use crate::Engine;
+use mpinetsim_protocol::storage::StorageOp;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
@@ -129,8 +130,9 @@ fn serve_reads(file: &File, want: &[FileSegment]) -> MpiResult<Vec<Vec<u8>>> {
 }
 
 /// Writes `pieces` (sorted by offset; a later piece wins where they
-/// overlap) in contiguous runs.
-fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
+/// overlap) in contiguous runs; returns the runs (offset, bytes).
+fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<Vec<(u64, Vec<u8>)>> {
+    let mut written = Vec::new();
     let mut run: Vec<u8> = Vec::new();
     let mut run_start = 0u64;
     for (off, bytes) in pieces {
@@ -144,8 +146,8 @@ fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
             if !run.is_empty() {
                 file.write_all_at(&run, run_start)
                     .map_err(|e| amode::io_error(&e))?;
+                written.push((run_start, std::mem::take(&mut run)));
             }
-            run.clear();
             run.extend_from_slice(bytes);
             run_start = off;
         }
@@ -153,8 +155,9 @@ fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
     if !run.is_empty() {
         file.write_all_at(&run, run_start)
             .map_err(|e| amode::io_error(&e))?;
+        written.push((run_start, run));
     }
-    Ok(())
+    Ok(written)
 }
 
 impl<T: Transport> Engine<T> {
@@ -296,7 +299,20 @@ impl<T: Transport> Engine<T> {
         pieces.sort_by_key(|p| p.0);
         let f = self.files.get(id)?;
         let (file, atomic) = (&f.file, self.files.atomic_lock(f));
-        super::access::atomically(file, atomic, true, || write_runs(file, pieces))
+        let runs = super::access::atomically(file, atomic, true, || write_runs(file, pieces))?;
+        let segments: Vec<FileSegment> = (runs.iter())
+            .map(|(offset, b)| FileSegment {
+                offset: *offset,
+                len: b.len() as u64,
+            })
+            .collect();
+        let data = runs
+            .iter()
+            .map(|r| r.1.as_slice())
+            .collect::<Vec<_>>()
+            .concat();
+        self.storage_access(StorageOp::Write, &segments, &data);
+        Ok(())
     }
 
     /// `MPI_File_read_all` / `MPI_File_read_at_all` (collective); returns
@@ -355,6 +371,7 @@ impl<T: Transport> Engine<T> {
                 super::access::atomically(&f.file, self.files.atomic_lock(f), false, || {
                     serve_reads(&f.file, &all)
                 })?;
+            self.storage_access(StorageOp::Read, &all, &[]);
             let mut replies = vec![Vec::new(); n];
             let mut it = data.into_iter();
             for (r, w) in want.iter().enumerate() {
