@@ -169,6 +169,7 @@ fn print_launch_environment(
     job: u64,
     secret_file: &std::path::Path,
     ranks: u32,
+    storage_endpoint: Option<u32>,
 ) {
     use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB, ENV_SECRET, ENV_SECRET_FILE};
     use std::io::Write;
@@ -181,6 +182,12 @@ fn print_launch_environment(
     );
     for other in &addresses[1..] {
         text.push_str(&format!("  (or {ENV_GATEWAY}={other})\n"));
+    }
+    if let Some(e) = storage_endpoint {
+        let var = mpinetsim_protocol::storage::ENV_STORAGE_ENDPOINT;
+        text.push_str(&format!(
+            "  {var}={e}\n(the network's storage node: set it for every rank as well, e.g. -genv {var} {e})\n"
+        ));
     }
     text.push_str(&format!(
         "e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} {first} -genv {ENV_JOB} {job} -genv {ENV_SECRET_FILE} {secret} ./program\n\
@@ -500,6 +507,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                 job_id,
                 secret_file.as_ref().map_or(&job_dir, |f| &f.path),
                 a.ranks,
+                storage_endpoint,
             );
             launcher::Ranks::none()
         }

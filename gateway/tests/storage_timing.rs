@@ -153,3 +153,49 @@ fn a_collective_write_of_64_mib_per_rank_takes_the_storage_links_serialisation_t
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A storage node on a switch, or with the analytic model, or with no
+/// stripe target, is refused before launch with one sentence.
+#[test]
+fn a_storage_node_that_cannot_be_is_one_sentence() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("storage-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = std::fs::read_to_string(config("reference-storage.toml")).unwrap();
+    let cases = [
+        (
+            original.replace(
+                "host = \"storage0\"\nbandwidth",
+                "host = \"switch0\"\nbandwidth",
+            ),
+            "[[storage]] sits on `switch0`, which is no host of the network",
+        ),
+        (
+            format!("model = \"analytic\"\n{original}"),
+            "a storage node ([[storage]]) needs the packet model",
+        ),
+        (
+            original.replace("stripe_count = 1", "stripe_count = 0"),
+            "`stripe_count` is 0",
+        ),
+        (
+            original.replace("stripe_count = 1", "stripe_count = 1\nstripes = 2"),
+            "stripes",
+        ),
+    ];
+    for (i, (toml, expected)) in cases.iter().enumerate() {
+        let net = dir.join(format!("net{i}.toml"));
+        std::fs::write(&net, toml).unwrap();
+        let o = run(
+            &["-n", "2", "--net", net.to_str().unwrap()],
+            std::path::Path::new("/bin/true"),
+            &[],
+        );
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "case {i} ran:\n{err}");
+        assert!(err.contains(expected), "case {i}: {err}");
+        assert!(!err.contains("panicked"), "case {i}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "case {i}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

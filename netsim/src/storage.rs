@@ -132,6 +132,26 @@ mod tests {
     }
 
     #[test]
+    fn the_file_gives_the_node_and_its_defaults() {
+        let cfg = crate::NetworkConfig::from_toml_str(
+            "[[host]]\nname = 'h0'\n[[storage]]\nhost = 'h0'\n",
+            "t",
+        )
+        .unwrap();
+        let st = &cfg.storage[0];
+        assert_eq!(st.host, "h0");
+        assert_eq!(st.bandwidth.0, 8_000_000_000);
+        assert_eq!(st.latency.0, 100_000);
+        assert_eq!((st.stripe_count, st.stripe_size.0), (1, 1 << 20));
+        let e = crate::NetworkConfig::from_toml_str(
+            "[[host]]\nname = 'h0'\n[[storage]]\nhost = 'h0'\nstripe_size = 0\n",
+            "t",
+        )
+        .unwrap_err();
+        assert!(e.0.contains("`stripe_size` is 0"), "{}", e.0);
+    }
+
+    #[test]
     fn one_target_serves_first_come_first_served() {
         let mut s = server(1, 1 << 20);
         // latency + 4096 B at 1 B/ns.
