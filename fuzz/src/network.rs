@@ -52,7 +52,7 @@ pub fn network_string(data: &[u8]) {
         return;
     };
     let ranks = u32::from(first) % MAX_STRING_RANKS + 1;
-    match netsim::xsim::parse(text, Some(ranks)) {
+    match netsim::config::xsim::parse(text, Some(ranks)) {
         Ok(cfg) => exercise(&cfg, ranks as usize),
         Err(e) => assert_one_sentence("network string", &e.to_string()),
     }

@@ -21,8 +21,8 @@ use crate::cli::CalibrateArgs;
 use crate::launcher::RankOutput;
 use crate::run::{run_job, write_json, JobSpec};
 use indicatif::{ProgressBar, ProgressStyle};
-use netsim::text::short_number;
-use netsim::NetworkConfig;
+use netsim::base::text::short_number;
+
 use serde::Serialize;
 use std::time::Instant;
 
@@ -237,10 +237,11 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
             short_number(a.tolerance)
         ));
     }
-    let floor_us = netsim::units::parse_duration_ns(&a.behind_floor)
+    let floor_us = netsim::base::units::parse_duration_ns(&a.behind_floor)
         .map_err(|e| format!("--behind-floor: {e}"))? as f64
         / 1000.0;
-    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = netsim::loader::load(&a.net, Some(a.ranks), std::fs::read_to_string)
+        .map_err(|e| e.to_string())?;
     crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let origin = a.net.display().to_string();

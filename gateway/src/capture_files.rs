@@ -1,8 +1,8 @@
 //! Moves capture bytes from the simulator's capture files into files on
 //! disk, and writes the `hosts` file for Wireshark's name resolution.
 
-use netsim::capture::whole_records_len;
 use netsim::config::CaptureFormat;
+use netsim::wire::capture::whole_records_len;
 use netsim::Simulator;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -78,7 +78,7 @@ impl CaptureFiles {
         let hosts = dir.join(HOSTS_FILE);
         open_private(&hosts)
             .and_then(|mut f| {
-                f.write_all(netsim::capture::hosts_file(&sim.host_names()).as_bytes())
+                f.write_all(netsim::wire::capture::hosts_file(&sim.host_names()).as_bytes())
             })
             .map_err(|e| {
                 format!(

@@ -45,7 +45,8 @@ fn median(v: &[f64]) -> f64 {
 /// named after what was changed.
 fn what_if_variant(a: &CompareArgs) -> Result<(String, NetworkConfig), String> {
     let mut cfg = if a.sets.is_empty() {
-        NetworkConfig::load(&a.nets[0], Some(a.ranks)).map_err(|e| e.to_string())?
+        netsim::loader::load(&a.nets[0], Some(a.ranks), std::fs::read_to_string)
+            .map_err(|e| e.to_string())?
     } else {
         crate::overrides::load_with(&a.nets[0], &a.sets)?
     };
@@ -72,7 +73,8 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     for n in &a.nets {
         nets.push((
             n.display().to_string(),
-            NetworkConfig::load(n, Some(a.ranks)).map_err(|e| e.to_string())?,
+            netsim::loader::load(n, Some(a.ranks), std::fs::read_to_string)
+                .map_err(|e| e.to_string())?,
         ));
     }
     if !a.sets.is_empty() || !a.faults.is_empty() {

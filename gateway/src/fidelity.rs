@@ -37,7 +37,7 @@ pub fn smallest_latency(model: &NetworkModel) -> Option<SmallestLatency> {
             hosts.push(h);
         }
     }
-    let routing = netsim::routing::Routing::new(net);
+    let routing = netsim::topology::routing::Routing::new(net);
     let mut latency = netsim::analysis::Latency::new(net);
     let mut best: Option<(u64, usize, usize)> = None;
     let mut path = Vec::new();

@@ -7,7 +7,7 @@
 
 use netsim::analytic::Release;
 use netsim::faults::NetworkFailure;
-use netsim::stats::SimStats;
+use netsim::model::stats::SimStats;
 use netsim::{
     AnalyticSim, Delivery, EventClass, InjectError, ModelKind, Nanos, NetworkConfig, Simulator,
 };

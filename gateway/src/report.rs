@@ -2,7 +2,7 @@
 
 use crate::lateness::LatenessSummary;
 use mpinetsim_protocol::RankCounters;
-use netsim::stats::SimStats;
+use netsim::model::stats::SimStats;
 use serde::Serialize;
 
 /// One rank's line in the report.
@@ -217,7 +217,7 @@ impl JobReport {
             self.ranks,
             self.network,
             self.model,
-            netsim::text::short_number(self.time_factor),
+            netsim::base::text::short_number(self.time_factor),
             self.wall_s,
             self.emulated_runtime_s,
             m.events,

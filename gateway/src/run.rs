@@ -12,7 +12,7 @@ use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use crate::stall::StallPolicy;
 use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
-use netsim::text::short_number;
+use netsim::base::text::short_number;
 use netsim::NetworkConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -26,7 +26,8 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     if let Some(path) = &a.report {
         crate::output_file::check_writable(path, "--report")?;
     }
-    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = netsim::loader::load(&a.net, Some(a.ranks), std::fs::read_to_string)
+        .map_err(|e| e.to_string())?;
     add_fault_specs(&mut cfg, &a.faults)?;
     apply_model(&mut cfg, a.model.as_deref())?;
     let spec = JobSpec {
@@ -67,9 +68,10 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         .iter()
         .map(|l| GatewayAddress::parse(l).map_err(|e| format!("--listen {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    let handshake_timeout_ns = netsim::units::parse_duration_ns(&a.handshake_timeout)
+    let handshake_timeout_ns = netsim::base::units::parse_duration_ns(&a.handshake_timeout)
         .map_err(|e| format!("--handshake-timeout: {e}"))?;
-    let mut cfg = NetworkConfig::load(&a.net, Some(a.ranks)).map_err(|e| e.to_string())?;
+    let mut cfg = netsim::loader::load(&a.net, Some(a.ranks), std::fs::read_to_string)
+        .map_err(|e| e.to_string())?;
     apply_model(&mut cfg, a.model.as_deref())?;
     let label = vec![format!(
         "(ranks started by a launcher on {})",
@@ -142,7 +144,7 @@ pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptiveP
                 short_number(auto_max)
             ));
         }
-        let raise = netsim::units::parse_duration_ns(auto_raise_above)
+        let raise = netsim::base::units::parse_duration_ns(auto_raise_above)
             .map_err(|e| format!("--auto-raise-above: {e}"))?;
         let policy = AdaptivePolicy {
             max: auto_max,
@@ -248,7 +250,8 @@ pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), 
 /// ([`mpinetsim_protocol::MAX_MESSAGE_PIECE`]).
 pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
     use mpinetsim_protocol::MAX_MESSAGE_PIECE;
-    let limit = netsim::units::parse_bytes(text).map_err(|e| format!("--eager-limit: {e}"))?;
+    let limit =
+        netsim::base::units::parse_bytes(text).map_err(|e| format!("--eager-limit: {e}"))?;
     if limit > MAX_MESSAGE_PIECE {
         return Err(format!(
             "--eager-limit {text} is above {} KiB, the largest message sent in one piece; give at most {}KiB (larger messages always use the rendezvous protocol, in pieces of that size)",

@@ -33,7 +33,7 @@ pub struct SetupProgress {
 fn show_after() -> Duration {
     std::env::var(ENV_SHOW_AFTER)
         .ok()
-        .and_then(|t| netsim::units::parse_duration_ns(&t).ok())
+        .and_then(|t| netsim::base::units::parse_duration_ns(&t).ok())
         .map_or(SHOW_AFTER, Duration::from_nanos)
 }
 

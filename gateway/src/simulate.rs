@@ -4,7 +4,7 @@ use crate::capture_files::CaptureFiles;
 use crate::cli::SimulateArgs;
 use crate::setup_progress::SetupProgress;
 use netsim::workload::{self, Pattern, Workload};
-use netsim::{NetworkConfig, Simulator};
+use netsim::Simulator;
 use std::time::Instant;
 
 /// Refuses a workload whose messages cannot fit in this machine's
@@ -28,10 +28,11 @@ fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> R
 /// Runs the command; the error is one sentence for the user.
 pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let pattern: Pattern = a.workload.parse()?;
-    let size = netsim::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
+    let size =
+        netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
     let origin = a.net.display().to_string();
-    let mut cfg =
-        NetworkConfig::load(&a.net, a.ranks.map(|r| r as u32)).map_err(|e| e.to_string())?;
+    let mut cfg = netsim::loader::load(&a.net, a.ranks.map(|r| r as u32), std::fs::read_to_string)
+        .map_err(|e| e.to_string())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     if cfg.model == netsim::ModelKind::Analytic {
         return Err(format!(
@@ -162,7 +163,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
 }
 
 /// The network events for stdout: a count and up to 20 lines.
-fn network_events_text(stats: &netsim::stats::SimStats) -> String {
+fn network_events_text(stats: &netsim::model::stats::SimStats) -> String {
     let e = &stats.network_events;
     if e.is_empty() {
         return String::new();

@@ -29,7 +29,7 @@ impl StallPolicy {
         on_stall: Option<&str>,
         stop_by_default: bool,
     ) -> Result<StallPolicy, String> {
-        let quiet = netsim::units::parse_duration_ns(timeout)
+        let quiet = netsim::base::units::parse_duration_ns(timeout)
             .map_err(|e| format!("--stall-timeout: {e}"))?;
         let stop = match on_stall {
             None => stop_by_default,

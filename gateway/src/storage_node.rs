@@ -1,14 +1,14 @@
 //! The storage node of a job (`[[storage]]` in the network file): an
 //! endpoint of the packet simulator on the node's host, whose requests the
 //! gateway answers. A rank's request arrives through the simulated
-//! network; the node's service model (`netsim::storage`) says when it is
+//! network; the node's service model (`netsim::model::storage`) says when it is
 //! done; the reply then leaves for the rank at that virtual time. Counts
 //! per rank the bytes read and written and the time it had requests
 //! outstanding, for the report.
 
 use crate::network_model::NetworkModel;
 use mpinetsim_protocol::storage::{StorageOp, StorageRequest};
-use netsim::storage::StorageServer;
+use netsim::model::storage::StorageServer;
 use netsim::{Delivery, Nanos, NetworkConfig};
 use serde::Serialize;
 

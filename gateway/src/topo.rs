@@ -4,8 +4,8 @@
 
 use crate::cli::TopoArgs;
 use netsim::analysis::{self, Analysis, Pattern};
-use netsim::routing::Routing;
-use netsim::{Network, NetworkConfig};
+use netsim::topology::routing::Routing;
+use netsim::Network;
 use std::time::Instant;
 
 /// Above this many nodes the per-node table is summarised unless asked for.
@@ -26,7 +26,7 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
             ))
         }
     };
-    let size = netsim::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))?;
+    let size = netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))?;
     let origin = a.net.display().to_string();
     let started = Instant::now();
     for (path, option) in [(&a.dot, "--dot"), (&a.json, "--json")] {
@@ -34,7 +34,8 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
             crate::output_file::check_writable(p, option)?;
         }
     }
-    let cfg = NetworkConfig::load(&a.net, a.ranks).map_err(|e| e.to_string())?;
+    let cfg = netsim::loader::load(&a.net, a.ranks, std::fs::read_to_string)
+        .map_err(|e| e.to_string())?;
     let net = Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let built = started.elapsed();
     if let Some(path) = &a.dot {

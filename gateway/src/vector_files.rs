@@ -1,4 +1,4 @@
-//! Writes the simulator's time series (see `netsim::vectors`) as CSV:
+//! Writes the simulator's time series (see `netsim::sim::vectors`) as CSV:
 //! `links.csv` (queue and utilisation of every link direction) and
 //! `tcp.csv` (congestion window and RTT estimate of every connection).
 //!

@@ -9,8 +9,8 @@
 mod common;
 
 use common::*;
-use netsim::packet::data_frame_wire_len;
-use netsim::time::serialization_time;
+use netsim::base::time::serialization_time;
+use netsim::wire::packet::data_frame_wire_len;
 use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());

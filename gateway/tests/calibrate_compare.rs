@@ -9,8 +9,8 @@
 mod common;
 
 use common::{bin, build_c, config, ensure_shim, skip_without_mpicc};
-use netsim::packet::data_frame_wire_len;
-use netsim::time::serialization_time;
+use netsim::base::time::serialization_time;
+use netsim::wire::packet::data_frame_wire_len;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;

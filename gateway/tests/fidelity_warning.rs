@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use netsim::packet::data_frame_wire_len;
-use netsim::time::serialization_time;
+use netsim::base::time::serialization_time;
+use netsim::wire::packet::data_frame_wire_len;
 
 #[test]
 fn lateness_far_above_a_microsecond_network_is_warned_about() {

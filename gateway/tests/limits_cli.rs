@@ -180,8 +180,8 @@ fn the_zero_load_latency_of_a_huge_message_is_computed_at_once() {
     );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    use netsim::packet::data_frame_wire_len;
-    use netsim::time::serialization_time;
+    use netsim::base::time::serialization_time;
+    use netsim::wire::packet::data_frame_wire_len;
     let bytes: u64 = (1 << 53) + 1;
     let frames = bytes.div_ceil(1460);
     let last = bytes - (frames - 1) * 1460;

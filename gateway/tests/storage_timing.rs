@@ -31,8 +31,8 @@
 mod common;
 use common::*;
 use mpinetsim_protocol::storage::HEADER_LEN;
-use netsim::packet::data_frame_wire_len;
-use netsim::time::serialization_time;
+use netsim::base::time::serialization_time;
+use netsim::wire::packet::data_frame_wire_len;
 use std::process::Command;
 
 const RANKS: u64 = 4;

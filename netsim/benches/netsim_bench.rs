@@ -53,7 +53,8 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let reps = if quick { 1 } else { 5 };
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/reference.toml");
-    let cfg = NetworkConfig::from_file(std::path::Path::new(path)).unwrap();
+    let cfg =
+        netsim::loader::from_file(std::path::Path::new(path), std::fs::read_to_string).unwrap();
     let cases = [
         Case {
             name: "pingpong 10000 x 32 B",

@@ -10,7 +10,7 @@
 //! argument: the number of pairs (default 1,000,000).
 
 use netsim::analysis::{analyse, Pattern};
-use netsim::routing::Routing;
+use netsim::topology::routing::Routing;
 use netsim::{Network, NetworkConfig};
 use std::time::Instant;
 

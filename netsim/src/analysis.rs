@@ -12,11 +12,11 @@
 //! segments (with Ethernet, IPv4 and TCP headers) across the routed path on
 //! an otherwise idle network: no handshake, no ACK, no slow start.
 
-use crate::packet::data_frame_wire_len;
-use crate::rng::SimRng;
-use crate::routing::Routing;
-use crate::time::serialization_time;
+use crate::base::rng::SimRng;
+use crate::base::time::serialization_time;
+use crate::topology::routing::Routing;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
+use crate::wire::packet::data_frame_wire_len;
 use std::collections::VecDeque;
 
 /// Which host pairs a report covers.
@@ -385,7 +385,7 @@ mod tests {
 
     #[test]
     fn the_closed_form_train_equals_frame_by_frame_pipelining() {
-        let mut rng = crate::rng::SimRng::new(7);
+        let mut rng = crate::base::rng::SimRng::new(7);
         for _ in 0..300 {
             let hops = 1 + rng.below(6) as usize;
             let cost: Vec<PortCost> = (0..hops)

@@ -29,18 +29,19 @@
 //! Faults are applied lazily, in time order, just before the first network
 //! event at or after their time, so a fault schedule never keeps an idle
 //! simulation running and random faults can go on for ever. Every change is
-//! logged as a [`NetworkEvent`] (in [`crate::stats::SimStats`] and, as
+//! logged as a [`NetworkEvent`] (in [`crate::model::stats::SimStats`] and, as
 //! packet comments, in pcapng captures).
 //!
 //! [`FaultSettings::convergence_delay`]: crate::config::FaultSettings::convergence_delay
 
+use crate::base::event::EventQueue;
+use crate::base::rng::SimRng;
+use crate::base::text::glob_match;
+use crate::base::time::Nanos;
 use crate::config::{
     ConfigError, DurationNs, FaultActionConfig, FaultConfig, NetworkConfig, RateBps,
 };
-use crate::event::EventQueue;
-use crate::rng::SimRng;
-use crate::time::Nanos;
-use crate::topology::{glob_match, LinkId, LinkParams, Network, NodeId, NodeKind};
+use crate::topology::{LinkId, LinkParams, Network, NodeId, NodeKind};
 
 /// What a fault acts on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -716,7 +717,7 @@ pub(crate) fn describe_groups(
 /// for 50ms`, `link router0-router1 rate 100Mbps at 1s`, `node router* mtbf
 /// 10s mttr 1s`. The error is one sentence.
 pub fn parse_spec(spec: &str) -> Result<FaultConfig, String> {
-    let bad = |msg: String| crate::text::one_line(&format!("--fault '{spec}': {msg}"));
+    let bad = |msg: String| crate::base::text::one_line(&format!("--fault '{spec}': {msg}"));
     let mut f = FaultConfig {
         source: Some(spec.to_string()),
         ..FaultConfig::default()
@@ -737,7 +738,7 @@ pub fn parse_spec(spec: &str) -> Result<FaultConfig, String> {
                 "`{key}` needs a duration after it, e.g. '{key} 10ms'"
             ))
         })?;
-        crate::units::parse_duration_ns(v)
+        crate::base::units::parse_duration_ns(v)
             .map(DurationNs)
             .map_err(|e| bad(format!("`{key} {v}`: {e}")))
     };
@@ -762,7 +763,7 @@ pub fn parse_spec(spec: &str) -> Result<FaultConfig, String> {
                     .next()
                     .ok_or_else(|| bad("`rate` needs a rate after it, e.g. 'rate 100Mbps'".into()))?;
                 f.rate = Some(RateBps(
-                    crate::units::parse_rate_bps(v).map_err(|e| bad(format!("`rate {v}`: {e}")))?,
+                    crate::base::units::parse_rate_bps(v).map_err(|e| bad(format!("`rate {v}`: {e}")))?,
                 ));
             }
             "loss" => {

@@ -1,9 +1,10 @@
 //! Synthetic workloads that drive a [`Simulator`] in pure virtual time, with
 //! no MPI processes: for quick what-if questions and for benchmarks.
 
-use crate::rng::SimRng;
-use crate::sim::{Delivery, Simulator};
-use crate::time::Nanos;
+use crate::base::rng::SimRng;
+use crate::base::time::Nanos;
+use crate::model::Delivery;
+use crate::sim::Simulator;
 use bytes::Bytes;
 
 /// The communication pattern.

@@ -416,7 +416,7 @@ fn a_host_with_several_ranks_gets_every_rank_name() {
             ("10.0.0.2".to_string(), vec!["rank2".into(), "host1".into()]),
         ]
     );
-    let hosts = netsim::capture::hosts_file(&sim.host_names());
+    let hosts = netsim::wire::capture::hosts_file(&sim.host_names());
     assert!(
         hosts.contains("\n10.0.0.1\trank0+rank1 rank0 rank1 host0\n"),
         "{hosts}"

@@ -2,8 +2,10 @@
 //! model of the network, not from earlier runs.
 
 use bytes::Bytes;
-use netsim::packet::{data_frame_wire_len, ETHERNET_GAP, ETHERNET_MIN_FRAME, TCP_SYN_OPTIONS};
-use netsim::time::serialization_time;
+use netsim::base::time::serialization_time;
+use netsim::wire::packet::{
+    data_frame_wire_len, ETHERNET_GAP, ETHERNET_MIN_FRAME, TCP_SYN_OPTIONS,
+};
 use netsim::workload::{self, Pattern, Workload};
 use netsim::{Nanos, NetworkConfig, Simulator};
 
@@ -92,10 +94,13 @@ fn ten_thousand_pingpongs_take_ten_thousand_round_trips_plus_handshakes() {
 
 #[test]
 fn all_to_all_of_16_mib_is_within_ten_percent_of_the_downlink_bound() {
-    let cfg = NetworkConfig::from_file(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../configs/reference.toml"
-    )))
+    let cfg = netsim::loader::from_file(
+        std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../configs/reference.toml"
+        )),
+        std::fs::read_to_string,
+    )
     .unwrap();
     let mut sim = Simulator::from_config(&cfg, "reference.toml", 4, false).unwrap();
     let size = 16 * 1024 * 1024usize;

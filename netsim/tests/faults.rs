@@ -4,10 +4,12 @@
 //! that remains, exponential failure and repair times.
 
 use bytes::Bytes;
+use netsim::base::time::serialization_time;
 use netsim::faults::{NetworkEvent, NetworkEventKind as K};
-use netsim::packet::{data_frame_wire_len, ETHERNET_GAP, ETHERNET_MIN_FRAME, TCP_SYN_OPTIONS};
-use netsim::time::serialization_time;
 use netsim::topology::{Network, NodeId, NodeKind};
+use netsim::wire::packet::{
+    data_frame_wire_len, ETHERNET_GAP, ETHERNET_MIN_FRAME, TCP_SYN_OPTIONS,
+};
 use netsim::workload::{self, Pattern, Workload};
 use netsim::{Delivery, Nanos, NetworkConfig, Simulator};
 use std::collections::VecDeque;

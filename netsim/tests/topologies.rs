@@ -2,7 +2,7 @@
 //! routes equal the closed forms of each shape, and a packet crossing a mesh
 //! loses one TTL per router.
 
-use netsim::routing::Routing;
+use netsim::topology::routing::Routing;
 use netsim::{Network, NetworkConfig};
 
 fn generate(toml: &str) -> (Network, Routing) {
@@ -277,7 +277,7 @@ fn bundled_topology_examples_load() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../configs")
             .join(file);
-        let cfg = NetworkConfig::from_file(&path).unwrap();
+        let cfg = netsim::loader::from_file(&path, std::fs::read_to_string).unwrap();
         let sim = netsim::Simulator::from_config(&cfg, file, hosts, true).unwrap();
         assert_eq!(sim.network().hosts.len(), hosts, "{file}");
     }

@@ -8,8 +8,8 @@
 //! it, and a packet's TTL drops by one per router.
 
 use netsim::analysis::{analyse, Pattern};
-use netsim::rng::SimRng;
-use netsim::routing::Routing;
+use netsim::base::rng::SimRng;
+use netsim::topology::routing::Routing;
 use netsim::topology::NodeKind;
 use netsim::{Network, NetworkConfig};
 use std::collections::VecDeque;
@@ -432,11 +432,12 @@ fn a_packet_through_a_fat_tree_loses_one_ttl_per_router() {
 
 #[test]
 fn the_thesis_string_drives_a_simulation_with_one_rank_per_core() {
-    let cfg = NetworkConfig::load(
+    let cfg = netsim::loader::load(
         std::path::Path::new(
             "xsim:type=torus,ndimensions=2*2,nlatency=5,cores=2,ptype=ring,platency=0.1",
         ),
         Some(8),
+        std::fs::read_to_string,
     )
     .unwrap();
     // A processor ring needs 3 cores at least.
@@ -447,11 +448,12 @@ fn the_thesis_string_drives_a_simulation_with_one_rank_per_core() {
         e.0.contains("`topology.processor.hosts` is 2; a ring needs at least 3"),
         "{e}"
     );
-    let cfg = NetworkConfig::load(
+    let cfg = netsim::loader::load(
         std::path::Path::new(
             "xsim:type=torus,ndimensions=2*2,nlatency=5,cores=4,ptype=star,platency=0.1",
         ),
         Some(16),
+        std::fs::read_to_string,
     )
     .unwrap();
     let sim = netsim::Simulator::from_config(&cfg, "s", 16, false).unwrap();

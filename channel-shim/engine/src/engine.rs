@@ -383,7 +383,7 @@ impl<T: Transport> Engine<T> {
         any
     }
 
-    fn handle(&mut self, m: Incoming) {
+    pub(crate) fn handle(&mut self, m: Incoming) {
         if m.src >= self.t.size() {
             // From an endpoint that is no rank: a storage node's reply.
             if !self

@@ -162,6 +162,21 @@ impl Kind {
             _ => return None,
         })
     }
+
+    /// Whether the kind is a one-sided message (an RMA request, answer or
+    /// synchronisation), which a rank serves even while it computes.
+    pub fn is_one_sided(self) -> bool {
+        (Kind::RmaPut as u8..=Kind::RmaUnlock as u8).contains(&(self as u8))
+    }
+}
+
+/// Whether encoded message `bytes` is a one-sided one (see
+/// [`Kind::is_one_sided`]), read from its header without decoding it all.
+pub fn is_one_sided_message(bytes: &[u8]) -> bool {
+    bytes
+        .get(2)
+        .and_then(|&k| Kind::from_u8(k))
+        .is_some_and(Kind::is_one_sided)
 }
 
 macro_rules! call_codes {

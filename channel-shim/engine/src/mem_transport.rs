@@ -23,6 +23,8 @@ pub struct MemTransport {
     timed: Option<Vec<CallCode>>,
     /// The node of each rank (`MPI_COMM_TYPE_SHARED`).
     nodes: Vec<u32>,
+    /// Messages read while looking for one-sided ones, in arrival order.
+    held: std::collections::VecDeque<Incoming>,
 }
 
 /// Endpoints for `n` ranks sharing one logical clock. The clock ticks by
@@ -41,6 +43,7 @@ pub fn mem_network(n: u32, eager_limit: u64) -> Vec<MemTransport> {
             eager_limit,
             timed: None,
             nodes: vec![0; n as usize],
+            held: Default::default(),
         })
         .collect()
 }
@@ -78,9 +81,20 @@ impl Transport for MemTransport {
         });
     }
     fn try_recv(&mut self) -> Option<Incoming> {
-        self.rx.try_recv().ok()
+        self.held.pop_front().or_else(|| self.rx.try_recv().ok())
+    }
+    fn try_recv_one_sided(&mut self) -> Option<Incoming> {
+        self.held.extend(self.rx.try_iter());
+        let i = self
+            .held
+            .iter()
+            .position(|m| crate::envelope::is_one_sided_message(&m.bytes))?;
+        self.held.remove(i)
     }
     fn recv_blocking(&mut self) -> Incoming {
+        if let Some(m) = self.held.pop_front() {
+            return m;
+        }
         match self.rx.recv_timeout(Duration::from_secs(60)) {
             Ok(m) => m,
             Err(RecvTimeoutError::Timeout) => {

@@ -84,6 +84,23 @@ pub trait Transport {
     fn collective_begin(&mut self, _call: &CollectiveStart) -> bool {
         false
     }
+    /// The next delivered one-sided message (see
+    /// [`Kind::is_one_sided`](crate::envelope::Kind::is_one_sided)) that is
+    /// due now, taken out of order past any other message, which stays for
+    /// [`Transport::try_recv`]. What the engine sends until
+    /// [`Transport::end_one_sided_service`] is stamped with that message's
+    /// arrival time: it is answered as a NIC would answer it, whatever this
+    /// process is doing. None by default (a transport without the service).
+    fn try_recv_one_sided(&mut self) -> Option<Incoming> {
+        None
+    }
+    /// The arrival time of the earliest delivered one-sided message not
+    /// yet due, ns of scaled time (None: there is none).
+    fn next_one_sided_srt_ns(&self) -> Option<u64> {
+        None
+    }
+    /// Ends the stamping [`Transport::try_recv_one_sided`] began.
+    fn end_one_sided_service(&mut self) {}
     /// The simulated host this rank runs on (ranks on one host form one
     /// `MPI_COMM_TYPE_SHARED` communicator); 0 when unknown.
     fn node(&self) -> u32 {

@@ -309,6 +309,8 @@ mpi_fn! { fn MPI_File_open(comm: c_int, filename: *const c_char, amode: c_int, i
             }
             e.file_open(c, name, amode, hints)
         })?;
+        // The shared file pointer is a window.
+        crate::runtime::serve_one_sided_while_computing();
         write_out(fh, file_to(f));
         Ok(())
     })();

@@ -101,7 +101,7 @@ pub mod topo;
 /// between calls in emulated time.
 pub fn enter(name: &'static str) {
     // The computation ends here: before any of the shim's own work.
-    let cpu_now = crate::runtime::process_cpu_ns();
+    let cpu_now = crate::runtime::program_cpu_ns();
     if crate::runtime::clock_is_adaptive() {
         // Learn of factor changes before computing how long to sleep.
         crate::runtime::try_with_engine(|e| e.transport_mut().poll());

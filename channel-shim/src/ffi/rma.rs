@@ -68,6 +68,7 @@ unsafe fn create(
         _ => e.win_create(mem, base as usize, unit, flavor, c),
     })?;
     engine(func, |e| e.win_set_hints(w, &hints))?;
+    crate::runtime::serve_one_sided_while_computing();
     let h = win_to(w);
     let flavor = match flavor {
         Flavor::Create => MPI_WIN_FLAVOR_CREATE,

@@ -205,6 +205,7 @@ unsafe fn allocate_shared(
             return Err(e);
         }
     };
+    crate::runtime::serve_one_sided_while_computing();
     let h = win_to(w);
     record_attr_values(h, mine.size as isize, disp_unit, MPI_WIN_FLAVOR_SHARED);
     write_out(baseptr as *mut *mut c_void, base);

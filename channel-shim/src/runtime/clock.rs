@@ -23,6 +23,32 @@ pub fn process_cpu_ns() -> u64 {
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
 }
 
+/// CPU time the calling thread has consumed, ns.
+pub fn thread_cpu_ns() -> u64 {
+    let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .expect("CLOCK_THREAD_CPUTIME_ID is always available on Linux");
+    t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
+}
+
+/// CPU time the shim's own threads (the one-sided service) have consumed
+/// and published, ns: part of the process's CPU time that is not the
+/// program's computation.
+static SHIM_THREADS_CPU_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Adds `ns` of CPU time a shim thread consumed.
+pub fn add_shim_thread_cpu_ns(ns: u64) {
+    SHIM_THREADS_CPU_NS.fetch_add(ns, Ordering::Relaxed);
+}
+
+/// CPU time the program consumed, all its threads together, ns: the
+/// process's CPU time without the shim's own threads'.
+pub fn program_cpu_ns() -> u64 {
+    // Read the shim's share first: what it publishes meanwhile is then
+    // already inside the process's reading.
+    let shim = SHIM_THREADS_CPU_NS.load(Ordering::Relaxed);
+    process_cpu_ns().saturating_sub(shim)
+}
+
 /// The CPU time one reading of [`process_cpu_ns`] adds to the interval it
 /// closes (the system call's own cost, about 170 ns on this project's
 /// machines), measured once: the least difference of 64 back-to-back

@@ -10,7 +10,7 @@ use mpinetsim_protocol::{
     ComputeClock, Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY,
     VERSION,
 };
-use shim_engine::envelope::{CallCode, Envelope, Kind};
+use shim_engine::envelope::{is_one_sided_message, CallCode, Envelope, Kind};
 use shim_engine::transport::{CollectiveStart, Incoming, Transport};
 use shim_engine::waiting::Waiting;
 use std::collections::{HashMap, VecDeque};
@@ -67,6 +67,10 @@ pub struct GatewayTransport {
     reported: HashMap<(u32, u32, u32), (u32, i32)>,
     /// Deliver and CollectiveDone frames read (see `Frame::Waiting`).
     wakeups: u64,
+    /// While one-sided messages are served outside the program's MPI
+    /// calls: the arrival time of the one being served, which stamps what
+    /// is sent meanwhile (see [`Transport::try_recv_one_sided`]).
+    serving_at_srt_ns: Option<u64>,
 }
 
 /// Envelope offset of the context id (see `shim_engine::envelope`).
@@ -117,6 +121,7 @@ impl GatewayTransport {
             coll_seq: HashMap::new(),
             reported: HashMap::new(),
             wakeups: 0,
+            serving_at_srt_ns: None,
         };
         t.write_frame(&Frame::Hello {
             version: VERSION,
@@ -270,7 +275,16 @@ impl GatewayTransport {
     /// how far the rank is behind (it waited for a CPU after a message
     /// arrived), ns. Messages are stamped with it.
     pub fn emulated_srt_ns(&self) -> u64 {
+        if let Some(at) = self.serving_at_srt_ns {
+            return at;
+        }
         self.srt_ns().saturating_sub(clock::lag_ns())
+    }
+
+    /// A second descriptor of the gateway socket (see
+    /// [`GatewayStream::try_clone_fd`]).
+    pub fn socket_clone(&self) -> std::io::Result<std::os::fd::OwnedFd> {
+        self.stream.try_clone_fd()
     }
 
     /// Reads whatever the gateway has sent (deliveries are kept; factor
@@ -563,6 +577,30 @@ impl Transport for GatewayTransport {
         // not waiting for it, so its lag can only shrink.
         clock::set_lag_ns(clock::lag_ns().min(now - m.vtime_ns));
         Some(m)
+    }
+    /// Leaves the rank's lag alone: the program, not the service, is
+    /// where the rank is on the emulated machine.
+    fn try_recv_one_sided(&mut self) -> Option<Incoming> {
+        while self.pump(false) {}
+        let now = self.srt_ns();
+        let i = self
+            .ready
+            .iter()
+            .take_while(|m| m.vtime_ns <= now)
+            .position(|m| is_one_sided_message(&m.bytes))?;
+        let m = self.ready.remove(i)?;
+        self.serving_at_srt_ns = Some(m.vtime_ns);
+        Some(m)
+    }
+    fn next_one_sided_srt_ns(&self) -> Option<u64> {
+        self.ready
+            .iter()
+            .filter(|m| is_one_sided_message(&m.bytes))
+            .map(|m| m.vtime_ns)
+            .min()
+    }
+    fn end_one_sided_service(&mut self) {
+        self.serving_at_srt_ns = None;
     }
     fn recv_blocking(&mut self) -> Incoming {
         let waiting_from = self.emulated_srt_ns();

@@ -56,6 +56,15 @@ impl GatewayStream {
         }
     }
 
+    /// A second descriptor of the same socket, for a thread that waits on
+    /// it while another owns this one.
+    pub fn try_clone_fd(&self) -> io::Result<std::os::fd::OwnedFd> {
+        match self {
+            GatewayStream::Unix(s) => s.try_clone().map(Into::into),
+            GatewayStream::Tcp(s) => s.try_clone().map(Into::into),
+        }
+    }
+
     /// Bounds blocking reads (during the handshake) or lifts the bound.
     pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {

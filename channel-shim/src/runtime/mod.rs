@@ -5,6 +5,7 @@ mod clock;
 mod clock_sync;
 mod connection;
 mod gateway_stream;
+mod one_sided_service;
 mod pacer;
 mod parent_watch;
 mod state;
@@ -12,11 +13,12 @@ mod timeline;
 mod tool;
 
 pub use clock::{
-    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, process_cpu_ns,
+    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, process_cpu_ns, program_cpu_ns,
     snapshot as clock_snapshot,
 };
 pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
+pub use one_sided_service::window_created as serve_one_sided_while_computing;
 pub use pacer::Pacer;
 pub use parent_watch::arm as arm_parent_watch;
 pub use state::{

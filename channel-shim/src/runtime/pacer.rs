@@ -18,7 +18,7 @@
 //! blocked inside MPI is never stretched (deliveries already arrive on the
 //! stretched schedule).
 
-use super::clock::{cpu_clock_read_cost_ns, is_adaptive, job_ns, process_cpu_ns, take_lag_ns};
+use super::clock::{cpu_clock_read_cost_ns, is_adaptive, job_ns, program_cpu_ns, take_lag_ns};
 use super::timeline::{SpanKind, SpanLog};
 use mpinetsim_protocol::{ComputeClock, LatenessHistogram, ScaledClock};
 use std::sync::Arc;
@@ -112,7 +112,7 @@ impl Pacer {
                 1.0
             },
             last_exit_ns: Some(job_ns()),
-            last_exit_cpu_ns: process_cpu_ns(),
+            last_exit_cpu_ns: program_cpu_ns(),
             call_start_ns: 0,
             owed_srt_ns: 0,
             depth: 0,
@@ -145,7 +145,7 @@ impl Pacer {
     /// Entering MPI call `name`: account and sleep off the compute debt,
     /// on the job's `clock`.
     pub fn enter(&mut self, name: &'static str, clock: &ScaledClock) {
-        self.enter_refreshing(name, clock, process_cpu_ns(), &mut || None);
+        self.enter_refreshing(name, clock, program_cpu_ns(), &mut || None);
     }
 
     /// [`Pacer::enter`] when the factor may change during the sleep (an
@@ -246,7 +246,7 @@ impl Pacer {
         self.owed_srt_ns -= take_lag_ns().min(i64::MAX as u64) as i64;
 
         self.last_exit_ns = Some(now);
-        self.last_exit_cpu_ns = process_cpu_ns();
+        self.last_exit_cpu_ns = program_cpu_ns();
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
         if self.call_name == "MPI_Finalize" {
             if let Some(log) = self.timeline.as_mut() {
@@ -270,8 +270,8 @@ mod tests {
 
     /// Spins until this process has consumed `ns` more CPU time.
     fn busy_cpu(ns: u64) {
-        let t = process_cpu_ns();
-        while process_cpu_ns() - t < ns {}
+        let t = program_cpu_ns();
+        while program_cpu_ns() - t < ns {}
     }
 
     fn busy_wall(ns: u64) {
@@ -441,7 +441,7 @@ mod tests {
             p.compute_ns,
             p.owed_srt_ns,
         );
-        p.enter_refreshing("MPI_Barrier", &c, process_cpu_ns(), &mut || {
+        p.enter_refreshing("MPI_Barrier", &c, program_cpu_ns(), &mut || {
             Some(Arc::clone(&switched))
         });
         let srt = switched.srt(job_ns()) - srt0;

@@ -280,6 +280,11 @@ pub fn try_with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) ->
     g.as_mut().map(f)
 }
 
+/// A second descriptor of the gateway socket, while connected.
+pub fn gateway_stream_clone() -> Option<std::os::fd::OwnedFd> {
+    with_engine(|e| e.transport().socket_clone().ok()).flatten()
+}
+
 /// Runs `f` with the pacer, if MPI is initialised.
 pub fn pacer<R>(f: impl FnOnce(&mut Pacer) -> R) -> Option<R> {
     lock(&PACER).as_mut().map(f)
@@ -305,6 +310,7 @@ fn disconnect() {
     if DISCONNECTED.swap(true, Ordering::SeqCst) {
         return;
     }
+    super::one_sided_service::stop();
     let mut counters = RankCounters::default();
     if let Some(e) = lock(&ENGINE).as_ref() {
         let c = e.counters();

@@ -17,22 +17,22 @@
 //! | `collectives` | phase models, size rules, defaults per MPI collective |
 
 pub mod collectives;
-pub mod config;
+
 pub mod p2p;
 pub mod params;
 pub mod resources;
 
+pub use crate::config::analytic::{AnalyticConfig, ModelKind};
 pub use collectives::{
     collective_ns, log_steps, CollectiveModel, CollectiveOp, CollectiveShape, PhaseModel, SizeRule,
 };
-pub use config::{AnalyticConfig, ModelKind};
 pub use params::MachineParams;
 
+use crate::base::event::EventQueue;
+use crate::base::time::Nanos;
 use crate::config::{ConfigError, NetworkConfig};
-use crate::event::EventQueue;
-use crate::sim::{Delivery, EventClass, InjectError};
-use crate::stats::SimStats;
-use crate::time::Nanos;
+use crate::model::stats::SimStats;
+use crate::model::{Delivery, EventClass, InjectError};
 use bytes::Bytes;
 use p2p::NetworkResources;
 use params::after;

@@ -10,7 +10,7 @@
 
 use super::params::{after, MachineParams};
 use super::resources::ServerPool;
-use crate::time::Nanos;
+use crate::base::time::Nanos;
 
 /// The network's contended resources: links of every node (out and in)
 /// and the buses.

@@ -2,9 +2,9 @@
 //! by a network of `buses` buses, each node attached by `links_per_node`
 //! links in each direction, plus the rank → node map.
 
+use crate::base::time::{serialization_time, Nanos};
 use crate::config::{ConfigError, NetworkConfig};
-use crate::routing::Routing;
-use crate::time::{serialization_time, Nanos};
+use crate::topology::routing::Routing;
 use crate::topology::Network;
 
 /// Resolved machine parameters (every default filled in).

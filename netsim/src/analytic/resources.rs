@@ -6,7 +6,7 @@
 //! they are made (first come, first served, no back-filling of gaps). A pool
 //! with `k = 0` is unlimited: every request starts when ready.
 
-use crate::time::Nanos;
+use crate::base::time::Nanos;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

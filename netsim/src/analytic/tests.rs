@@ -310,7 +310,7 @@ fn processors_of_a_hybrid_network_are_the_nodes() {
     let m = MachineParams::from_config(&cfg, "h.toml", 4).unwrap();
     assert_eq!(m.node_of_rank, [0, 0, 1, 1]);
     let net = crate::topology::Network::from_config(&cfg, "h.toml").unwrap();
-    let routes = crate::routing::Routing::new(&net);
+    let routes = crate::topology::routing::Routing::new(&net);
     let host = |n: &str| net.node_by_name(n).unwrap();
     let delay_rate = |a: &str, b: &str| {
         let path = routes.path(&net, host(a), host(b)).unwrap();

@@ -1,8 +1,8 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
 use super::{MessageRecord, NewReno, RttEstimator, Segment, TcpAction, TimerKind};
-use crate::packet::TcpFlags;
-use crate::time::Nanos;
+use crate::base::time::Nanos;
+use crate::wire::packet::TcpFlags;
 use bytes::{Bytes, BytesMut};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -307,7 +307,7 @@ impl TcpConnection {
     pub fn on_receiver_segment(
         &mut self,
         now: Nanos,
-        seg: &crate::packet::Packet,
+        seg: &crate::wire::packet::Packet,
         out: &mut Vec<TcpAction>,
     ) {
         if seg.flags.syn {
@@ -421,7 +421,7 @@ impl TcpConnection {
     pub fn on_sender_segment(
         &mut self,
         now: Nanos,
-        seg: &crate::packet::Packet,
+        seg: &crate::wire::packet::Packet,
         out: &mut Vec<TcpAction>,
     ) {
         if seg.flags.syn {

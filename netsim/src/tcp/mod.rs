@@ -14,8 +14,8 @@ pub use congestion::NewReno;
 pub use connection::{ConnectionStats, TcpConnection, TcpParams};
 pub use rtt::RttEstimator;
 
-use crate::packet::TcpFlags;
-use crate::time::Nanos;
+use crate::base::time::Nanos;
+use crate::wire::packet::TcpFlags;
 use bytes::Bytes;
 
 /// Application message identifier, unique within a simulation.

@@ -1,6 +1,6 @@
 //! Round-trip time estimation and retransmission timeout (RFC 6298).
 
-use crate::time::Nanos;
+use crate::base::time::Nanos;
 
 /// Smoothed RTT, variance and the resulting RTO with exponential backoff.
 #[derive(Clone, Debug)]

@@ -21,6 +21,7 @@
 pub mod memory;
 pub mod origin;
 pub mod passive;
+pub mod service;
 pub mod shared;
 mod target;
 #[cfg(test)]

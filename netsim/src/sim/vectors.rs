@@ -12,7 +12,7 @@
 //! files small a series writes a row only while it is non-zero, plus the
 //! first zero after activity.
 
-use crate::time::Nanos;
+use crate::base::time::Nanos;
 
 /// One link direction at one instant.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -25,10 +25,10 @@
 //! times the network's size must equal the number of ranks (the job is then
 //! held to exactly one rank per core).
 
+use crate::base::units;
 use crate::config::{
     ConfigError, DurationNs, NetworkConfig, RateBps, TopologyConfig, TopologyKind,
 };
-use crate::units;
 
 const ORIGIN: &str = "network string";
 

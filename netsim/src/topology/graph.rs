@@ -4,17 +4,12 @@
 //! Built from a [`NetworkConfig`] (the model) here; topology generators that
 //! expand a few lines of TOML into such a graph are separate helpers.
 
-use crate::addr::{default_host_ip, MacAddr};
+use crate::base::addr::{default_host_ip, MacAddr};
 use crate::config::{ConfigError, NetworkConfig, Placement, SwitchMode};
 
 use std::net::Ipv4Addr;
 
-/// Index of a node in [`Network::nodes`].
-pub type NodeId = u32;
-/// Index of a port in [`Network::ports`] (global over all nodes).
-pub type PortId = u32;
-/// Index of a link in [`Network::links`].
-pub type LinkId = u32;
+use crate::base::ids::{LinkId, NodeId, PortId};
 
 /// What a node does with frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -115,11 +110,11 @@ pub struct Network {
     pub hosts: Vec<NodeId>,
     /// The regular structure this graph was generated from, if any; lets
     /// routing compute paths from coordinates instead of tables.
-    pub shape: Option<crate::generators::Shape>,
+    pub shape: Option<crate::topology::shape::Shape>,
     /// How routers choose among paths.
     pub routing: crate::config::RoutingPolicy,
-    by_name: crate::fasthash::FastMap<String, NodeId>,
-    parallel: crate::fasthash::FastMap<(NodeId, NodeId), u32>,
+    by_name: crate::base::fasthash::FastMap<String, NodeId>,
+    parallel: crate::base::fasthash::FastMap<(NodeId, NodeId), u32>,
 }
 
 fn err(origin: &str, msg: String) -> ConfigError {
@@ -141,16 +136,11 @@ impl Network {
         }
     }
 
-    /// Builds the graph from a config, checking names, endpoints and values.
-    /// `origin` names the file in error messages.
-    pub fn from_config(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
-        if cfg.topology.is_some() {
-            let (expanded, shape) = crate::generators::expand(cfg, origin)?;
-            let mut net = Network::from_config(&expanded, origin)?;
-            net.routing = cfg.topology.as_ref().map(|t| t.routing).unwrap_or_default();
-            net.shape = shape;
-            return Ok(net);
-        }
+    /// Builds the graph from a config whose hosts, switches, routers and
+    /// links are listed (a `[topology]` table is expanded into such a list
+    /// first: see [`Network::from_config`]), checking names, endpoints and
+    /// values. `origin` names the file in error messages.
+    pub fn from_listed(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
         let mut net = Network::empty();
         let add =
             |net: &mut Network, name: &str, kind: NodeKind, ip: Option<Ipv4Addr>, what: &str| {
@@ -187,7 +177,7 @@ impl Network {
         for r in &cfg.routers {
             add(&mut net, &r.name, NodeKind::Router, None, "router")?;
         }
-        let mut ips: crate::fasthash::FastMap<Ipv4Addr, NodeId> = Default::default();
+        let mut ips: crate::base::fasthash::FastMap<Ipv4Addr, NodeId> = Default::default();
         for &h in &net.hosts {
             let n = &net.nodes[h as usize];
             if let Some(prev) = ips.insert(n.ip.unwrap(), h) {
@@ -406,47 +396,9 @@ fn layer(
     Ok(p)
 }
 
-/// Matches a capture/selection pattern where `*` stands for any run of
-/// characters (including none).
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p = pattern.as_bytes();
-    let t = text.as_bytes();
-    let (mut pi, mut ti) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while ti < t.len() {
-        if pi < p.len() && p[pi] != b'*' && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == b'*' {
-        pi += 1;
-    }
-    pi == p.len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("router*", "router3/switch0"));
-        assert!(glob_match("host0", "host0"));
-        assert!(!glob_match("host1", "host10"));
-        assert!(glob_match("*/host1", "switch0/host1"));
-        assert!(glob_match("*", ""));
-    }
 
     #[test]
     fn unknown_endpoint_is_one_sentence() {

@@ -1,10 +1,9 @@
 //! `[analytic]`: the parameters of the analytic (Dimemas-style) network
 //! model, as the user writes them. Everything is optional: what is left out
 //! is derived from the packet network of the same file (see
-//! [`super::MachineParams::from_config`]).
+//! `analytic::MachineParams::from_config`).
 
-use super::collectives::CollectiveModel;
-use crate::config::{DurationNs, RateBps};
+use super::{DurationNs, RateBps};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -68,4 +67,72 @@ pub struct AnalyticConfig {
     /// their defaults.
     #[serde(default)]
     pub collective: BTreeMap<String, CollectiveModel>,
+}
+
+/// How a phase's cost scales with the number of members P.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum PhaseModel {
+    /// The phase does not exist (factor 0).
+    #[serde(rename = "0")]
+    None,
+    /// Constant time (factor 1).
+    #[serde(rename = "CTE")]
+    Constant,
+    /// Linear: one step per member (factor P).
+    #[serde(rename = "LIN")]
+    Linear,
+    /// Logarithmic: a tree of ⌈log2 P⌉ phases, each needing ⌈C_i ÷ B⌉ steps
+    /// when it has C_i simultaneous messages and the network B buses.
+    #[serde(rename = "LOG")]
+    Log,
+}
+
+/// Which message size a phase moves, from the root's sent (S) and
+/// received (R) bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum SizeRule {
+    /// max(S, R).
+    #[serde(rename = "MAX")]
+    Max,
+    /// min(S, R).
+    #[serde(rename = "MIN")]
+    Min,
+    /// (S + R) ÷ 2, rounded down.
+    #[serde(rename = "MEAN")]
+    Mean,
+    /// 2 × max(S, R).
+    #[serde(rename = "2*MAX")]
+    TwiceMax,
+    /// S + R.
+    #[serde(rename = "S+R")]
+    SendPlusRecv,
+}
+
+impl SizeRule {
+    /// The phase's size in bytes for a root that sends `sent` and receives
+    /// `received` bytes.
+    pub fn bytes(self, sent: u64, received: u64) -> u64 {
+        match self {
+            SizeRule::Max => sent.max(received),
+            SizeRule::Min => sent.min(received),
+            SizeRule::Mean => (sent + received) / 2,
+            SizeRule::TwiceMax => 2 * sent.max(received),
+            SizeRule::SendPlusRecv => sent + received,
+        }
+    }
+}
+
+/// The fan-in and fan-out models of one collective
+/// (`[analytic.collective.NAME]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectiveModel {
+    /// Scaling of the fan-in phase.
+    pub model_in: PhaseModel,
+    /// Size moved in each fan-in step.
+    pub size_in: SizeRule,
+    /// Scaling of the fan-out phase.
+    pub model_out: PhaseModel,
+    /// Size moved in each fan-out step.
+    pub size_out: SizeRule,
 }

@@ -12,8 +12,8 @@
 
 use super::tie_break;
 use crate::config::RoutingPolicy;
-use crate::generators::dragonfly_global_router;
-use crate::generators::{Layout, Shape};
+use crate::topology::generators::dragonfly_global_router;
+use crate::topology::generators::{Layout, Shape};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 
 /// Coordinate routing for one generated network.

@@ -26,7 +26,7 @@
 pub mod structured;
 pub mod tables;
 
-use crate::addr::MacAddr;
+use crate::base::addr::MacAddr;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 use structured::Structured;
 use tables::ShortestTables;

@@ -2,7 +2,7 @@
 //! scheduled for the same nanosecond run in the order they were scheduled and
 //! every run is reproducible.
 
-use crate::time::Nanos;
+use crate::base::time::Nanos;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

@@ -1,104 +1,28 @@
 //! The simulator: an event loop over the network graph, its transmitters,
 //! switches, routers and TCP connections, driven entirely by the caller.
 
-use crate::addr::MacAddr;
-use crate::capture::{self, CaptureFile, Direction, HostNames};
+use crate::base::addr::MacAddr;
+use crate::base::event::EventQueue;
+use crate::base::fasthash::FastMap;
+use crate::base::rng::SimRng;
+use crate::base::time::{serialization_time, Nanos};
 use crate::config::{ConfigError, NetworkConfig, SwitchMode};
-use crate::event::EventQueue;
-use crate::fasthash::FastMap;
 use crate::faults::{
     self, Cause, Change, FaultPlan, FaultState, Item, NetworkEvent, NetworkEventKind,
     NetworkFailure, Partition, Target,
 };
-use crate::packet::{ConnId, Packet, PacketArena, PacketId};
-use crate::rng::SimRng;
-use crate::routing::{Route, Routing};
-use crate::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
+use crate::model::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
+use crate::model::{Delivery, EventClass, InjectError};
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
-use crate::time::{serialization_time, Nanos};
+use crate::topology::routing::{Route, Routing};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
-use crate::transmitter::Transmitter;
+use crate::wire::capture::{self, CaptureFile, Direction, HostNames};
+use crate::wire::packet::{ConnId, Packet, PacketArena, PacketId};
+use crate::wire::transmitter::Transmitter;
 use bytes::Bytes;
 use std::collections::VecDeque;
 
-/// A message that reached its destination rank.
-#[derive(Clone, Debug)]
-pub struct Delivery {
-    /// The id `inject` returned.
-    pub id: MessageId,
-    /// Sending rank.
-    pub src: u32,
-    /// Receiving rank.
-    pub dst: u32,
-    /// The message bytes, reassembled from the segments that carried them.
-    pub bytes: Bytes,
-    /// Virtual time it was injected.
-    pub injected_at: Nanos,
-    /// Virtual time its last byte arrived in order.
-    pub delivered_at: Nanos,
-}
-
-/// Why a message could not be injected.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum InjectError {
-    /// A rank number outside 0..ranks.
-    #[error("rank {rank} does not exist; the job has {ranks} ranks")]
-    NoSuchRank {
-        /// The rank given.
-        rank: u32,
-        /// Ranks in the job.
-        ranks: u32,
-    },
-    /// No route joins the two ranks' hosts.
-    #[error(
-        "no route from rank {src}'s host to rank {dst}'s host; connect them in the network file"
-    )]
-    Unreachable {
-        /// Source rank.
-        src: u32,
-        /// Destination rank.
-        dst: u32,
-    },
-    /// Empty messages carry nothing on TCP and could never be delivered.
-    #[error("a message must hold at least one byte")]
-    Empty,
-}
-
-/// What kind of event ran: the gateway reports which kind ran latest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EventClass {
-    /// A message entered its connection.
-    Inject,
-    /// A frame finished serialising onto a link.
-    TransmitDone,
-    /// A frame arrived at a port.
-    Arrival,
-    /// A TCP timer (retransmission or delayed ACK).
-    TcpTimer,
-    /// A message between ranks of one host arrived.
-    LocalDelivery,
-    /// A check for messages that waited too long at a network partition.
-    Fault,
-    /// A collective of the analytic model ended (its members are released).
-    Collective,
-}
-
-impl EventClass {
-    /// The kind's name as reports, JSON and the terminal spell it
-    /// (`transmit-done`), so a user can look up what the summary printed.
-    pub fn name(self) -> &'static str {
-        match self {
-            EventClass::Inject => "inject",
-            EventClass::TransmitDone => "transmit-done",
-            EventClass::Arrival => "arrival",
-            EventClass::TcpTimer => "tcp-timer",
-            EventClass::LocalDelivery => "local-delivery",
-            EventClass::Fault => "fault",
-            EventClass::Collective => "collective",
-        }
-    }
-}
+pub mod vectors;
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -152,7 +76,7 @@ pub struct Simulator {
     deliveries: Vec<Delivery>,
     node_stats: Vec<NodeStats>,
     link_stats: Vec<LinkDirectionStats>,
-    vectors: Option<crate::vectors::VectorRecorder>,
+    vectors: Option<crate::sim::vectors::VectorRecorder>,
     captures: Vec<CaptureFile>,
     capture_of_port: Vec<Option<(u32, u32)>>,
     rng: SimRng,
@@ -201,7 +125,7 @@ impl Simulator {
         capture: bool,
     ) -> Result<Simulator, ConfigError> {
         let rank_hosts = net.place_ranks(cfg, n_ranks, origin)?;
-        if let Some((a, b)) = crate::reach::unreachable_pair(&net, &rank_hosts) {
+        if let Some((a, b)) = crate::topology::reach::unreachable_pair(&net, &rank_hosts) {
             let name = |r: usize| &net.nodes[rank_hosts[r] as usize].name;
             return Err(ConfigError(format!(
                 "{origin}: rank {a}'s host {} and rank {b}'s host {} are not connected (no chain of links through switches and routers joins them); link the two parts of the network, or place the ranks on connected hosts with [ranks]",
@@ -501,9 +425,9 @@ impl Simulator {
     }
 
     /// Starts recording time series every `interval` of virtual time (see
-    /// [`crate::vectors`]); drain them with [`Simulator::take_samples`].
+    /// [`crate::sim::vectors`]); drain them with [`Simulator::take_samples`].
     pub fn enable_vectors(&mut self, interval: Nanos) {
-        let mut rec = crate::vectors::VectorRecorder::new(interval, self.net.ports.len());
+        let mut rec = crate::sim::vectors::VectorRecorder::new(interval, self.net.ports.len());
         while rec.next <= self.now {
             rec.next = Nanos(rec.next.0 + interval.0);
         }
@@ -511,7 +435,7 @@ impl Simulator {
     }
 
     /// The samples recorded since the last call.
-    pub fn take_samples(&mut self) -> crate::vectors::Samples {
+    pub fn take_samples(&mut self) -> crate::sim::vectors::Samples {
         self.vectors
             .as_mut()
             .map(|v| std::mem::take(&mut v.samples))
@@ -537,7 +461,7 @@ impl Simulator {
             for (c, e) in self.conns.iter().enumerate() {
                 rec.tcp(
                     c,
-                    crate::vectors::TcpSample {
+                    crate::sim::vectors::TcpSample {
                         t_ns: at.0,
                         src_rank: e.src_rank,
                         dst_rank: e.dst_rank,
@@ -1116,7 +1040,10 @@ impl Simulator {
                 let mut parts = Vec::new();
                 if let Some(r) = d.rate_bps {
                     p.rate_bps = if restore { base.rate_bps } else { r };
-                    parts.push(format!("rate {}", crate::capture::format_rate(p.rate_bps)));
+                    parts.push(format!(
+                        "rate {}",
+                        crate::wire::capture::format_rate(p.rate_bps)
+                    ));
                 }
                 if let Some(v) = d.delay_ns {
                     p.delay_ns = if restore { base.delay_ns } else { v };

@@ -2,7 +2,7 @@
 //! so routing and analysis can work from coordinates (memory linear in the
 //! routers) instead of per-destination tables.
 
-use crate::topology::NodeId;
+use crate::base::ids::NodeId;
 
 /// The regular structures routing can compute paths on directly. Router
 /// numbers are in generation order (`router0`… or the role names' order).

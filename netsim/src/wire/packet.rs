@@ -1,8 +1,8 @@
 //! The in-memory form of a frame: header fields as values, payload shared.
 //! Bytes on the wire are produced only where a capture point needs them.
 
-use crate::addr::MacAddr;
-use crate::topology::NodeId;
+use crate::base::addr::MacAddr;
+use crate::base::ids::NodeId;
 use bytes::Bytes;
 use std::net::Ipv4Addr;
 

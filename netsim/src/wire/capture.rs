@@ -8,10 +8,11 @@
 //! accumulate in memory; the caller drains them to a writer of its choosing
 //! with [`CaptureFile::drain_to`], so the simulator stays free of I/O.
 
+use crate::base::text::glob_match;
+use crate::base::time::Nanos;
 use crate::config::{CaptureConfig, CaptureFormat, ConfigError};
-use crate::packet::Packet;
-use crate::time::Nanos;
-use crate::topology::{glob_match, Network, NodeId, NodeKind, PortId};
+use crate::topology::{Network, NodeId, NodeKind, PortId};
+use crate::wire::packet::Packet;
 use bytes::Bytes;
 use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
 use pcap_file::pcap::PcapHeader;
@@ -516,7 +517,8 @@ pub fn plan(
         CaptureFormat::Pcapng => {
             let names = host_names(net, rank_hosts);
             let mut by_node: Vec<(NodeId, Vec<PortId>)> = Vec::new();
-            let mut slot_of_node: crate::fasthash::FastMap<NodeId, usize> = Default::default();
+            let mut slot_of_node: crate::base::fasthash::FastMap<NodeId, usize> =
+                Default::default();
             for p in ports {
                 let n = net.ports[p as usize].node;
                 let slot = *slot_of_node.entry(n).or_insert_with(|| {
@@ -596,7 +598,7 @@ fn format_delay(ns: u64) -> String {
 /// none), then each rank's name and the node name.
 pub fn host_names(net: &Network, rank_hosts: &[NodeId]) -> Vec<HostNames> {
     // The ranks of each host, found in one pass over the ranks.
-    let mut ranks_of: crate::fasthash::FastMap<NodeId, Vec<usize>> = Default::default();
+    let mut ranks_of: crate::base::fasthash::FastMap<NodeId, Vec<usize>> = Default::default();
     for (r, &h) in rank_hosts.iter().enumerate() {
         ranks_of.entry(h).or_default().push(r);
     }

@@ -19,15 +19,14 @@ mod hybrid;
 mod hypercube;
 mod mesh;
 mod ring;
-mod shape;
 mod star;
 mod torus;
 mod tree;
 mod twisted;
 
+pub use crate::topology::shape::{Layout, Shape};
 pub use builder::Builder;
 pub(crate) use dragonfly::global_router as dragonfly_global_router;
-pub use shape::{Layout, Shape};
 
 use crate::config::{ConfigError, NetworkConfig, RoutingPolicy, TopologyConfig, TopologyKind};
 

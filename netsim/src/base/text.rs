@@ -31,9 +31,38 @@ pub fn short_number(x: f64) -> String {
     }
 }
 
+/// Matches a capture/selection pattern where `*` stands for any run of
+/// characters (including none).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p = pattern.as_bytes();
+    let t = text.as_bytes();
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] != b'*' && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{one_line, short_number};
+    use super::{glob_match, one_line, short_number};
 
     #[test]
     fn long_numbers_are_written_short() {
@@ -50,5 +79,14 @@ mod tests {
         assert_eq!(one_line("plain `ü` text"), "plain `ü` text");
         assert_eq!(one_line("`t\n\0x`"), "`t\\n\\u{0}x`");
         assert_eq!(one_line("a\tb\r"), "a\\tb\\r");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("router*", "router3/switch0"));
+        assert!(glob_match("host0", "host0"));
+        assert!(!glob_match("host1", "host10"));
+        assert!(glob_match("*/host1", "switch0/host1"));
+        assert!(glob_match("*", ""));
     }
 }

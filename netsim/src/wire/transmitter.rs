@@ -1,7 +1,7 @@
 //! The sending side of one link direction: a drop-tail output queue in front
 //! of a serialiser running at the link rate.
 
-use crate::packet::PacketId;
+use crate::wire::packet::PacketId;
 use std::collections::VecDeque;
 
 /// Output queue + wire of one port. The frame being serialised is not in

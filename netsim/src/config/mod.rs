@@ -4,15 +4,19 @@
 //! checked [`NetworkConfig`] into the explicit graph the simulator runs.
 //! Unknown keys are rejected and every error names the key's path.
 
-use crate::units;
+pub mod analytic;
+pub mod storage;
+pub mod xsim;
+
+use crate::base::units;
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
 /// Why a configuration could not be read: one sentence for the user. It
 /// displays on one line even where it quotes input with control characters
-/// (see [`crate::text::one_line`]).
+/// (see [`crate::base::text::one_line`]).
 #[derive(Debug, thiserror::Error)]
-#[error("{}", crate::text::one_line(.0))]
+#[error("{}", crate::base::text::one_line(.0))]
 pub struct ConfigError(pub String);
 
 macro_rules! human_unit {
@@ -71,10 +75,10 @@ pub struct NetworkConfig {
     pub seed: u64,
     /// Which network model runs the job: `packet` (default) or `analytic`.
     #[serde(default)]
-    pub model: crate::analytic::ModelKind,
+    pub model: analytic::ModelKind,
     /// Parameters of the analytic model (`[analytic]`).
     #[serde(default)]
-    pub analytic: crate::analytic::AnalyticConfig,
+    pub analytic: analytic::AnalyticConfig,
     /// Parameters every link gets unless it overrides them.
     #[serde(default)]
     pub link_defaults: LinkSettings,
@@ -111,9 +115,9 @@ pub struct NetworkConfig {
     /// Scheduled and random faults (`[[fault]]`; see [`crate::faults`]).
     #[serde(default, rename = "fault")]
     pub fault_entries: Vec<FaultConfig>,
-    /// Storage nodes MPI-IO goes through (`[[storage]]`; see [`crate::storage`]).
+    /// Storage nodes MPI-IO goes through (`[[storage]]`; see [`crate::model::storage`]).
     #[serde(default, rename = "storage")]
-    pub storage: Vec<crate::storage::StorageConfig>,
+    pub storage: Vec<storage::StorageConfig>,
 }
 
 /// `[faults]`: how routing and the run react to faults.
@@ -288,7 +292,7 @@ pub enum RoutingPolicy {
 }
 
 /// `[topology]`: a regular network expanded into hosts, switches, routers
-/// and links (see [`crate::generators`]). Which keys apply depends on `kind`.
+/// and links (see [`crate::topology::generators`]). Which keys apply depends on `kind`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TopologyConfig {
@@ -457,7 +461,7 @@ pub struct RouterConfig {
     pub name: String,
 }
 
-/// Capture selection and file format (see [`crate::capture`]).
+/// Capture selection and file format (see [`crate::wire::capture`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CaptureConfig {
@@ -637,28 +641,6 @@ impl NetworkConfig {
                 ))
             }
         })
-    }
-
-    /// Reads a network given on the command line: a TOML file, or a
-    /// thesis-style one-line string when `arg` starts with `xsim:` (see
-    /// [`crate::xsim`]); `ranks` sizes the string's networks when it has no
-    /// `vp=` key.
-    pub fn load(arg: &std::path::Path, ranks: Option<u32>) -> Result<NetworkConfig, ConfigError> {
-        match arg.to_str().and_then(|s| s.strip_prefix("xsim:")) {
-            Some(text) => crate::xsim::parse(text, ranks),
-            None => Self::from_file(arg),
-        }
-    }
-
-    /// Reads and parses a file.
-    pub fn from_file(path: &std::path::Path) -> Result<NetworkConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ConfigError(format!(
-                "cannot read network file {}: {e}; check the path given to --net",
-                path.display()
-            ))
-        })?;
-        Self::from_toml_str(&text, &path.display().to_string())
     }
 }
 
