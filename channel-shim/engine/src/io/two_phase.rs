@@ -130,9 +130,26 @@ fn serve_reads(file: &File, want: &[FileSegment]) -> MpiResult<Vec<Vec<u8>>> {
 }
 
 /// Writes `pieces` (sorted by offset; a later piece wins where they
-/// overlap) in contiguous runs; returns the runs (offset, bytes).
-fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<Vec<(u64, Vec<u8>)>> {
-    let mut written = Vec::new();
+/// overlap) in contiguous runs; returns the runs and, when `keep`, their
+/// bytes one after the other (for a storage node's requests).
+fn write_runs(
+    file: &File,
+    pieces: Vec<(u64, &[u8])>,
+    keep: bool,
+) -> MpiResult<(Vec<FileSegment>, Vec<u8>)> {
+    let mut written = (Vec::new(), Vec::new());
+    let mut flush = |run: &[u8], offset: u64| -> MpiResult<()> {
+        file.write_all_at(run, offset)
+            .map_err(|e| amode::io_error(&e))?;
+        written.0.push(FileSegment {
+            offset,
+            len: run.len() as u64,
+        });
+        if keep {
+            written.1.extend_from_slice(run);
+        }
+        Ok(())
+    };
     let mut run: Vec<u8> = Vec::new();
     let mut run_start = 0u64;
     for (off, bytes) in pieces {
@@ -144,18 +161,15 @@ fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<Vec<(u64, Vec
             run.extend_from_slice(&bytes[overlap..]);
         } else {
             if !run.is_empty() {
-                file.write_all_at(&run, run_start)
-                    .map_err(|e| amode::io_error(&e))?;
-                written.push((run_start, std::mem::take(&mut run)));
+                flush(&run, run_start)?;
             }
+            run.clear();
             run.extend_from_slice(bytes);
             run_start = off;
         }
     }
     if !run.is_empty() {
-        file.write_all_at(&run, run_start)
-            .map_err(|e| amode::io_error(&e))?;
-        written.push((run_start, run));
+        flush(&run, run_start)?;
     }
     Ok(written)
 }
@@ -299,18 +313,9 @@ impl<T: Transport> Engine<T> {
         pieces.sort_by_key(|p| p.0);
         let f = self.files.get(id)?;
         let (file, atomic) = (&f.file, self.files.atomic_lock(f));
-        let runs = super::access::atomically(file, atomic, true, || write_runs(file, pieces))?;
-        let segments: Vec<FileSegment> = (runs.iter())
-            .map(|(offset, b)| FileSegment {
-                offset: *offset,
-                len: b.len() as u64,
-            })
-            .collect();
-        let data = runs
-            .iter()
-            .map(|r| r.1.as_slice())
-            .collect::<Vec<_>>()
-            .concat();
+        let keep = self.files.storage.is_some();
+        let (segments, data) =
+            super::access::atomically(file, atomic, true, || write_runs(file, pieces, keep))?;
         self.storage_access(StorageOp::Write, &segments, &data);
         Ok(())
     }
