@@ -22,7 +22,9 @@ mod clock;
 mod clock_sync;
 mod compute;
 mod secret;
+pub mod storage;
 pub mod trace;
+
 pub use address::GatewayAddress;
 pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};

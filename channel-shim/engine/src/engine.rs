@@ -389,6 +389,7 @@ impl<T: Transport> Engine<T> {
         any
     }
 
+<<<<<<< HEAD
     /// Handles a message the transport just handed over, telling it so.
     pub(crate) fn handle_taken(&mut self, m: Incoming) {
         self.t.handling_message(true);
@@ -397,6 +398,21 @@ impl<T: Transport> Engine<T> {
     }
 
     fn handle(&mut self, m: Incoming) {
+=======
+    pub(crate) fn handle(&mut self, m: Incoming) {
+        if m.src >= self.t.size() {
+            // From an endpoint that is no rank: a storage node's reply.
+            if !self
+                .files
+                .storage
+                .as_mut()
+                .is_some_and(|s| s.answered(&m.bytes))
+            {
+                self.counters.bad_messages += 1;
+            }
+            return;
+        }
+>>>>>>> main
         self.counters.messages_received += 1;
         self.counters.bytes_received += m.bytes.len() as u64;
         let Ok((env, payload)) = Envelope::decode(&m.bytes) else {

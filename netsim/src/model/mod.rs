@@ -5,6 +5,7 @@
 //! and the analytic model both implement.
 
 pub mod stats;
+pub mod storage;
 
 use crate::base::time::Nanos;
 use crate::tcp::MessageId;
