@@ -316,16 +316,14 @@ fn start_rank(
     if let Some(dir) = spec.timeline_dir {
         cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);
     }
-<<<<<<< HEAD
     if let Some(dir) = spec.record_dir {
         cmd.env(mpinetsim_protocol::trace::ENV_RECORD_DIR, dir);
-=======
+    }
     if let Some(e) = spec.storage_endpoint {
         cmd.env(
             mpinetsim_protocol::storage::ENV_STORAGE_ENDPOINT,
             e.to_string(),
         );
->>>>>>> main
     }
     let child = cmd
         .spawn()

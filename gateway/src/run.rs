@@ -402,6 +402,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     }
     if let Some(path) = &a.record {
         crate::output_file::check_writable(path, "--record")?;
+        if !cfg.storage.is_empty() {
+            return Err("--record: the network has a [[storage]] node, whose answers a replay cannot reproduce yet; record on the network without it".into());
+        }
         if sim.analytic().is_some() {
             return Err("--record needs the packet model (the analytic model times whole collectives, which a trace cannot replay message by message); drop `--model analytic` or the network file's `model = \"analytic\"`".into());
         }

@@ -389,7 +389,6 @@ impl<T: Transport> Engine<T> {
         any
     }
 
-<<<<<<< HEAD
     /// Handles a message the transport just handed over, telling it so.
     pub(crate) fn handle_taken(&mut self, m: Incoming) {
         self.t.handling_message(true);
@@ -397,8 +396,6 @@ impl<T: Transport> Engine<T> {
         self.t.handling_message(false);
     }
 
-    fn handle(&mut self, m: Incoming) {
-=======
     pub(crate) fn handle(&mut self, m: Incoming) {
         if m.src >= self.t.size() {
             // From an endpoint that is no rank: a storage node's reply.
@@ -412,7 +409,6 @@ impl<T: Transport> Engine<T> {
             }
             return;
         }
->>>>>>> main
         self.counters.messages_received += 1;
         self.counters.bytes_received += m.bytes.len() as u64;
         let Ok((env, payload)) = Envelope::decode(&m.bytes) else {
