@@ -7,7 +7,7 @@ use crate::clock::monotonic_ns;
 use crate::conn::ConnState;
 use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::mpi_linkage::{self, MpiLinkage};
-use crate::network_model::NetworkModel;
+use crate::network_model::{analytic_stats, packet_mut};
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use crate::stall::StallPolicy;
@@ -369,7 +369,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let origin = a.origin.clone();
     let cfg = &a.cfg;
-    let mut sim = NetworkModel::from_config(
+    let mut sim = crate::network_model::from_config(
         cfg,
         &origin,
         a.ranks,
@@ -388,9 +388,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         crate::output_file::check_writable(path, "--timeline")?;
     }
     let shim = launcher::locate_shim()?;
-    let rank_hosts = sim.rank_host_names(a.ranks);
+    let rank_hosts = sim.rank_host_names();
     let rank_cpu_speeds: Vec<f64> = rank_hosts.iter().map(|h| cfg.cpu_speed(h)).collect();
-    let captures = match (&a.capture, sim.packet_mut()) {
+    let captures = match (&a.capture, packet_mut(sim.as_mut())) {
         (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
         _ => None,
     };
@@ -450,7 +450,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
-    let vectors = match (&a.vectors, sim.packet_mut()) {
+    let vectors = match (&a.vectors, packet_mut(sim.as_mut())) {
         (Some(dir), Some(packet)) => {
             packet.enable_vectors(netsim::Nanos(VECTOR_INTERVAL_NS));
             Some(crate::vector_files::VectorFiles::create(dir, packet)?)
@@ -665,7 +665,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let max_behind = gw.lateness.summary();
     let smallest = match max_behind.max_ns {
         0 => None,
-        _ => crate::fidelity::smallest_latency(&gw.sim),
+        _ => crate::fidelity::smallest_latency(gw.sim.as_ref()),
     };
     let compute_late_ns = (max_behind.by_kind.iter())
         .find(|k| k.kind == crate::lateness::LatenessKind::Compute)
@@ -690,7 +690,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
         model: gw.sim.kind().name().to_string(),
-        analytic: gw.sim.analytic().map(|m| m.analytic_stats().clone()),
+        analytic: analytic_stats(gw.sim.as_ref()),
         ranks: a.ranks,
         time_factor: a.time_factor,
         compute_clock: a.compute_clock.name().to_string(),

@@ -29,7 +29,7 @@
 //! | [`wire`], [`tcp`], [`faults`] | frames, queues and captures; the TCP model; faults on the graph |
 //! | [`model`] | the driver vocabulary, the counters and the [`NetworkModel`] trait |
 //! | [`sim`], [`analytic`] | the two network models |
-//! | [`workload`], [`analysis`], [`loader`] | drivers and the command line's network argument |
+//! | [`models`], [`workload`], [`analysis`], [`loader`] | choosing a model by config, drivers, the command line's network argument |
 
 pub mod analysis;
 pub mod analytic;
@@ -38,6 +38,7 @@ pub mod config;
 pub mod faults;
 pub mod loader;
 pub mod model;
+pub mod models;
 pub mod sim;
 pub mod tcp;
 pub mod topology;
@@ -48,6 +49,6 @@ pub use analytic::AnalyticSim;
 pub use base::time::Nanos;
 pub use config::analytic::ModelKind;
 pub use config::{ConfigError, NetworkConfig};
-pub use model::{Delivery, EventClass, InjectError};
+pub use model::{Delivery, EventClass, InjectError, NetworkModel};
 pub use sim::Simulator;
 pub use topology::Network;
