@@ -277,6 +277,7 @@ fn the_layers_are_the_ones_the_docs_draw() {
             ],
         ),
         ("analytic", &["base", "config", "topology", "model"]),
+        ("models", &["config", "model", "sim", "analytic"]),
         ("loader", &["base", "config"]),
         ("workload", &["base", "model", "sim"]),
         ("analysis", &["base", "topology", "wire"]),
