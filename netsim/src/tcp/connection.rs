@@ -1,6 +1,7 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
-use super::{MessageRecord, NewReno, RttEstimator, Segment, TcpAction, TimerKind};
+use super::congestion::{CongestionControl, NewReno};
+use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
 use crate::wire::packet::TcpFlags;
 use bytes::{Bytes, BytesMut};
@@ -102,9 +103,10 @@ impl LazyTimer {
     }
 }
 
-/// Both halves of one connection: data flows sender → receiver only.
+/// Both halves of one connection: data flows sender → receiver only. `C`
+/// is the sender's congestion control.
 #[derive(Debug)]
-pub struct TcpConnection {
+pub struct TcpConnection<C: CongestionControl = NewReno> {
     params: TcpParams,
     // ---- sender ----
     s_state: SenderState,
@@ -118,7 +120,7 @@ pub struct TcpConnection {
     snd_max: u64,
     peer_window: u64,
     peer_wscale: u8,
-    cc: NewReno,
+    cc: C,
     rtt: RttEstimator,
     rtt_probe: Option<(u64, Nanos)>,
     syn_sent_at: Option<Nanos>,
@@ -150,13 +152,22 @@ fn wscale_for(window: u64) -> u8 {
     s
 }
 
-impl TcpConnection {
-    /// A closed connection; `iss`/`r_iss` are the two initial sequence numbers.
+impl TcpConnection<NewReno> {
+    /// A closed connection with NewReno; `iss`/`r_iss` are the two initial
+    /// sequence numbers.
     pub fn new(params: TcpParams, iss: u32, r_iss: u32) -> TcpConnection {
+        let cc = NewReno::new(params.mss as u64, params.initial_cwnd);
+        TcpConnection::with_congestion_control(params, iss, r_iss, cc)
+    }
+}
+
+impl<C: CongestionControl> TcpConnection<C> {
+    /// A closed connection whose sender uses `cc`.
+    pub fn with_congestion_control(params: TcpParams, iss: u32, r_iss: u32, cc: C) -> Self {
         let mss = params.mss as u64;
         let own_wscale = wscale_for(params.receive_window);
         TcpConnection {
-            cc: NewReno::new(mss, params.initial_cwnd),
+            cc,
             rtt: RttEstimator::new(params.rto_initial, params.rto_min, params.rto_max),
             s_state: SenderState::Closed,
             iss,
@@ -478,8 +489,8 @@ impl TcpConnection {
                 self.snd_nxt = ack;
             }
             self.release_acked();
-            if self.cc.in_recovery {
-                if ack >= self.cc.recover {
+            if self.cc.in_recovery() {
+                if ack >= self.cc.recovery_point() {
                     self.cc.on_full_ack(self.snd_max - self.snd_una);
                 } else {
                     self.cc.on_partial_ack(acked);
@@ -502,14 +513,14 @@ impl TcpConnection {
         {
             self.dupacks += 1;
             if self.dupacks == 3
-                && !self.cc.in_recovery
-                && self.snd_una >= self.cc.recover.min(self.snd_una)
+                && !self.cc.in_recovery()
+                && self.snd_una >= self.cc.recovery_point().min(self.snd_una)
             {
                 self.stats.fast_retransmits += 1;
                 self.cc
                     .on_triple_dupack(self.snd_max - self.snd_una, self.snd_max);
                 self.retransmit_front(now, out);
-            } else if self.dupacks > 3 && self.cc.in_recovery {
+            } else if self.dupacks > 3 && self.cc.in_recovery() {
                 self.cc.on_extra_dupack();
             }
         }
@@ -606,7 +617,7 @@ impl TcpConnection {
             return false;
         }
         while self.snd_nxt < self.stream_end_off {
-            let window = self.cc.cwnd.min(self.peer_window.max(self.mss));
+            let window = self.cc.cwnd().min(self.peer_window.max(self.mss));
             let flight = self.snd_nxt - self.snd_una;
             if flight >= window {
                 return false;
@@ -690,7 +701,7 @@ impl TcpConnection {
 
     /// Congestion window in bytes (for tests and reports).
     pub fn cwnd(&self) -> u64 {
-        self.cc.cwnd
+        self.cc.cwnd()
     }
 
     /// Smoothed RTT, if measured.
