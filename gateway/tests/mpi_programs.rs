@@ -127,6 +127,20 @@ fn persistent_collectives_match_native_mpich_on_2_4_8_ranks() {
     }
 }
 
+/// tests/mpi/partitioned.c: MPI 4.0 partitioned communication around a
+/// ring — 16 send partitions against 4 receive partitions, readied with
+/// MPI_Pready, MPI_Pready_range and MPI_Pready_list over 3 rounds of one
+/// request pair, MPI_Parrived polled per partition, and a strided datatype.
+#[test]
+fn partitioned_communication_matches_native_mpich_on_2_4_8_ranks() {
+    if let Some(n) = same_output_on_2_4_8("partitioned") {
+        // Per rank: 3 rounds of 4 partitions + source, tag and count, and
+        // the strided pair.
+        let per = |n: u64| n * (3 * (4 + 3) + 1);
+        assert_eq!(n, [per(2), per(4), per(8)]);
+    }
+}
+
 /// tests/mpi/sessions.c: MPI 4.0's Sessions model — a session before
 /// MPI_Init (process sets and their info, communicators from groups, an
 /// intercommunicator from two groups, the session's error handler), a

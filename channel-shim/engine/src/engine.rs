@@ -197,6 +197,8 @@ pub struct Engine<T: Transport> {
     pub(crate) sessions: crate::session::Sessions,
     /// MPI-IO: the open files.
     pub(crate) files: crate::io::Files,
+    /// MPI 4.0 partitioned requests.
+    pub(crate) part: crate::partitioned::Partitioned,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -248,6 +250,7 @@ impl<T: Transport> Engine<T> {
             rma: Default::default(),
             sessions: Default::default(),
             files: Default::default(),
+            part: Default::default(),
         }
     }
 
@@ -379,6 +382,7 @@ impl<T: Transport> Engine<T> {
         }
         if any {
             self.advance_tasks();
+            self.advance_partitioned();
         }
         any
     }
@@ -463,6 +467,10 @@ impl<T: Transport> Engine<T> {
             Some(Persist::Send { dt, .. }) | Some(Persist::Recv { dt, .. }) => {
                 self.types.release_use(*dt)
             }
+            Some(Persist::Partitioned(spec)) => {
+                self.types.release_use(spec.dt);
+                self.partitioned_retire(spec);
+            }
             Some(Persist::Coll { .. }) => {
                 if let Some(crate::request::OnDone(f)) = &r.on_done {
                     for dt in &f.types {
@@ -504,6 +512,7 @@ impl<T: Transport> Engine<T> {
             Persist::Send { count, dt, .. } | Persist::Recv { count, dt, .. } => {
                 Some((*count, *dt))
             }
+            Persist::Partitioned(s) => Some((s.total_count(), s.dt)),
             Persist::Coll { .. } => None,
         }
     }

@@ -384,6 +384,10 @@ call_codes! {
     Win_lock_all = 162,
     /// MPI_Win_unlock_all.
     Win_unlock_all = 163,
+    /// MPI_Pready and its range and list forms: a piece of a partition of
+    /// a partitioned send (on the collective context, timed as
+    /// point-to-point).
+    Pready = 164,
 }
 
 /// Each nonblocking collective's call code and its blocking call's.

@@ -35,6 +35,7 @@ pub mod object_ops;
 pub mod op;
 pub mod opaque;
 pub mod p2p;
+pub mod partitioned;
 pub mod persistent_coll;
 mod rendezvous;
 pub mod request;

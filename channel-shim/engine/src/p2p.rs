@@ -117,7 +117,7 @@ impl<T: Transport> Engine<T> {
         })
     }
 
-    fn check_tag(&self, tag: i32) -> MpiResult<()> {
+    pub(crate) fn check_tag(&self, tag: i32) -> MpiResult<()> {
         if (0..=self.cfg.tag_ub).contains(&tag) {
             Ok(())
         } else {
@@ -647,6 +647,17 @@ impl<T: Transport> Engine<T> {
                 let (cap, ctx) = self.check_recv(count, dt, src, tag, comm)?;
                 let target = self.recv_target(recv, count, dt)?;
                 self.irecv_raw(cap, src, tag, comm, ctx, Some(req), target)?;
+            }
+            Persist::Partitioned(spec) => {
+                let mem: Box<dyn UserBuffer> = match (send, recv) {
+                    (Some(SendBuf::Program(m)), _) | (None, Some(m)) => m,
+                    (Some(SendBuf::Slice(b)), _) => Box::new(b.to_vec()),
+                    (None, None) => {
+                        let span = self.types.span(spec.dt, spec.total_count())?;
+                        Box::new(vec![0u8; span.len])
+                    }
+                };
+                self.partitioned_start(req, &spec, mem)?;
             }
             // Started by the C layer's starter (see persistent_coll).
             Persist::Coll { .. } => return Err(MpiError::Request),

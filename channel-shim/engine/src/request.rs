@@ -89,6 +89,8 @@ pub(crate) enum Pending {
     /// A started persistent collective: done when the nonblocking
     /// collective it started (a hidden request) is.
     Inner(RequestId),
+    /// A started partitioned send or receive (see `crate::partitioned`).
+    Partitioned,
 }
 
 /// Lifecycle of a request.
@@ -127,6 +129,8 @@ pub(crate) enum Persist {
         comm: CommId,
         seq: u32,
     },
+    /// `MPI_Psend_init` / `MPI_Precv_init`.
+    Partitioned(crate::partitioned::PartSpec),
 }
 
 /// One request.

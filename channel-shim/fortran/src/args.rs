@@ -85,6 +85,12 @@ arg_kind! {
 }
 
 arg_kind! {
+    /// An `INTEGER` count C takes as an `MPI_Count` (`MPI_PSEND_INIT`:
+    /// Debian's libmpifort reads it as a default `INTEGER`).
+    IntAsCount: *const Fint => i64, |f| i64::from(*f)
+}
+
+arg_kind! {
     /// An `INTEGER(KIND=MPI_ADDRESS_KIND)` output or array.
     AintRef: *mut Aint => *mut Aint, |f| f
 }

@@ -32,6 +32,12 @@ fortran_wrappers! {
         buf: Buf, count: In, datatype: In, dest: In, sendtag: In, source: In, recvtag: In,
         comm: In, status: Status,
     );
+    fn mpi_psend_init_ = MPI_Psend_init(buf: Buf, partitions: In, count: IntAsCount, datatype: In, dest: In, tag: In, comm: In, info: In, request: IntRef);
+    fn mpi_precv_init_ = MPI_Precv_init(buf: Buf, partitions: In, count: IntAsCount, datatype: In, source: In, tag: In, comm: In, info: In, request: IntRef);
+    fn mpi_pready_ = MPI_Pready(partition: In, request: In);
+    fn mpi_pready_range_ = MPI_Pready_range(partition_low: In, partition_high: In, request: In);
+    fn mpi_pready_list_ = MPI_Pready_list(length: In, array_of_partitions: IntRef, request: In);
+    fn mpi_parrived_ = MPI_Parrived(request: In, partition: In, flag: IntRef);
     fn mpi_start_ = MPI_Start(request: IntRef);
     fn mpi_startall_ = MPI_Startall(count: In, requests: IntRef);
     fn mpi_wait_ = MPI_Wait(request: IntRef, status: Status);

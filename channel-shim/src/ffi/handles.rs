@@ -171,6 +171,19 @@ pub fn datatype_from(h: c_int) -> Result<DatatypeId, MpiError> {
         .ok_or(MpiError::Datatype)
 }
 
+/// The datatype of a point-to-point buffer of `count` instances: as
+/// Debian's MPICH does, `MPI_DATATYPE_NULL` is accepted for an empty
+/// buffer (it then moves no bytes).
+pub fn buffer_datatype_from(
+    h: c_int,
+    count: impl crate::ffi::large_count::CInt,
+) -> Result<DatatypeId, MpiError> {
+    if h == MPI_DATATYPE_NULL && count.wide() == 0 {
+        return Ok(DatatypeId::Builtin(BuiltinType::Byte));
+    }
+    datatype_from(h)
+}
+
 /// A datatype argument of a constructor: a datatype, or MPI-1's
 /// `MPI_LB` / `MPI_UB` marker.
 pub fn type_arg_from(h: c_int) -> Result<TypeArg, MpiError> {

@@ -83,6 +83,7 @@ pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod p2p_ext;
+pub mod partitioned;
 pub mod persistent_coll;
 pub mod rma;
 pub mod rma_shared;

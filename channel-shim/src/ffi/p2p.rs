@@ -156,7 +156,7 @@ unsafe fn send(
     let r = (|| {
         let (c, dt, n, d, t) = (
             comm_from(comm)?,
-            datatype_from(datatype)?,
+            buffer_datatype_from(datatype, count)?,
             count_from(count)?,
             dest_from(dest)?,
             send_tag(tag)?,
@@ -215,7 +215,7 @@ unsafe fn send_request(
     let r = (|| {
         let args = (
             comm_from(comm)?,
-            datatype_from(datatype)?,
+            buffer_datatype_from(datatype, count)?,
             count_from(count)?,
             dest_from(dest)?,
             send_tag(tag)?,
@@ -270,7 +270,7 @@ mpi_fn! { fn MPI_Irsend / c (buf: *const c_void, count: CountT, datatype: c_int,
 
 mpi_fn! { fn MPI_Recv / c (buf: *mut c_void, count: CountT, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
-        let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        let (c, dt, n, s, t) = (comm_from(comm)?, buffer_datatype_from(datatype, count)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         // The engine stores the data straight into `buf`.
         let report = |st: shim_engine::Status| {
             write_status_single(status, &st);
@@ -294,7 +294,7 @@ mpi_fn! { fn MPI_Recv / c (buf: *mut c_void, count: CountT, datatype: c_int, sou
 
 mpi_fn! { fn MPI_Irecv / c (buf: *mut c_void, count: CountT, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
-        let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        let (c, dt, n, s, t) = (comm_from(comm)?, buffer_datatype_from(datatype, count)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         engine("MPI_Irecv", |e| {
             let span = e.datatypes().span(dt, n)?;
             let id = e.irecv_into(program_memory(buf, span), n, dt, s, t, c)?;
@@ -309,8 +309,8 @@ mpi_fn! { fn MPI_Sendrecv / c (sendbuf: *const c_void, sendcount: CountT, sendty
                           comm: c_int, status: *mut MpiStatus) {
     let r = (|| {
         let c = comm_from(comm)?;
-        let (st_, sn, d, stg) = (datatype_from(sendtype)?, count_from(sendcount)?, dest_from(dest)?, send_tag(sendtag)?);
-        let (rt, rn, s, rtg) = (datatype_from(recvtype)?, count_from(recvcount)?, source_from(source)?, tag_from(recvtag)?);
+        let (st_, sn, d, stg) = (buffer_datatype_from(sendtype, sendcount)?, count_from(sendcount)?, dest_from(dest)?, send_tag(sendtag)?);
+        let (rt, rn, s, rtg) = (buffer_datatype_from(recvtype, recvcount)?, count_from(recvcount)?, source_from(source)?, tag_from(recvtag)?);
         let memories = |e: &mut Eng| -> Result<_, MpiError> {
             let sspan = e.datatypes().span(st_, sn)?;
             let rspan = e.datatypes().span(rt, rn)?;
@@ -766,7 +766,7 @@ mpi_fn! { fn MPI_Rsend_init / c (buf: *const c_void, count: CountT, datatype: c_
 
 mpi_fn! { fn MPI_Recv_init / c (buf: *mut c_void, count: CountT, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) {
     let r = (|| {
-        let (c, dt, n, s, t) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
+        let (c, dt, n, s, t) = (comm_from(comm)?, buffer_datatype_from(datatype, count)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         engine("MPI_Recv_init", |e| {
             let id = e.recv_init(n, dt, s, t, c)?;
             hand_out(e, id, buf, request)

@@ -81,16 +81,18 @@ const CALL_OFFSET: usize = 4;
 /// True for a message the analytic model's collective timing covers: one
 /// on a collective context (odd context ids), except a neighbourhood
 /// collective's, whose messages are timed one by one like point-to-point
-/// ones (the model has no neighbourhood operation).
+/// ones (the model has no neighbourhood operation), and a partition of a
+/// partitioned send's (point-to-point, on that context only to stay apart
+/// from the program's receives).
 fn is_collective_message(bytes: &[u8]) -> bool {
     let odd = bytes
         .get(CONTEXT_OFFSET..CONTEXT_OFFSET + 4)
         .is_some_and(|c| u32::from_le_bytes(c.try_into().unwrap()) & 1 == 1);
-    let neighborhood = bytes
+    let timed_alone = bytes
         .get(CALL_OFFSET)
         .and_then(|&c| shim_engine::envelope::CallCode::from_u8(c))
-        .is_some_and(|c| c.is_neighborhood());
-    odd && !neighborhood
+        .is_some_and(|c| c.is_neighborhood() || c == CallCode::Pready);
+    odd && !timed_alone
 }
 
 impl GatewayTransport {
