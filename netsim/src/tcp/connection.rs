@@ -1,6 +1,6 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
-use super::congestion::{CongestionControl, NewReno};
+use super::congestion::{Congestion, CongestionControl};
 use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
 use crate::wire::packet::TcpFlags;
@@ -103,10 +103,11 @@ impl LazyTimer {
     }
 }
 
-/// Both halves of one connection: data flows sender → receiver only. `C`
-/// is the sender's congestion control.
+/// Both halves of one connection: data flows sender → receiver only. The
+/// sender's congestion control is [`Congestion`], used only through the
+/// [`CongestionControl`] trait.
 #[derive(Debug)]
-pub struct TcpConnection<C: CongestionControl = NewReno> {
+pub struct TcpConnection {
     params: TcpParams,
     // ---- sender ----
     s_state: SenderState,
@@ -120,7 +121,7 @@ pub struct TcpConnection<C: CongestionControl = NewReno> {
     snd_max: u64,
     peer_window: u64,
     peer_wscale: u8,
-    cc: C,
+    cc: Congestion,
     rtt: RttEstimator,
     rtt_probe: Option<(u64, Nanos)>,
     syn_sent_at: Option<Nanos>,
@@ -152,19 +153,12 @@ fn wscale_for(window: u64) -> u8 {
     s
 }
 
-impl TcpConnection<NewReno> {
-    /// A closed connection with NewReno; `iss`/`r_iss` are the two initial
-    /// sequence numbers.
+impl TcpConnection {
+    /// A closed connection; `iss`/`r_iss` are the two initial sequence
+    /// numbers.
     pub fn new(params: TcpParams, iss: u32, r_iss: u32) -> TcpConnection {
-        let cc = NewReno::new(params.mss as u64, params.initial_cwnd);
-        TcpConnection::with_congestion_control(params, iss, r_iss, cc)
-    }
-}
-
-impl<C: CongestionControl> TcpConnection<C> {
-    /// A closed connection whose sender uses `cc`.
-    pub fn with_congestion_control(params: TcpParams, iss: u32, r_iss: u32, cc: C) -> Self {
         let mss = params.mss as u64;
+        let cc = Congestion::new(mss, params.initial_cwnd);
         let own_wscale = wscale_for(params.receive_window);
         TcpConnection {
             cc,
