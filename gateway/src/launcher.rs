@@ -197,6 +197,8 @@ pub struct LaunchSpec<'a> {
     /// The job's private folder (removed by the watchdog should mpinetsim
     /// die).
     pub private_dir: &'a Path,
+    /// The storage node's endpoint, told to the ranks (`[[storage]]`).
+    pub storage_endpoint: Option<u32>,
 }
 
 /// Where the ranks' output goes, always line by line and whole (see
@@ -311,6 +313,12 @@ fn start_rank(
     }
     if let Some(dir) = spec.timeline_dir {
         cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);
+    }
+    if let Some(e) = spec.storage_endpoint {
+        cmd.env(
+            mpinetsim_protocol::storage::ENV_STORAGE_ENDPOINT,
+            e.to_string(),
+        );
     }
     let child = cmd
         .spawn()

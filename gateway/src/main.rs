@@ -38,6 +38,7 @@ mod run;
 mod setup_progress;
 mod simulate;
 mod stall;
+mod storage_node;
 mod stream;
 mod timeline;
 mod topo;

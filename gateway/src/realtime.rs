@@ -148,6 +148,8 @@ pub struct Gateway {
     pub vectors: Option<crate::vector_files::VectorFiles>,
     /// Every delivered message, for the timeline's arrows (when recording one).
     pub arrows: Option<Vec<crate::timeline::Arrow>>,
+    /// The storage node ranks' file accesses go through (`[[storage]]`).
+    pub storage: Option<crate::storage_node::StorageNode>,
     adaptive: Option<crate::adaptive::AdaptiveController>,
     /// Factor switches made by the adaptive controller.
     pub factor_changes: Vec<crate::adaptive::FactorChange>,
@@ -226,6 +228,7 @@ impl Gateway {
             captures,
             vectors: None,
             arrows: None,
+            storage: None,
             undelivered: vec![VecDeque::new(); n],
             rank_conn: vec![None; n],
             interrupted,
@@ -670,7 +673,8 @@ impl Gateway {
                 let conn = self.conns[idx].as_ref().unwrap();
                 let src = conn.rank.unwrap();
                 let uncertainty_ns = conn.clock_uncertainty_ns;
-                if dst >= n {
+                let to_storage = self.storage.as_ref().is_some_and(|s| s.endpoint() == dst);
+                if dst >= n && !to_storage {
                     return Err(self.protocol_error(
                         idx,
                         format!(
@@ -860,6 +864,11 @@ impl Gateway {
                         arrived_ns: d.delivered_at.0,
                         bytes: d.bytes.len() as u64,
                     });
+                }
+                if let Some(st) = self.storage.as_mut() {
+                    if st.on_delivery(&d, &mut self.sim) {
+                        continue;
+                    }
                 }
                 match self.rank_conn[d.dst as usize] {
                     Some(ci) => {

@@ -148,6 +148,8 @@ pub struct JobReport {
     /// Connections dropped because they did not complete the handshake
     /// with the job's secret (wrong secret, garbage, silence).
     pub refused_connections: u64,
+    /// The storage node's traffic per rank (`[[storage]]`; None without one).
+    pub storage: Option<crate::storage_node::StorageReport>,
     /// Why the run's timings may not be trusted (maxBehind far above the
     /// network's smallest latency; see `fidelity`), one sentence each.
     pub warnings: Vec<String>,
@@ -348,6 +350,9 @@ impl JobReport {
                 "mpinetsim: one-sided operations issued: {}\n",
                 one_sided.join(", ")
             ));
+        }
+        if let Some(st) = &self.storage {
+            s.push_str(&st.stderr_lines());
         }
         s
     }

@@ -171,6 +171,7 @@ fn print_launch_environment(
     job: u64,
     secret_file: &std::path::Path,
     ranks: u32,
+    storage_endpoint: Option<u32>,
 ) {
     use mpinetsim_protocol::{ENV_GATEWAY, ENV_JOB, ENV_SECRET, ENV_SECRET_FILE};
     use std::io::Write;
@@ -183,6 +184,12 @@ fn print_launch_environment(
     );
     for other in &addresses[1..] {
         text.push_str(&format!("  (or {ENV_GATEWAY}={other})\n"));
+    }
+    if let Some(e) = storage_endpoint {
+        let var = mpinetsim_protocol::storage::ENV_STORAGE_ENDPOINT;
+        text.push_str(&format!(
+            "  {var}={e}\n(the network's storage node: set it for every rank as well, e.g. -genv {var} {e})\n"
+        ));
     }
     text.push_str(&format!(
         "e.g. mpiexec -n {ranks} -genv LD_LIBRARY_PATH {lib} -genv {ENV_GATEWAY} {first} -genv {ENV_JOB} {job} -genv {ENV_SECRET_FILE} {secret} ./program\n\
@@ -376,6 +383,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         a.capture.is_some(),
         a.vectors.is_some(),
     )?;
+    let storage = crate::storage_node::StorageNode::attach(cfg, &origin, &mut sim, a.ranks)?;
+    let storage_endpoint = storage.as_ref().map(|s| s.endpoint());
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let linkage = program_path.as_deref().map(mpi_linkage::mpi_linkage);
     if let (Some(MpiLinkage::OpenMpi(library)), Some(path)) = (&linkage, &program_path) {
@@ -475,6 +484,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         );
     }
     gw.vectors = vectors;
+    gw.storage = storage;
     if a.timeline.is_some() {
         gw.arrows = Some(Vec::new());
     }
@@ -491,6 +501,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             stdin_to_rank0: a.stdin_to_rank0,
             timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
             private_dir: &job_dir,
+            storage_endpoint,
         })?,
         None => {
             print_launch_environment(
@@ -499,6 +510,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                 job_id,
                 secret_file.as_ref().map_or(&job_dir, |f| &f.path),
                 a.ranks,
+                storage_endpoint,
             );
             launcher::Ranks::none()
         }
@@ -717,6 +729,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
         refused_connections: gw.refused,
+        storage: gw.storage.as_ref().map(|s| s.report()),
         warnings,
     };
     let mut finish_error = flush_result.err();

@@ -22,6 +22,8 @@ mod clock;
 mod clock_sync;
 mod compute;
 mod secret;
+pub mod storage;
+
 pub use address::GatewayAddress;
 pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};

@@ -388,6 +388,18 @@ impl<T: Transport> Engine<T> {
     }
 
     pub(crate) fn handle(&mut self, m: Incoming) {
+        if m.src >= self.t.size() {
+            // From an endpoint that is no rank: a storage node's reply.
+            if !self
+                .files
+                .storage
+                .as_mut()
+                .is_some_and(|s| s.answered(&m.bytes))
+            {
+                self.counters.bad_messages += 1;
+            }
+            return;
+        }
         self.counters.messages_received += 1;
         self.counters.bytes_received += m.bytes.len() as u64;
         let Ok((env, payload)) = Envelope::decode(&m.bytes) else {

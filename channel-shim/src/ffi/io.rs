@@ -287,14 +287,26 @@ pub(crate) unsafe fn iread_call(
 
 // ---- open, close, delete ----
 
+/// The storage node's endpoint the launcher names when the network file
+/// has a `[[storage]]` node (see `shim_engine::io::storage`).
+fn storage_endpoint() -> Option<u32> {
+    std::env::var(mpinetsim_protocol::storage::ENV_STORAGE_ENDPOINT)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+}
+
 mpi_fn! { fn MPI_File_open(comm: c_int, filename: *const c_char, amode: c_int, info: c_int, fh: *mut MpiFile) {
     let func = "MPI_File_open";
     let r = (|| {
         let c = comm_from(comm)?;
         let name = text(filename, MpiError::Code(MPI_ERR_BAD_FILE))?;
         let hints = pairs_of(info)?;
+        let storage = storage_endpoint();
         let f = engine(func, |e| {
             e.set_file_locker(lock_file);
+            if let Some(endpoint) = storage {
+                e.use_storage_node(endpoint);
+            }
             e.file_open(c, name, amode, hints)
         })?;
         // The shared file pointer is a window.

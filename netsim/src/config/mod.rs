@@ -5,6 +5,7 @@
 //! Unknown keys are rejected and every error names the key's path.
 
 pub mod analytic;
+pub mod storage;
 pub mod xsim;
 
 use crate::base::units;
@@ -114,6 +115,9 @@ pub struct NetworkConfig {
     /// Scheduled and random faults (`[[fault]]`; see [`crate::faults`]).
     #[serde(default, rename = "fault")]
     pub fault_entries: Vec<FaultConfig>,
+    /// Storage nodes MPI-IO goes through (`[[storage]]`; see [`crate::model::storage`]).
+    #[serde(default, rename = "storage")]
+    pub storage: Vec<storage::StorageConfig>,
 }
 
 /// `[faults]`: how routing and the run react to faults.
@@ -529,6 +533,9 @@ impl NetworkConfig {
         let cfg = Self::parse_toml(text, origin)?;
         cfg.check_names(origin)?;
         cfg.check_cpu_speeds(origin)?;
+        for st in &cfg.storage {
+            st.check(origin)?;
+        }
         Ok(cfg)
     }
 

@@ -6,6 +6,7 @@
 
 pub mod collective;
 pub mod stats;
+pub mod storage;
 
 use crate::base::time::Nanos;
 use crate::config::analytic::ModelKind;

@@ -9,6 +9,7 @@ use crate::datatype::DatatypeId;
 use crate::error::{MpiError, MpiResult};
 use crate::transport::Transport;
 use crate::Engine;
+use mpinetsim_protocol::storage::StorageOp;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
@@ -197,6 +198,7 @@ impl<T: Transport> Engine<T> {
         atomically(&f.file, self.files.atomic_lock(f), true, || {
             write_segments(&f.file, &segments, &data)
         })?;
+        self.storage_access(StorageOp::Write, &segments, &data);
         self.io_advance(id, pos, start, data.len() as u64)?;
         Ok(self.types.size(dt)? * count as u64)
     }
@@ -224,6 +226,7 @@ impl<T: Transport> Engine<T> {
             read_segments(&f.file, &segments, &mut data)
         })?;
         data.truncate(got);
+        self.storage_access(StorageOp::Read, &segments, &[]);
         self.io_unpack(rep, dt, count, &data, region)?;
         self.io_advance(id, pos, start, got as u64)?;
         self.io_memory_bytes(rep, dt, got as u64)

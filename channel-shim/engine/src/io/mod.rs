@@ -12,6 +12,8 @@
 //! - [`two_phase`]: the collective reads and writes: the ranks' pieces go
 //!   through the network to aggregator ranks, which access the file in
 //!   large contiguous requests (ROMIO's two-phase collective buffering);
+//! - [`storage`]: the accesses' requests to a storage node of the
+//!   simulated network, when the network file has one;
 //! - [`shared`]: the shared file pointer (kept at rank 0 of the file's
 //!   communicator and moved with one-sided messages) and the ordered
 //!   collective forms.
@@ -23,6 +25,7 @@ pub mod access;
 pub mod amode;
 pub mod open;
 pub mod shared;
+pub mod storage;
 pub mod two_phase;
 pub mod view;
 
@@ -134,6 +137,9 @@ pub struct Files {
     /// The error handler of `MPI_FILE_NULL` (`MPI_ERRORS_RETURN` at start):
     /// new files get it, and errors of calls without a file use it.
     pub null_errhandler: ErrhandlerId,
+    /// The storage node the file system sits behind (none: accesses cost
+    /// only their local time).
+    pub storage: Option<storage::StorageClient>,
 }
 
 impl Default for Files {
@@ -142,6 +148,7 @@ impl Default for Files {
             slots: Vec::new(),
             locker: None,
             null_errhandler: ErrhandlerId::RETURN,
+            storage: None,
         }
     }
 }

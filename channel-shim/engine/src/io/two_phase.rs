@@ -22,6 +22,7 @@ use crate::datatype::DatatypeId;
 use crate::error::MpiResult;
 use crate::transport::Transport;
 use crate::Engine;
+use mpinetsim_protocol::storage::StorageOp;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
@@ -129,8 +130,26 @@ fn serve_reads(file: &File, want: &[FileSegment]) -> MpiResult<Vec<Vec<u8>>> {
 }
 
 /// Writes `pieces` (sorted by offset; a later piece wins where they
-/// overlap) in contiguous runs.
-fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
+/// overlap) in contiguous runs; returns the runs and, when `keep`, their
+/// bytes one after the other (for a storage node's requests).
+fn write_runs(
+    file: &File,
+    pieces: Vec<(u64, &[u8])>,
+    keep: bool,
+) -> MpiResult<(Vec<FileSegment>, Vec<u8>)> {
+    let mut written = (Vec::new(), Vec::new());
+    let mut flush = |run: &[u8], offset: u64| -> MpiResult<()> {
+        file.write_all_at(run, offset)
+            .map_err(|e| amode::io_error(&e))?;
+        written.0.push(FileSegment {
+            offset,
+            len: run.len() as u64,
+        });
+        if keep {
+            written.1.extend_from_slice(run);
+        }
+        Ok(())
+    };
     let mut run: Vec<u8> = Vec::new();
     let mut run_start = 0u64;
     for (off, bytes) in pieces {
@@ -142,8 +161,7 @@ fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
             run.extend_from_slice(&bytes[overlap..]);
         } else {
             if !run.is_empty() {
-                file.write_all_at(&run, run_start)
-                    .map_err(|e| amode::io_error(&e))?;
+                flush(&run, run_start)?;
             }
             run.clear();
             run.extend_from_slice(bytes);
@@ -151,10 +169,9 @@ fn write_runs(file: &File, pieces: Vec<(u64, &[u8])>) -> MpiResult<()> {
         }
     }
     if !run.is_empty() {
-        file.write_all_at(&run, run_start)
-            .map_err(|e| amode::io_error(&e))?;
+        flush(&run, run_start)?;
     }
-    Ok(())
+    Ok(written)
 }
 
 impl<T: Transport> Engine<T> {
@@ -296,7 +313,11 @@ impl<T: Transport> Engine<T> {
         pieces.sort_by_key(|p| p.0);
         let f = self.files.get(id)?;
         let (file, atomic) = (&f.file, self.files.atomic_lock(f));
-        super::access::atomically(file, atomic, true, || write_runs(file, pieces))
+        let keep = self.files.storage.is_some();
+        let (segments, data) =
+            super::access::atomically(file, atomic, true, || write_runs(file, pieces, keep))?;
+        self.storage_access(StorageOp::Write, &segments, &data);
+        Ok(())
     }
 
     /// `MPI_File_read_all` / `MPI_File_read_at_all` (collective); returns
@@ -355,6 +376,7 @@ impl<T: Transport> Engine<T> {
                 super::access::atomically(&f.file, self.files.atomic_lock(f), false, || {
                     serve_reads(&f.file, &all)
                 })?;
+            self.storage_access(StorageOp::Read, &all, &[]);
             let mut replies = vec![Vec::new(); n];
             let mut it = data.into_iter();
             for (r, w) in want.iter().enumerate() {
