@@ -866,7 +866,7 @@ impl Gateway {
                     });
                 }
                 if let Some(st) = self.storage.as_mut() {
-                    if st.on_delivery(&d, &mut self.sim) {
+                    if st.on_delivery(&d, self.sim.as_mut()) {
                         continue;
                     }
                 }

@@ -383,7 +383,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         a.capture.is_some(),
         a.vectors.is_some(),
     )?;
-    let storage = crate::storage_node::StorageNode::attach(cfg, &origin, &mut sim, a.ranks)?;
+    let storage = crate::storage_node::StorageNode::attach(cfg, &origin, sim.as_mut(), a.ranks)?;
     let storage_endpoint = storage.as_ref().map(|s| s.endpoint());
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let linkage = program_path.as_deref().map(mpi_linkage::mpi_linkage);
