@@ -291,6 +291,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 stdin_to_rank0: false,
                 vectors: None,
                 timeline: None,
+                record: None,
                 external: None,
                 stall: crate::stall::StallPolicy::default(),
             };

@@ -20,6 +20,9 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Run an unmodified MPI program on the simulated network in scaled real time.
     Run(RunArgs),
+    /// Re-time a trace recorded by `run --record` on a network, in pure
+    /// virtual time (no processes, no time factor).
+    Replay(ReplayArgs),
     /// Describe a network without simulating: sizes, diameter, hop counts
     /// and zero-load latencies of a traffic pattern, per-node load, DOT.
     Topo(TopoArgs),
@@ -313,6 +316,10 @@ pub struct RunArgs {
     /// the messages between ranks as Chrome trace-event JSON (Perfetto).
     #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// Record every rank's computations and messages into this trace
+    /// file, for `mpinetsim replay` on other networks in virtual time.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Inject a fault (repeatable): 'link NAME down at 10ms for 50ms',
     /// 'node NAME down at 1s', 'link NAME rate 100Mbps at 1s for 2s',
     /// 'link PATTERN mtbf 10s mttr 1s' (see docs/user-guide.md, Faults).
@@ -321,6 +328,29 @@ pub struct RunArgs {
     /// The program and its arguments (after --).
     #[arg(required = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
+}
+
+/// Arguments of `mpinetsim replay`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReplayArgs {
+    /// The trace `mpinetsim run --record FILE` wrote.
+    pub trace: PathBuf,
+    /// Network description (TOML) to replay it on.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Sets KEY to VALUE in the network file (repeatable), e.g.
+    /// 'link."host0-switch0".rate=100Mbps' or 'host.cpu_speed=0.5'.
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// Inject a fault (repeatable), as for `run`.
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
+    /// Write pcaps of the configured capture points into this folder.
+    #[arg(long)]
+    pub capture: Option<PathBuf>,
+    /// Write the outcome and the network statistics as JSON to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
 }
 
 /// Arguments of `mpinetsim simulate`.

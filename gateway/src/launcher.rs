@@ -194,6 +194,8 @@ pub struct LaunchSpec<'a> {
     pub stdin_to_rank0: bool,
     /// Folder for the ranks' timeline spans, when recording a timeline.
     pub timeline_dir: Option<&'a Path>,
+    /// Folder for the ranks' event streams, when recording a trace.
+    pub record_dir: Option<&'a Path>,
     /// The job's private folder (removed by the watchdog should mpinetsim
     /// die).
     pub private_dir: &'a Path,
@@ -313,6 +315,9 @@ fn start_rank(
     }
     if let Some(dir) = spec.timeline_dir {
         cmd.env(mpinetsim_protocol::ENV_TIMELINE_DIR, dir);
+    }
+    if let Some(dir) = spec.record_dir {
+        cmd.env(mpinetsim_protocol::trace::ENV_RECORD_DIR, dir);
     }
     if let Some(e) = spec.storage_endpoint {
         cmd.env(

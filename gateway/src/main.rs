@@ -33,6 +33,7 @@ mod private_dir;
 mod rank_output;
 mod rank_watchdog;
 mod realtime;
+mod replay;
 mod report;
 mod run;
 mod setup_progress;
@@ -42,6 +43,7 @@ mod storage_node;
 mod stream;
 mod timeline;
 mod topo;
+mod trace_file;
 mod trusted_folder;
 mod vector_files;
 
@@ -54,6 +56,7 @@ fn main() {
     let result = match args.command {
         cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
         cli::Command::Run(a) => run::run(&a),
+        cli::Command::Replay(a) => replay::run(&a).map(|()| 0),
         cli::Command::Topo(a) => topo::run(&a).map(|()| 0),
         cli::Command::Gateway(a) => run::gateway(&a),
         cli::Command::Calibrate(a) => calibrate::run(&a),

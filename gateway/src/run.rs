@@ -49,6 +49,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         stdin_to_rank0: true,
         vectors: a.vectors.clone(),
         timeline: a.timeline.clone(),
+        record: a.record.clone(),
         external: None,
         stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), true)?,
     };
@@ -96,6 +97,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         stdin_to_rank0: false,
         vectors: None,
         timeline: None,
+        record: None,
         external: Some(External {
             listen,
             lib_dir: a.lib_dir.clone(),
@@ -326,6 +328,8 @@ pub struct JobSpec<'a> {
     pub vectors: Option<PathBuf>,
     /// File for the Chrome trace-event timeline.
     pub timeline: Option<PathBuf>,
+    /// File for the record/replay trace.
+    pub record: Option<PathBuf>,
     /// Ranks are started by someone else (hydra's mpiexec, srun) and
     /// connect to this socket; `command` is then only a label.
     pub external: Option<External>,
@@ -395,6 +399,15 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     }
     if let Some(path) = &a.timeline {
         crate::output_file::check_writable(path, "--timeline")?;
+    }
+    if let Some(path) = &a.record {
+        crate::output_file::check_writable(path, "--record")?;
+        if !cfg.storage.is_empty() {
+            return Err("--record: the network has a [[storage]] node, whose answers a replay cannot reproduce yet; record on the network without it".into());
+        }
+        if sim.analytic().is_some() {
+            return Err("--record needs the packet model (the analytic model times whole collectives, which a trace cannot replay message by message); drop `--model analytic` or the network file's `model = \"analytic\"`".into());
+        }
     }
     let shim = launcher::locate_shim()?;
     let rank_hosts = sim.rank_host_names();
@@ -470,6 +483,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     if a.timeline.is_some() {
         crate::trusted_folder::create_private_dir_all(&timeline_dir)?;
     }
+    let record_dir = job_dir.join("record");
+    if a.record.is_some() {
+        crate::trusted_folder::create_private_dir_all(&record_dir)?;
+    }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
     let (per_rank, what) = match &a.external {
         None => (3, "a socket and two output pipes per rank"),
@@ -500,6 +517,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             output: &a.output,
             stdin_to_rank0: a.stdin_to_rank0,
             timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
+            record_dir: a.record.as_ref().map(|_| record_dir.as_path()),
             private_dir: &job_dir,
             storage_endpoint,
         })?,
@@ -743,6 +761,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             &report.network_stats.network_events,
         );
         if let Err(e) = written {
+            finish_error.get_or_insert(e);
+        }
+    }
+    if let Some(path) = &a.record {
+        if let Err(e) = crate::trace_file::merge(path, &record_dir, a.ranks) {
             finish_error.get_or_insert(e);
         }
     }

@@ -89,6 +89,19 @@ pub fn write(
             }));
         }
     }
+    // Endpoints after the ranks: a storage node (`[[storage]]`).
+    let mut others: Vec<u32> = (arrows.iter())
+        .flat_map(|a| [a.src, a.dst])
+        .filter(|&e| e >= ranks)
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    for e in others {
+        events.push(json!({
+            "ph": "M", "name": "thread_name", "pid": 0, "tid": e,
+            "args": {"name": format!("storage node (endpoint {e})")}
+        }));
+    }
     for (id, a) in arrows.iter().enumerate() {
         let args = json!({"bytes": a.bytes, "src": a.src, "dst": a.dst});
         events.push(json!({

@@ -2,20 +2,18 @@
 //! built with Debian's MPICH HDF5 (`h5pcc`, package libhdf5-mpich-dev),
 //! writes its hyperslabs of three datasets collectively and reads another
 //! rank's back, natively (Debian's `mpiexec`) and through `mpinetsim run`
-//! on the ideal network, 4 ranks; both runs check every value and the two
-//! files' `h5dump` (package hdf5-tools) must be identical.
+//! on the ideal network, on 2, 4 and 8 ranks; both runs check every value
+//! and the two files' `h5dump` (package hdf5-tools) must be identical.
 
 mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const RANKS: &str = "4";
-
 /// A fresh private folder for one run's file.
-fn run_dir(name: &str) -> PathBuf {
-    let d =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hdf5-{name}-{}", std::process::id()));
+fn run_dir(name: &str, ranks: u32) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("hdf5-{name}-{ranks}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -44,11 +42,19 @@ fn parallel_hdf5_hyperslabs_match_native_mpich_and_h5dump_is_identical() {
         return;
     }
     let prog = build_c("hdf5_hyperslab", "h5pcc");
+    for ranks in [2, 4, 8] {
+        same_file_as_native(&prog, ranks);
+    }
+}
 
-    let native_dir = run_dir("native");
+/// Runs the program on `ranks` ranks natively and through mpinetsim and
+/// compares their output and their files' h5dump.
+fn same_file_as_native(prog: &Path, ranks: u32) {
+    let n = ranks.to_string();
+    let native_dir = run_dir("native", ranks);
     let native = Command::new("mpiexec")
-        .args(["-n", RANKS])
-        .arg(&prog)
+        .args(["-n", &n])
+        .arg(prog)
         .arg("file.h5")
         .current_dir(&native_dir)
         .env("UCX_LOG_LEVEL", "error")
@@ -57,16 +63,16 @@ fn parallel_hdf5_hyperslabs_match_native_mpich_and_h5dump_is_identical() {
     let (nat_out, nat_err) = text(&native);
     assert!(
         native.status.success(),
-        "natively: {}\n{nat_out}\n{nat_err}",
+        "natively on {ranks} ranks: {}\n{nat_out}\n{nat_err}",
         native.status
     );
 
-    let sim_dir = run_dir("mpinetsim");
+    let sim_dir = run_dir("mpinetsim", ranks);
     ensure_shim();
     let o = Command::new(bin())
-        .args(["run", "-n", RANKS, "--net", &config("ideal.toml")])
+        .args(["run", "-n", &n, "--net", &config("ideal.toml")])
         .args(["--time-factor", "1", "--"])
-        .arg(&prog)
+        .arg(prog)
         .arg("file.h5")
         .current_dir(&sim_dir)
         .output()
@@ -74,14 +80,14 @@ fn parallel_hdf5_hyperslabs_match_native_mpich_and_h5dump_is_identical() {
     let (sim_out, sim_err) = text(&o);
     assert!(
         o.status.success(),
-        "through mpinetsim: {}\n{sim_out}\n{sim_err}",
+        "through mpinetsim on {ranks} ranks: {}\n{sim_out}\n{sim_err}",
         o.status
     );
 
     // 9 checks per rank while writing (create, 3 dataset creations and
     // collective writes, the attribute, close) and 9 while reading back
     // (open, 3 collective reads and their values, the attribute, close).
-    let summary = format!("hdf5_hyperslab: {} checks passed", 18 * 4);
+    let summary = format!("hdf5_hyperslab: {} checks passed", 18 * ranks);
     assert!(
         nat_out.contains(&summary),
         "natively:\n{nat_out}\n{nat_err}"
@@ -96,7 +102,7 @@ fn parallel_hdf5_hyperslabs_match_native_mpich_and_h5dump_is_identical() {
     assert!(native_dump.contains("DATASET \"columns\""), "{native_dump}");
     assert!(
         native_dump == sim_dump,
-        "h5dump of the file written through mpinetsim differs from the native one:\n--- native\n{native_dump}\n--- mpinetsim\n{sim_dump}"
+        "on {ranks} ranks, h5dump of the file written through mpinetsim differs from the native one:\n--- native\n{native_dump}\n--- mpinetsim\n{sim_dump}"
     );
     let _ = std::fs::remove_dir_all(native_dir);
     let _ = std::fs::remove_dir_all(sim_dir);

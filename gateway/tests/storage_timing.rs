@@ -199,3 +199,77 @@ fn a_storage_node_that_cannot_be_is_one_sentence() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// "What if rank 0 wrote all the output": rank 0 writes the whole 4 MiB
+/// file with `MPI_File_write_at` (independent: 4 requests of 1 MiB), then
+/// both ranks read their 2 MiB back collectively (2 requests each). The
+/// report counts each rank's bytes and requests, and the timeline names
+/// the node's thread and draws an arrow per request and per reply.
+#[test]
+fn independent_writes_go_to_the_storage_node_and_show_in_report_and_timeline() {
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("io_write_timing", "mpicc");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("storage-rank0-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (report, timeline) = (dir.join("report.json"), dir.join("timeline.json"));
+    let o = run(
+        &[
+            "-n",
+            "2",
+            "--net",
+            &config("reference-storage.toml"),
+            "--report",
+            report.to_str().unwrap(),
+            "--timeline",
+            timeline.to_str().unwrap(),
+        ],
+        &prog,
+        &[dir.join("out.dat").to_str().unwrap(), "2", "rank0"],
+    );
+    let (out, err) = text(&o);
+    assert!(
+        o.status.success() && out.contains("io_write_timing: ok"),
+        "{out}\n{err}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let io = |rank: usize, k: &str| r["storage"]["ranks"][rank][k].as_u64().unwrap();
+    let mib = 1u64 << 20;
+    assert_eq!(
+        [
+            io(0, "bytes_written"),
+            io(0, "bytes_read"),
+            io(0, "requests")
+        ],
+        [4 * mib, 2 * mib, 6]
+    );
+    assert_eq!(
+        [
+            io(1, "bytes_written"),
+            io(1, "bytes_read"),
+            io(1, "requests")
+        ],
+        [0, 2 * mib, 2]
+    );
+    assert_eq!(r["storage"]["host"], "storage0");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&timeline).unwrap()).unwrap();
+    let events = t["traceEvents"]
+        .as_array()
+        .unwrap_or_else(|| t.as_array().unwrap());
+    assert!(events.iter().any(|e| e["name"] == "thread_name"
+        && e["tid"] == 2
+        && e["args"]["name"] == "storage node (endpoint 2)"));
+    let arrows = |key: &str| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "s" && e["args"][key] == 2)
+            .count()
+    };
+    assert_eq!((arrows("dst"), arrows("src")), (8, 8), "requests, replies");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -147,6 +147,8 @@ pub struct Counters {
 pub(crate) struct Msg {
     pub env: Envelope,
     pub payload: Vec<u8>,
+    /// The transport's name for it (see [`Transport::taken_token`]).
+    pub token: u64,
 }
 
 /// The MPI engine of one process.
@@ -363,7 +365,7 @@ impl<T: Transport> Engine<T> {
     pub fn progress(&mut self, block: bool) -> bool {
         let mut any = false;
         while let Some(m) = self.t.try_recv() {
-            self.handle(m);
+            self.handle_taken(m);
             any = true;
         }
         if !any && block {
@@ -377,7 +379,7 @@ impl<T: Transport> Engine<T> {
                     self.t.recv_blocking()
                 }
             };
-            self.handle(m);
+            self.handle_taken(m);
             any = true;
         }
         if any {
@@ -385,6 +387,13 @@ impl<T: Transport> Engine<T> {
             self.advance_partitioned();
         }
         any
+    }
+
+    /// Handles a message the transport just handed over, telling it so.
+    pub(crate) fn handle_taken(&mut self, m: Incoming) {
+        self.t.handling_message(true);
+        self.handle(m);
+        self.t.handling_message(false);
     }
 
     pub(crate) fn handle(&mut self, m: Incoming) {
@@ -417,6 +426,7 @@ impl<T: Transport> Engine<T> {
                     item: Msg {
                         payload: payload.to_vec(),
                         env,
+                        token: self.t.taken_token(),
                     },
                 };
                 if let Some((posted, msg)) = self.queues.arrive(arrived) {
@@ -450,6 +460,7 @@ impl<T: Transport> Engine<T> {
 
     /// Marks `req` done, dropping it if it is hidden or freed.
     pub(crate) fn finish(&mut self, req: RequestId, c: Completion) {
+        self.t.completed_request();
         let Ok(r) = self.reqs.get_mut(req) else {
             return;
         };
@@ -625,6 +636,8 @@ impl<T: Transport> Engine<T> {
             item: req,
         };
         if let Some((p, m)) = self.queues.post(posted) {
+            // The program's call takes a message that waited unexpected.
+            self.t.program_took(m.item.env.src, m.item.token);
             self.matched(p.item, m.item);
         }
     }

@@ -79,6 +79,7 @@ impl<T: Transport> Engine<T> {
         let Some(m) = self.queues.take(&pat) else {
             return Ok(None);
         };
+        self.t.program_took(m.item.env.src, m.item.token);
         let c = self.comms.get_any(comm).ok_or(MpiError::Comm)?;
         let status = Status {
             source: c.rank_of_world(m.src).map_or(Source::Any, Source::Rank),

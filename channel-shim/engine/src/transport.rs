@@ -101,6 +101,23 @@ pub trait Transport {
     }
     /// Ends the stamping [`Transport::try_recv_one_sided`] began.
     fn end_one_sided_service(&mut self) {}
+    /// The engine starts (`true`) or ends (`false`) handling the message
+    /// it took last: what it sends meanwhile answers that message (a CTS,
+    /// an acknowledgement, a reply), which a recorded trace notes so a
+    /// replay sends it when the message arrives. No-op by default.
+    fn handling_message(&mut self, _handling: bool) {}
+    /// Handling the current message completed a request (see
+    /// [`Transport::handling_message`]). No-op by default.
+    fn completed_request(&mut self) {}
+    /// A name for the message taken last, which the engine keeps with it
+    /// while it waits unexpected (0 by default).
+    fn taken_token(&self) -> u64 {
+        0
+    }
+    /// A program's call took the message `token` names from world rank
+    /// `src` out of the unexpected queue: the program depended on it.
+    /// No-op by default.
+    fn program_took(&mut self, _src: u32, _token: u64) {}
     /// The simulated host this rank runs on (ranks on one host form one
     /// `MPI_COMM_TYPE_SHARED` communicator); 0 when unknown.
     fn node(&self) -> u32 {

@@ -6,6 +6,7 @@
 use super::clock::{self, monotonic_ns};
 use super::clock_sync::{self, ClockSync};
 use super::gateway_stream::GatewayStream;
+use mpinetsim_protocol::trace::{TraceEvent, TRACE_HEADER_BYTES};
 use mpinetsim_protocol::{
     ComputeClock, Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY,
     VERSION,
@@ -71,6 +72,19 @@ pub struct GatewayTransport {
     /// calls: the arrival time of the one being served, which stamps what
     /// is sent meanwhile (see [`Transport::try_recv_one_sided`]).
     serving_at_srt_ns: Option<u64>,
+    /// Messages delivered so far per sender (a message's arrival index
+    /// names it in a recorded trace).
+    arrivals: Vec<u64>,
+    /// The arrival index of each message in `ready`, in the same order.
+    ready_index: VecDeque<u64>,
+    /// The message taken last (sender, arrival index).
+    last_taken: Option<(u32, u64)>,
+    /// The message the engine is handling, whose answers these sends are.
+    handling: Option<(u32, u64)>,
+    /// The message taken last was taken by the one-sided service.
+    last_taken_by_service: bool,
+    /// Handling the current message completed a request.
+    handling_completed: bool,
 }
 
 /// Envelope offset of the context id (see `shim_engine::envelope`).
@@ -124,6 +138,12 @@ impl GatewayTransport {
             reported: HashMap::new(),
             wakeups: 0,
             serving_at_srt_ns: None,
+            arrivals: vec![0; me.size as usize],
+            ready_index: VecDeque::new(),
+            last_taken: None,
+            handling: None,
+            last_taken_by_service: false,
+            handling_completed: false,
         };
         t.write_frame(&Frame::Hello {
             version: VERSION,
@@ -243,7 +263,17 @@ impl GatewayTransport {
         if due > waiting_from {
             clock::set_lag_ns(self.srt_ns().saturating_sub(due));
         }
-        self.ready.pop_front().unwrap()
+        self.take_ready(0, false).unwrap()
+    }
+
+    /// Takes message `i` of the ready queue, recording it when the job
+    /// records a trace (`service`: the one-sided service took it).
+    fn take_ready(&mut self, i: usize, service: bool) -> Option<Incoming> {
+        let m = self.ready.remove(i)?;
+        let index = self.ready_index.remove(i).unwrap_or(u64::MAX);
+        self.last_taken = Some((m.src, index));
+        self.last_taken_by_service = service;
+        Some(m)
     }
 
     /// Waits until scaled time reaches `srt_ns`: sleeps while far, then
@@ -415,6 +445,11 @@ impl GatewayTransport {
                 bytes,
             }) => {
                 self.wakeups += 1;
+                let index = self.arrivals.get_mut(src as usize).map_or(u64::MAX, |n| {
+                    *n += 1;
+                    *n - 1
+                });
+                self.ready_index.push_back(index);
                 self.ready.push_back(Incoming {
                     src,
                     vtime_ns,
@@ -495,6 +530,7 @@ impl GatewayTransport {
             payload_len: 0,
         };
         self.wakeups += 1;
+        self.ready_index.push_back(u64::MAX);
         self.ready.push_back(Incoming {
             src: self.rank,
             vtime_ns,
@@ -557,6 +593,14 @@ impl Transport for GatewayTransport {
             ));
         }
         let srt_ns = self.emulated_srt_ns();
+        if super::trace_record::is_on() {
+            super::trace_record::record(TraceEvent::Send {
+                cause: self.handling,
+                dst,
+                len: bytes.len() as u32,
+                header: bytes[..bytes.len().min(TRACE_HEADER_BYTES)].to_vec(),
+            });
+        }
         if self.analytic && is_collective_message(&bytes) {
             // The collective model times the whole operation.
             self.write_frame(&Frame::CollectiveData { dst, srt_ns, bytes });
@@ -572,7 +616,7 @@ impl Transport for GatewayTransport {
         while self.pump(false) {}
         let now = self.srt_ns();
         let m = match self.ready.front() {
-            Some(m) if m.vtime_ns <= now => self.ready.pop_front()?,
+            Some(m) if m.vtime_ns <= now => self.take_ready(0, false)?,
             _ => return None,
         };
         // Taken at emulated time max(arrival, emulated now): the rank was
@@ -590,7 +634,7 @@ impl Transport for GatewayTransport {
             .iter()
             .take_while(|m| m.vtime_ns <= now)
             .position(|m| is_one_sided_message(&m.bytes))?;
-        let m = self.ready.remove(i)?;
+        let m = self.take_ready(i, true)?;
         self.serving_at_srt_ns = Some(m.vtime_ns);
         Some(m)
     }
@@ -603,6 +647,38 @@ impl Transport for GatewayTransport {
     }
     fn end_one_sided_service(&mut self) {
         self.serving_at_srt_ns = None;
+    }
+    fn handling_message(&mut self, handling: bool) {
+        if handling {
+            self.handling = self.last_taken;
+            self.handling_completed = false;
+            return;
+        }
+        if let (true, Some((src, index))) = (super::trace_record::is_on(), self.handling) {
+            super::trace_record::record(TraceEvent::Consume {
+                service: self.last_taken_by_service,
+                completes: self.handling_completed,
+                src,
+                index,
+            });
+        }
+        self.handling = None;
+    }
+    fn completed_request(&mut self) {
+        self.handling_completed = true;
+    }
+    fn taken_token(&self) -> u64 {
+        self.last_taken.map_or(u64::MAX, |(_, index)| index)
+    }
+    fn program_took(&mut self, src: u32, token: u64) {
+        if super::trace_record::is_on() && token != u64::MAX {
+            super::trace_record::record(TraceEvent::Consume {
+                service: false,
+                completes: true,
+                src,
+                index: token,
+            });
+        }
     }
     fn recv_blocking(&mut self) -> Incoming {
         let waiting_from = self.emulated_srt_ns();

@@ -179,6 +179,9 @@ impl Pacer {
                 ComputeClock::Cpu => cpu,
                 ComputeClock::Wall => wall,
             };
+            super::trace_record::record(mpinetsim_protocol::trace::TraceEvent::Compute {
+                ns: measured,
+            });
             let compute = (measured as f64 / self.cpu_speed).round() as u64;
             self.compute_ns += compute;
             self.compute_cpu_ns += cpu;

@@ -200,6 +200,7 @@ fn connect() -> Result<JobInfo, String> {
             Err(e) => eprintln!("mpinetsim: rank {rank} records no timeline: {e}"),
         }
     }
+    super::trace_record::start(rank)?;
     *lock(&PACER) = Some(pacer);
     SOCKET_FD.store(t.raw_fd(), Ordering::SeqCst);
     // A piece of rendezvous data and its envelope fit in one frame.
@@ -335,6 +336,7 @@ fn disconnect() {
         counters.slept_ns = p.slept_ns;
     }
     counters.finalize_srt_ns = now_srt_ns();
+    super::trace_record::finish();
     let engine = lock(&ENGINE).take();
     if let Some(mut e) = engine {
         e.transport_mut().finalize(counters);

@@ -22,7 +22,7 @@ impl<T: Transport> Engine<T> {
     pub fn serve_one_sided(&mut self) -> u32 {
         let mut served = 0;
         while let Some(m) = self.t.try_recv_one_sided() {
-            self.handle(m);
+            self.handle_taken(m);
             served += 1;
         }
         self.t.end_one_sided_service();

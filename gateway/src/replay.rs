@@ -1,0 +1,450 @@
+//! `mpinetsim replay TRACE --net FILE`: a recorded run (`mpinetsim run
+//! --record`) re-timed on a network in pure virtual time — no processes,
+//! no time factor.
+//!
+//! Each rank is two actors: its program and its one-sided service (the
+//! rank's NIC). An actor walks its recorded events in order on its own
+//! virtual clock: a computation advances the clock by the recorded time
+//! divided by the host's `cpu_speed`; a send hands the recorded message
+//! (its envelope and as many bytes as it had) to the network model at the
+//! clock; taking a message waits until the network delivered it, the
+//! clock then being at least its delivery time. So the messages, the
+//! rendezvous handshakes and the collective schedules are the ones the
+//! program produced, re-timed by the network. The loop is conservative: it
+//! runs the actor with the earliest clock while that clock is not after
+//! the model's next event, else steps the model, so every injection is at
+//! or after the model's time and the result is deterministic.
+
+use crate::capture_files::CaptureFiles;
+use crate::cli::ReplayArgs;
+use bytes::Bytes;
+use mpinetsim_protocol::trace::{Trace, TraceEvent};
+use netsim::{Nanos, Simulator};
+use std::collections::HashMap;
+
+/// A recorded message: where it goes, its size, its envelope, and which
+/// message from its sender to that destination it was.
+#[derive(Clone, Debug)]
+struct Message {
+    dst: u32,
+    len: u32,
+    header: Vec<u8>,
+    index: u64,
+}
+
+/// One step of a rank's program.
+#[derive(Clone, Debug)]
+enum Step {
+    Compute(u64),
+    Send(Message),
+    Take { src: u32, index: u64 },
+    End,
+}
+
+/// A rank: its program's steps on its own clock, and the messages its
+/// library sent in answer to others (sent when those arrive).
+struct Rank {
+    steps: Vec<Step>,
+    at: usize,
+    clock: Nanos,
+    /// The message it waits for: (sender, index).
+    waiting: Option<(u32, u64)>,
+    /// When its program ended.
+    ended: Option<Nanos>,
+    /// Answers by the message they answer (sender, index).
+    answers: HashMap<(u32, u64), Vec<Message>>,
+}
+
+/// What a replay found.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ReplayOutcome {
+    /// When the last rank's program ended (its MPI_Finalize), ns.
+    pub runtime_ns: u64,
+    /// When each rank's program ended, ns.
+    pub rank_end_ns: Vec<u64>,
+    /// Computation each rank replayed (after CPU-speed scaling), ns.
+    pub rank_compute_ns: Vec<u64>,
+    /// Messages handed to the network.
+    pub messages: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Splits each rank's events into its program's steps and its answers,
+/// numbering each rank's messages per destination in recorded order.
+fn ranks_of(trace: &Trace) -> Vec<Rank> {
+    let mut out = Vec::new();
+    for events in &trace.ranks {
+        let mut rank = Rank {
+            steps: Vec::new(),
+            at: 0,
+            clock: Nanos::ZERO,
+            waiting: None,
+            ended: None,
+            answers: HashMap::new(),
+        };
+        let mut sent: HashMap<u32, u64> = HashMap::new();
+        for e in events {
+            match e {
+                TraceEvent::Compute { ns } => rank.steps.push(Step::Compute(*ns)),
+                TraceEvent::Send {
+                    cause,
+                    dst,
+                    len,
+                    header,
+                } => {
+                    let n = sent.entry(*dst).or_insert(0);
+                    let m = Message {
+                        dst: *dst,
+                        len: *len,
+                        header: header.clone(),
+                        index: *n,
+                    };
+                    *n += 1;
+                    match cause {
+                        Some(c) => rank.answers.entry(*c).or_default().push(m),
+                        None => rank.steps.push(Step::Send(m)),
+                    }
+                }
+                // The one-sided service's takes do not hold the program up.
+                TraceEvent::Consume { service: true, .. } => {}
+                TraceEvent::Consume {
+                    service: false,
+                    completes: true,
+                    src,
+                    index,
+                } => rank.steps.push(Step::Take {
+                    src: *src,
+                    index: *index,
+                }),
+                // Only made the library answer: the answers wait for it.
+                TraceEvent::Consume { .. } => {}
+                TraceEvent::End => rank.steps.push(Step::End),
+            }
+        }
+        out.push(rank);
+    }
+    out
+}
+
+/// Hands `m` from `src` to the model at `at`, remembering which recorded
+/// message it is.
+fn inject(
+    sim: &mut Simulator,
+    ids: &mut HashMap<netsim::tcp::MessageId, (u32, u32, u64)>,
+    out: &mut ReplayOutcome,
+    src: u32,
+    m: &Message,
+    at: Nanos,
+) -> Result<(), String> {
+    let mut bytes = m.header.clone();
+    bytes.resize(m.len.max(1) as usize, 0);
+    out.messages += 1;
+    out.bytes += u64::from(m.len);
+    let id = sim
+        .inject(src, m.dst, Bytes::from(bytes), at)
+        .map_err(|e| format!("rank {src} sends a message the network cannot carry ({e})"))?;
+    ids.insert(id, (src, m.dst, m.index));
+    Ok(())
+}
+
+/// Replays `trace` on `sim` (which has as many ranks); `cpu_speed[r]`
+/// divides rank r's computation. `flush` runs every so many events (for
+/// captures). The error says why the replay cannot finish.
+///
+/// A rank's program walks its steps on its clock: a computation advances
+/// it by the recorded time over the CPU speed, a send hands the message to
+/// the model at the clock, taking a message waits until the model
+/// delivered it. An answer (a message the library sent while handling
+/// another) leaves when the message it answers arrives, or, if the
+/// program is computing then, when that computation ends (the library
+/// handles messages inside MPI calls).
+pub fn replay(
+    trace: &Trace,
+    sim: &mut Simulator,
+    cpu_speed: &[f64],
+    mut flush: impl FnMut(&mut Simulator) -> Result<(), String>,
+) -> Result<ReplayOutcome, String> {
+    let mut ranks = ranks_of(trace);
+    let mut out = ReplayOutcome {
+        rank_end_ns: vec![0; ranks.len()],
+        rank_compute_ns: vec![0; ranks.len()],
+        ..Default::default()
+    };
+    let mut ids = HashMap::new();
+    // Delivery time of each message by (sender, receiver, index).
+    let mut delivered: HashMap<(u32, u32, u64), Nanos> = HashMap::new();
+    let mut batch = Vec::new();
+    let mut since_flush = 0u64;
+    loop {
+        let next_event = sim.next_event_time();
+        let runnable = ranks
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.ended.is_none() && r.waiting.is_none())
+            .min_by_key(|(i, r)| (r.clock, *i))
+            .map(|(i, r)| (i, r.clock));
+        match (runnable, next_event) {
+            (Some((i, clock)), t) if t.is_none_or(|t| clock <= t) => {
+                let rank = i as u32;
+                let r = &mut ranks[i];
+                match r.steps[r.at].clone() {
+                    Step::Compute(ns) => {
+                        let speed = cpu_speed.get(i).copied().unwrap_or(1.0);
+                        let scaled = (ns as f64 / speed).round() as u64;
+                        r.clock += Nanos(scaled);
+                        out.rank_compute_ns[i] += scaled;
+                    }
+                    Step::Send(m) => inject(sim, &mut ids, &mut out, rank, &m, r.clock)?,
+                    Step::Take { src, index } => match delivered.get(&(src, rank, index)) {
+                        Some(&at) => r.clock = r.clock.max(at),
+                        None => {
+                            r.waiting = Some((src, index));
+                            continue;
+                        }
+                    },
+                    Step::End => {
+                        r.ended = Some(r.clock);
+                        continue;
+                    }
+                }
+                r.at += 1;
+            }
+            (_, Some(_)) => {
+                sim.step();
+                since_flush += 1;
+                if since_flush >= netsim::workload::FLUSH_EVERY_EVENTS {
+                    since_flush = 0;
+                    flush(sim)?;
+                }
+                sim.take_deliveries(&mut batch);
+                for d in std::mem::take(&mut batch) {
+                    let Some((src, dst, index)) = ids.remove(&d.id) else {
+                        continue;
+                    };
+                    let t = d.delivered_at;
+                    delivered.insert((src, dst, index), t);
+                    let r = &mut ranks[dst as usize];
+                    // A program still runnable at t is computing past it.
+                    let in_mpi = r.ended.is_some() || r.waiting.is_some();
+                    let answer_at = if in_mpi { t } else { t.max(r.clock) };
+                    let answers = r.answers.remove(&(src, index)).unwrap_or_default();
+                    if r.waiting == Some((src, index)) {
+                        r.waiting = None;
+                        r.clock = r.clock.max(t);
+                        r.at += 1;
+                    }
+                    for m in &answers {
+                        inject(sim, &mut ids, &mut out, dst, m, answer_at)?;
+                    }
+                }
+            }
+            (None, None) => break,
+            (Some(_), None) => unreachable!("a runnable rank runs when the model is idle"),
+        }
+    }
+    flush(sim)?;
+    if let Some(f) = sim.failure() {
+        return Err(f.message.clone());
+    }
+    for (i, r) in ranks.iter().enumerate() {
+        let Some(end) = r.ended else {
+            let (src, index) = r.waiting.unwrap_or_default();
+            return Err(format!(
+                "the replay cannot finish: rank {i} waits for message {index} from rank {src}, which the trace never delivers (the trace is inconsistent)"
+            ));
+        };
+        out.rank_end_ns[i] = end.0;
+        out.runtime_ns = out.runtime_ns.max(end.0);
+    }
+    Ok(out)
+}
+
+/// Runs the command; the error is one sentence for the user.
+pub fn run(a: &ReplayArgs) -> Result<(), String> {
+    let trace = crate::trace_file::read(&a.trace)?;
+    let ranks = trace.ranks.len() as u32;
+    if let Some(path) = &a.report {
+        crate::output_file::check_writable(path, "--report")?;
+    }
+    let origin = a.net.display().to_string();
+    let mut cfg = if a.sets.is_empty() {
+        netsim::loader::load(&a.net, Some(ranks), std::fs::read_to_string)
+            .map_err(|e| e.to_string())?
+    } else {
+        crate::overrides::load_with(&a.net, &a.sets)?
+    };
+    crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if cfg.model == netsim::ModelKind::Analytic {
+        return Err(format!(
+            "{origin}: `model = \"analytic\"`: replay re-times the recorded messages one by one on the packet model; remove the key"
+        ));
+    }
+    let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::from_network(net, &cfg, &origin, ranks as usize, a.capture.is_some())
+        .map_err(|e| e.to_string())?;
+    let speeds: Vec<f64> = sim
+        .rank_hosts()
+        .iter()
+        .map(|&h| cfg.cpu_speed(&sim.network().nodes[h as usize].name))
+        .collect();
+    let mut files = match &a.capture {
+        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
+        None => None,
+    };
+    let started = std::time::Instant::now();
+    let outcome = replay(&trace, &mut sim, &speeds, |sim| match files.as_mut() {
+        Some(f) => f.flush(sim),
+        None => Ok(()),
+    })?;
+    let wall = started.elapsed().as_secs_f64();
+    let stats = sim.stats();
+    out!("trace:            {} ({ranks} ranks)", a.trace.display());
+    out!(
+        "network:          {}",
+        cfg.name.as_deref().unwrap_or(&origin)
+    );
+    out!(
+        "emulated runtime: {:.9} s (the last rank's MPI_Finalize)",
+        outcome.runtime_ns as f64 / 1e9
+    );
+    out!(
+        "messages:         {} ({} B)",
+        outcome.messages,
+        outcome.bytes
+    );
+    out!("events:           {}", stats.events);
+    out!("wall time:        {wall:.3} s");
+    for (r, end) in outcome.rank_end_ns.iter().enumerate() {
+        out!(
+            "rank {r:>4}:        ended at {:.9} s, computed {:.9} s",
+            *end as f64 / 1e9,
+            outcome.rank_compute_ns[r] as f64 / 1e9
+        );
+    }
+    if let Some(f) = &files {
+        for p in f.paths() {
+            out!("capture:          {}", p.display());
+        }
+    }
+    if let Some(path) = &a.report {
+        let report = serde_json::json!({
+            "trace": a.trace.display().to_string(),
+            "network": cfg.name.clone().unwrap_or(origin.clone()),
+            "ranks": ranks,
+            "emulated_runtime_s": outcome.runtime_ns as f64 / 1e9,
+            "outcome": outcome,
+            "wall_s": wall,
+            "stats": stats,
+        });
+        crate::run::write_json(path, &report, "--report")?;
+        out!("report:           {}", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsim::base::time::serialization_time;
+    use netsim::wire::packet::data_frame_wire_len;
+
+    fn reference(ranks: usize) -> (Simulator, netsim::NetworkConfig) {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/reference.toml");
+        let cfg = netsim::loader::load(&path, Some(ranks as u32), std::fs::read_to_string).unwrap();
+        let net = netsim::Network::from_config(&cfg, "reference").unwrap();
+        (
+            Simulator::from_network(net, &cfg, "reference", ranks, false).unwrap(),
+            cfg,
+        )
+    }
+
+    /// `n` round trips of `len`-byte messages; rank 1 computes
+    /// `compute_ns` before each answer.
+    fn pingpong(n: u64, len: u32, compute_ns: u64) -> Trace {
+        let send = |dst| TraceEvent::Send {
+            cause: None,
+            dst,
+            len,
+            header: vec![0; 8],
+        };
+        let take = |src, index| TraceEvent::Consume {
+            service: false,
+            completes: true,
+            src,
+            index,
+        };
+        let mut r0 = Vec::new();
+        let mut r1 = Vec::new();
+        for i in 0..n {
+            r0.extend([send(1), take(1, i)]);
+            r1.extend([take(0, i), TraceEvent::Compute { ns: compute_ns }, send(0)]);
+        }
+        r0.push(TraceEvent::End);
+        r1.push(TraceEvent::End);
+        Trace {
+            ranks: vec![r0, r1],
+        }
+    }
+
+    fn runtime(t: &Trace, speed: f64) -> u64 {
+        let (mut sim, _) = reference(2);
+        replay(t, &mut sim, &[1.0, speed], |_| Ok(()))
+            .unwrap()
+            .runtime_ns
+    }
+
+    /// Each extra round trip costs two one-way times on the reference
+    /// network (two hops of frame serialisation at 1 Gbps + 0.5 ms), and
+    /// the recorded computation divided by the CPU speed: the differences
+    /// cancel the connections' set-up.
+    #[test]
+    fn round_trips_and_computation_take_their_closed_form_time() {
+        let len = 1000u32;
+        let one_way = 2.0
+            * (serialization_time(data_frame_wire_len(u64::from(len)), 1_000_000_000).0 as f64
+                + 500_000.0);
+        let (short, long) = (
+            runtime(&pingpong(10, len, 0), 1.0),
+            runtime(&pingpong(110, len, 0), 1.0),
+        );
+        // The answer leaves behind the receiver's pure ACK of the request
+        // on its first hop: one more frame (without payload) of
+        // serialisation per round trip.
+        let ack = serialization_time(data_frame_wire_len(0), 1_000_000_000).0 as f64;
+        let per_trip = (long - short) as f64 / 100.0;
+        assert!(
+            (per_trip - (2.0 * one_way + ack)).abs() <= 1.0,
+            "a round trip took {per_trip} ns; two one-way times and an ACK frame are {} ns",
+            2.0 * one_way + ack
+        );
+        let computing = pingpong(110, len, 1_000_000);
+        let (full, half) = (runtime(&computing, 1.0), runtime(&computing, 0.5));
+        assert_eq!(
+            half - full,
+            110 * 1_000_000,
+            "110 computations of 1 ms at half speed"
+        );
+        let t = pingpong(3, len, 0);
+        assert_eq!(runtime(&t, 1.0), runtime(&t, 1.0), "deterministic");
+    }
+
+    /// A trace whose rank takes a message nobody sent ends in one sentence.
+    #[test]
+    fn an_inconsistent_trace_is_refused() {
+        let mut t = pingpong(1, 10, 0);
+        t.ranks[0].insert(
+            0,
+            TraceEvent::Consume {
+                service: false,
+                completes: true,
+                src: 1,
+                index: 5,
+            },
+        );
+        let (mut sim, _) = reference(2);
+        let e = replay(&t, &mut sim, &[1.0, 1.0], |_| Ok(())).unwrap_err();
+        assert!(e.contains("rank 0 waits for message 5 from rank 1"), "{e}");
+    }
+}

@@ -1,0 +1,151 @@
+//! `mpinetsim run --record` and `mpinetsim replay`: a recorded run re-timed
+//! in virtual time gives the runtime `mpinetsim run` measures, on the
+//! network it was recorded on and — for a program whose messages arrive
+//! in the same order on both — on another one.
+//!
+//! * tests/mpi/pingpong.c (200 round trips of 1000 B), recorded on the
+//!   reference network: replayed there within 2 % of the recording run's
+//!   emulated runtime, and replayed on slow-rank0 within 3 % of a run on
+//!   slow-rank0 (rank 0 behind 100 Mbps and an extra router hop).
+//! * tests/mpi/alltoall_timed.c (4 ranks, 5 all-to-alls of 200 kB per
+//!   pair: rendezvous, CTS and data pieces), recorded and replayed on
+//!   slow-rank0: within 3 % of the run.
+//!
+//! Bounds are fixed; the runs use factor 8, where their own lateness is
+//! far below them. A bad trace file is one sentence and exit status 2
+//! (as every error of the command line or its files).
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::sync::Mutex;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Runs `prog` on `net` at factor 8 (recording into `record` if given);
+/// returns the report's emulated runtime, s.
+fn run_s(prog: &Path, args: &[&str], ranks: &str, net: &str, record: Option<&Path>) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let mut a = vec![
+        "-n",
+        ranks,
+        "--net",
+        &*Box::leak(config(net).into_boxed_str()),
+        "--time-factor",
+        "8",
+        "--report",
+        rep.to_str().unwrap(),
+    ];
+    if let Some(r) = record {
+        a.extend(["--record", r.to_str().unwrap()]);
+    }
+    let o = run(&a, prog, args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    r["emulated_runtime_s"].as_f64().unwrap()
+}
+
+/// Replays `trace` on `net`; the replay's emulated runtime, s.
+fn replay_s(trace: &Path, net: &str) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let o = std::process::Command::new(bin())
+        .args([
+            "replay",
+            trace.to_str().unwrap(),
+            "--net",
+            &config(net),
+            "--report",
+            rep.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    r["emulated_runtime_s"].as_f64().unwrap()
+}
+
+fn within(what: &str, replayed: f64, measured: f64, bound: f64) {
+    let off = (replayed / measured - 1.0).abs();
+    eprintln!(
+        "{what}: replay {replayed:.6} s, run {measured:.6} s ({:+.2} %)",
+        (replayed / measured - 1.0) * 100.0
+    );
+    assert!(off <= bound, "{what}: the replay gives {replayed} s, the run {measured} s ({:.1} % apart, at most {:.0} %)", off * 100.0, bound * 100.0);
+}
+
+#[test]
+fn a_recorded_pingpong_replays_to_the_runs_runtime_on_both_networks() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("pingpong", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("pingpong.mnt");
+    let args = ["200", "1000"];
+    let recorded = run_s(&prog, &args, "2", "reference.toml", Some(&trace));
+    within(
+        "pingpong on reference",
+        replay_s(&trace, "reference.toml"),
+        recorded,
+        0.02,
+    );
+    let slow = run_s(&prog, &args, "2", "slow-rank0.toml", None);
+    within(
+        "pingpong recorded on reference, on slow-rank0",
+        replay_s(&trace, "slow-rank0.toml"),
+        slow,
+        0.03,
+    );
+}
+
+#[test]
+fn a_recorded_alltoall_replays_to_the_runs_runtime() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("alltoall_timed", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("alltoall.mnt");
+    let recorded = run_s(
+        &prog,
+        &["200000", "5"],
+        "4",
+        "slow-rank0.toml",
+        Some(&trace),
+    );
+    within(
+        "alltoall on slow-rank0",
+        replay_s(&trace, "slow-rank0.toml"),
+        recorded,
+        0.03,
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_trace_is_refused_in_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.mnt");
+    std::fs::write(&bad, b"hello").unwrap();
+    let o = std::process::Command::new(bin())
+        .args([
+            "replay",
+            bad.to_str().unwrap(),
+            "--net",
+            &config("reference.toml"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot be replayed: it is not an mpinetsim trace"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
