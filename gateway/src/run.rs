@@ -405,7 +405,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         if !cfg.storage.is_empty() {
             return Err("--record: the network has a [[storage]] node, whose answers a replay cannot reproduce yet; record on the network without it".into());
         }
-        if sim.analytic().is_some() {
+        if sim.times_collectives() {
             return Err("--record needs the packet model (the analytic model times whole collectives, which a trace cannot replay message by message); drop `--model analytic` or the network file's `model = \"analytic\"`".into());
         }
     }
