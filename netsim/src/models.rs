@@ -22,6 +22,31 @@ pub struct ModelOptions {
 /// Builds the model `cfg.model` names for `ranks` ranks. Captures, time
 /// series and faults exist only in the packet model: asking for them with
 /// another is an error saying so.
+///
+/// The same driver code runs either model:
+///
+/// ```
+/// use netsim::models::{from_config, ModelOptions};
+/// use netsim::{Nanos, NetworkConfig};
+/// for model in ["packet", "analytic"] {
+///     let cfg = NetworkConfig::from_toml_str(
+///         &format!(
+///             "model = '{model}'\n[link_defaults]\ndelay = '500us'\n\
+///              [[host]]\nname = 'a'\n[[host]]\nname = 'b'\n\
+///              [[link]]\na = 'a'\nb = 'b'\n"
+///         ),
+///         "example",
+///     )?;
+///     let mut m = from_config(&cfg, "example", 2, ModelOptions::default())?;
+///     m.inject(0, 1, vec![1u8; 100].into(), Nanos::ZERO)?;
+///     while m.step().is_some() {}
+///     let mut out = Vec::new();
+///     m.take_deliveries(&mut out);
+///     assert_eq!(out.len(), 1);
+///     assert_eq!(m.messages_in_flight(), 0);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn from_config(
     cfg: &NetworkConfig,
     origin: &str,
