@@ -245,7 +245,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let origin = a.net.display().to_string();
-    crate::network_model::NetworkModel::from_config(&cfg, &origin, a.ranks, false, false)?;
+    crate::network_model::from_config(&cfg, &origin, a.ranks, false, false)?;
     crate::trusted_folder::create_private_dir_all(&a.out)?;
     crate::output_file::check_writable(&a.out.join("calibration.json"), "--out")?;
     let log = a.out.join("ranks.log");

@@ -102,7 +102,7 @@ pub struct StallArgs {
 /// Arguments of `mpinetsim gateway`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GatewayArgs {
-    /// Number of ranks to wait for.
+    /// Number of ranks to wait for (also `-np N`, as mpiexec takes it).
     #[arg(short = 'n', long = "np")]
     pub ranks: u32,
     /// Network description.
@@ -149,7 +149,7 @@ pub struct GatewayArgs {
 #[derive(clap::Args, Debug, Clone)]
 #[command(trailing_var_arg = true)]
 pub struct CalibrateArgs {
-    /// Number of ranks.
+    /// Number of ranks (also `-np N`, as mpiexec takes it).
     #[arg(short = 'n', long = "np")]
     pub ranks: u32,
     /// Network description.
@@ -198,7 +198,7 @@ pub struct CalibrateArgs {
 #[derive(clap::Args, Debug, Clone)]
 #[command(trailing_var_arg = true)]
 pub struct CompareArgs {
-    /// Number of ranks.
+    /// Number of ranks (also `-np N`, as mpiexec takes it).
     #[arg(short = 'n', long = "np")]
     pub ranks: u32,
     /// Time factor of every run.
@@ -277,7 +277,7 @@ pub struct TopoArgs {
 #[derive(clap::Args, Debug, Clone)]
 #[command(trailing_var_arg = true)]
 pub struct RunArgs {
-    /// Number of ranks.
+    /// Number of ranks (also `-np N`, as mpiexec takes it).
     #[arg(short = 'n', long = "np")]
     pub ranks: u32,
     /// Network description (TOML), e.g. configs/reference.toml.

@@ -103,7 +103,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     // Check every network (topology, placement, faults, model) before the
     // first run, so a mistake in the last one does not cost the others' runs.
     for (name, cfg) in &nets {
-        crate::network_model::NetworkModel::from_config(cfg, name, a.ranks, false, false)?;
+        crate::network_model::from_config(cfg, name, a.ranks, false, false)?;
     }
     if let Some(path) = &a.json {
         crate::output_file::check_writable(path, "--json")?;

@@ -7,7 +7,7 @@
 //! that latency if it shrinks in proportion — the power of two `mpinetsim
 //! calibrate` would reach on its way up.
 
-use crate::network_model::NetworkModel;
+use netsim::NetworkModel;
 
 /// maxBehind more than this many times the smallest latency is warned about.
 pub const FAR_ABOVE: u64 = 10;
@@ -28,8 +28,8 @@ pub struct SmallestLatency {
 /// The smallest latency between the first [`SAMPLED_HOSTS`] distinct
 /// hosts with ranks (packet model; `None` with one host, unroutable hosts
 /// or the analytic model).
-pub fn smallest_latency(model: &NetworkModel) -> Option<SmallestLatency> {
-    let sim = model.packet()?;
+pub fn smallest_latency(model: &dyn NetworkModel) -> Option<SmallestLatency> {
+    let sim = crate::network_model::packet(model)?;
     let net = sim.network();
     let mut hosts: Vec<netsim::topology::NodeId> = Vec::new();
     for &h in sim.rank_hosts() {

@@ -25,6 +25,7 @@ mod launcher;
 mod listen;
 mod memory;
 mod mpi_linkage;
+mod mpiexec_args;
 mod network_model;
 mod output_file;
 mod overrides;
@@ -47,10 +48,14 @@ mod trace_file;
 mod trusted_folder;
 mod vector_files;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 fn main() {
-    let args = cli::Cli::parse();
+    // `-np N` as mpiexec users type it (see mpiexec_args).
+    let args = cli::Cli::parse_from(mpiexec_args::rewrite(
+        std::env::args_os().collect(),
+        &cli::Cli::command(),
+    ));
     // A job holds a descriptor per rank: allow as many as the system lets us.
     fd_limit::raise_to_hard();
     let result = match args.command {

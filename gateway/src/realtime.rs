@@ -8,7 +8,7 @@ use crate::clock::{monotonic_ns, TimeMap};
 use crate::conn::{ConnState, RankConnection};
 use crate::lateness::LatenessRecorder;
 use crate::listen::Listener;
-use crate::network_model::NetworkModel;
+use crate::network_model::{packet_mut, Model};
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use mpinetsim_protocol::{Frame, GatewayAddress, JobSecret, VERSION};
@@ -120,7 +120,7 @@ pub struct GatewaySettings {
 /// The gateway's live state, also readable by the supervisor callback.
 pub struct Gateway {
     /// The network model (packet simulator or analytic model).
-    pub sim: NetworkModel,
+    pub sim: Model,
     /// Time map of the job.
     pub time: TimeMap,
     /// Lateness of events.
@@ -180,7 +180,7 @@ impl Gateway {
     /// Listens on the socket and prepares the loop. `epoch_ns` is SRT zero.
     pub fn new(
         settings: GatewaySettings,
-        sim: NetworkModel,
+        sim: Model,
         captures: Option<CaptureFiles>,
         epoch_ns: u64,
         interrupted: Arc<AtomicBool>,
@@ -258,7 +258,7 @@ impl Gateway {
 
     /// Writes pending capture bytes and time series to their files.
     pub fn flush_captures(&mut self) -> Result<(), String> {
-        let Some(sim) = self.sim.packet_mut() else {
+        let Some(sim) = packet_mut(self.sim.as_mut()) else {
             return Ok(()); // the analytic model has neither
         };
         // Both are flushed even when one fails; each reports its first
@@ -624,7 +624,7 @@ impl Gateway {
                     epoch_ns: self.time.clock.epoch_ns(),
                     eager_limit: self.settings.eager_limit,
                     adaptive: self.settings.adaptive.is_some(),
-                    analytic: self.sim.analytic().is_some(),
+                    analytic: self.sim.times_collectives(),
                     node: self.rank_nodes.get(rank as usize).copied().unwrap_or(0),
                     compute_clock: self.settings.compute_clock,
                     cpu_speed: (self.settings.rank_cpu_speeds)
@@ -710,7 +710,7 @@ impl Gateway {
                 // its stamp, which IPC has already passed: that is no
                 // network lateness).
                 let at = Nanos(srt_ns.max(self.time.srt(monotonic_ns()))).max(self.sim.now());
-                let Some(model) = self.sim.analytic_mut() else {
+                let Some(model) = self.sim.collectives() else {
                     return Err(self.protocol_error(
                         idx,
                         "it sent collective data, which only the analytic model takes".into(),
@@ -758,7 +758,7 @@ impl Gateway {
                     sent_bytes,
                     received_bytes,
                 };
-                let Some(model) = self.sim.analytic_mut() else {
+                let Some(model) = self.sim.collectives() else {
                     return Err(self.protocol_error(
                         idx,
                         "it reported a collective, which only the analytic model takes".into(),
@@ -866,7 +866,7 @@ impl Gateway {
                     });
                 }
                 if let Some(st) = self.storage.as_mut() {
-                    if st.on_delivery(&d, &mut self.sim) {
+                    if st.on_delivery(&d, self.sim.as_mut()) {
                         continue;
                     }
                 }
@@ -886,7 +886,9 @@ impl Gateway {
                     }),
                 }
             }
-            self.sim.take_releases(&mut releases);
+            if let Some(c) = self.sim.collectives() {
+                c.take_releases(&mut releases);
+            }
             for r in releases.drain(..) {
                 // Every member of a collective is connected: it sent the
                 // Collective frame.

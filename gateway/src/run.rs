@@ -7,7 +7,7 @@ use crate::clock::monotonic_ns;
 use crate::conn::ConnState;
 use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::mpi_linkage::{self, MpiLinkage};
-use crate::network_model::NetworkModel;
+use crate::network_model::{analytic_stats, packet_mut};
 use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use crate::stall::StallPolicy;
@@ -380,14 +380,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let origin = a.origin.clone();
     let cfg = &a.cfg;
-    let mut sim = NetworkModel::from_config(
+    let mut sim = crate::network_model::from_config(
         cfg,
         &origin,
         a.ranks,
         a.capture.is_some(),
         a.vectors.is_some(),
     )?;
-    let storage = crate::storage_node::StorageNode::attach(cfg, &origin, &mut sim, a.ranks)?;
+    let storage = crate::storage_node::StorageNode::attach(cfg, &origin, sim.as_mut(), a.ranks)?;
     let storage_endpoint = storage.as_ref().map(|s| s.endpoint());
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let linkage = program_path.as_deref().map(mpi_linkage::mpi_linkage);
@@ -405,14 +405,14 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         if !cfg.storage.is_empty() {
             return Err("--record: the network has a [[storage]] node, whose answers a replay cannot reproduce yet; record on the network without it".into());
         }
-        if sim.analytic().is_some() {
+        if sim.times_collectives() {
             return Err("--record needs the packet model (the analytic model times whole collectives, which a trace cannot replay message by message); drop `--model analytic` or the network file's `model = \"analytic\"`".into());
         }
     }
     let shim = launcher::locate_shim()?;
-    let rank_hosts = sim.rank_host_names(a.ranks);
+    let rank_hosts = sim.rank_host_names();
     let rank_cpu_speeds: Vec<f64> = rank_hosts.iter().map(|h| cfg.cpu_speed(h)).collect();
-    let captures = match (&a.capture, sim.packet_mut()) {
+    let captures = match (&a.capture, packet_mut(sim.as_mut())) {
         (Some(dir), Some(packet)) => Some(CaptureFiles::create(dir, packet)?),
         _ => None,
     };
@@ -472,7 +472,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
-    let vectors = match (&a.vectors, sim.packet_mut()) {
+    let vectors = match (&a.vectors, packet_mut(sim.as_mut())) {
         (Some(dir), Some(packet)) => {
             packet.enable_vectors(netsim::Nanos(VECTOR_INTERVAL_NS));
             Some(crate::vector_files::VectorFiles::create(dir, packet)?)
@@ -695,7 +695,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let max_behind = gw.lateness.summary();
     let smallest = match max_behind.max_ns {
         0 => None,
-        _ => crate::fidelity::smallest_latency(&gw.sim),
+        _ => crate::fidelity::smallest_latency(gw.sim.as_ref()),
     };
     let compute_late_ns = (max_behind.by_kind.iter())
         .find(|k| k.kind == crate::lateness::LatenessKind::Compute)
@@ -720,7 +720,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
         model: gw.sim.kind().name().to_string(),
-        analytic: gw.sim.analytic().map(|m| m.analytic_stats().clone()),
+        analytic: analytic_stats(gw.sim.as_ref()),
         ranks: a.ranks,
         time_factor: a.time_factor,
         compute_clock: a.compute_clock.name().to_string(),

@@ -45,7 +45,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     progress.stage(&format!("preparing the simulator for {ranks} ranks"));
     let mut sim = Simulator::from_network(net, &cfg, &origin, ranks, a.capture.is_some())
         .map_err(|e| e.to_string())?;
-    progress.finish(&crate::network_model::size_summary(sim.network(), ranks));
+    progress.finish(&netsim::NetworkModel::summary(&sim));
     if let Some(path) = &a.report {
         crate::output_file::check_writable(path, "--report")?;
     }

@@ -6,9 +6,9 @@
 //! per rank the bytes read and written and the time it had requests
 //! outstanding, for the report.
 
-use crate::network_model::NetworkModel;
 use mpinetsim_protocol::storage::{StorageOp, StorageRequest};
 use netsim::model::storage::StorageServer;
+use netsim::NetworkModel;
 use netsim::{Delivery, Nanos, NetworkConfig};
 use serde::Serialize;
 
@@ -81,7 +81,7 @@ impl StorageNode {
     pub fn attach(
         cfg: &NetworkConfig,
         origin: &str,
-        sim: &mut NetworkModel,
+        sim: &mut dyn NetworkModel,
         ranks: u32,
     ) -> Result<Option<StorageNode>, String> {
         let Some(st) = cfg.storage.first() else {
@@ -93,7 +93,7 @@ impl StorageNode {
                 cfg.storage.len()
             ));
         }
-        let Some(packet) = sim.packet_mut() else {
+        let Some(packet) = crate::network_model::packet_mut(sim) else {
             return Err(format!(
                 "{origin}: a storage node ([[storage]]) needs the packet model; remove it or run with --model packet"
             ));
@@ -129,7 +129,7 @@ impl StorageNode {
     /// a reply from it (counted; the caller still delivers it to the
     /// rank). Returns true when the delivery was a request, which goes to
     /// no rank.
-    pub fn on_delivery(&mut self, d: &Delivery, sim: &mut NetworkModel) -> bool {
+    pub fn on_delivery(&mut self, d: &Delivery, sim: &mut dyn NetworkModel) -> bool {
         let endpoint = self.report.endpoint;
         if d.src == endpoint {
             if let (Some(req), Some(io)) = (

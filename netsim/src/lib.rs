@@ -16,6 +16,42 @@
 //! gateway drives it in (scaled) real time; [`workload`] drives it in pure
 //! virtual time.
 //!
+//! ## Example
+//!
+//! Two hosts joined by one 0.5 ms link; rank 0 sends rank 1 100 bytes
+//! over a new connection, so the SYN, the SYN-ACK and the data each cross
+//! the link once (see `examples/` for more):
+//!
+//! ```
+//! use netsim::{Nanos, NetworkConfig, Simulator};
+//! let cfg = NetworkConfig::from_toml_str(
+//!     r#"
+//!     [link_defaults]
+//!     rate = "1Gbps"
+//!     delay = "500us"
+//!     [[host]]
+//!     name = "a"
+//!     [[host]]
+//!     name = "b"
+//!     [[link]]
+//!     a = "a"
+//!     b = "b"
+//!     "#,
+//!     "example",
+//! )?;
+//! let mut sim = Simulator::from_config(&cfg, "example", 2, false)?;
+//! sim.inject(0, 1, vec![1u8; 100].into(), Nanos::ZERO)?;
+//! while sim.step().is_some() {}
+//! let mut out = Vec::new();
+//! sim.take_deliveries(&mut out);
+//! // 3 × 0.5 ms of propagation, plus 8 ns per wire byte (1 Gbps) of the
+//! // SYN and SYN-ACK (86 B each with preamble and gap), the handshake's
+//! // last ACK (84 B: a minimum frame), which leaves just before the data,
+//! // and the data segment (178 B).
+//! assert_eq!(out[0].delivered_at, Nanos(1_500_000 + 8 * (86 + 86 + 84 + 178)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## Layers
 //!
 //! Each folder is a layer and uses only the layers listed before it
@@ -29,7 +65,7 @@
 //! | [`wire`], [`tcp`], [`faults`] | frames, queues and captures; the TCP model; faults on the graph |
 //! | [`model`] | the driver vocabulary, the counters and the [`NetworkModel`] trait |
 //! | [`sim`], [`analytic`] | the two network models |
-//! | [`workload`], [`analysis`], [`loader`] | drivers and the command line's network argument |
+//! | [`models`], [`workload`], [`analysis`], [`loader`] | choosing a model by config, drivers, the command line's network argument |
 
 pub mod analysis;
 pub mod analytic;
@@ -38,6 +74,7 @@ pub mod config;
 pub mod faults;
 pub mod loader;
 pub mod model;
+pub mod models;
 pub mod sim;
 pub mod tcp;
 pub mod topology;
@@ -48,6 +85,6 @@ pub use analytic::AnalyticSim;
 pub use base::time::Nanos;
 pub use config::analytic::ModelKind;
 pub use config::{ConfigError, NetworkConfig};
-pub use model::{Delivery, EventClass, InjectError};
+pub use model::{Delivery, EventClass, InjectError, NetworkModel};
 pub use sim::Simulator;
 pub use topology::Network;

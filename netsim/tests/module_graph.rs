@@ -8,8 +8,8 @@
 //! file as its own module; there an edge from a module to one of its
 //! ancestors is left out, because a child using what its parent declares is
 //! what nesting means (the top-level graph still sees it). Test code (what
-//! follows `#[cfg(test)]`, files named `tests.rs`) may use any layer and is
-//! not read.
+//! follows `#[cfg(test)]`, files named `tests.rs`, folders named `tests`)
+//! may use any layer and is not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -57,7 +57,9 @@ fn read_sources(dir: &Path, root: &Path, out: &mut Sources) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            read_sources(&p, root, out);
+            if p.file_name().is_some_and(|n| n != "tests") {
+                read_sources(&p, root, out);
+            }
         } else if p.extension().is_some_and(|x| x == "rs")
             && p.file_name().is_some_and(|n| n != "tests.rs")
         {
@@ -277,6 +279,7 @@ fn the_layers_are_the_ones_the_docs_draw() {
             ],
         ),
         ("analytic", &["base", "config", "topology", "model"]),
+        ("models", &["config", "model", "sim", "analytic"]),
         ("loader", &["base", "config"]),
         ("workload", &["base", "model", "sim"]),
         ("analysis", &["base", "topology", "wire"]),

@@ -17,6 +17,7 @@
 //! | `collectives` | phase models, size rules, defaults per MPI collective |
 
 pub mod collectives;
+mod model;
 
 pub mod p2p;
 pub mod params;
@@ -31,53 +32,13 @@ pub use params::MachineParams;
 use crate::base::event::EventQueue;
 use crate::base::time::Nanos;
 use crate::config::{ConfigError, NetworkConfig};
+pub use crate::model::collective::{CollectiveEntry, CollectiveKey, Release};
 use crate::model::stats::SimStats;
 use crate::model::{Delivery, EventClass, InjectError};
 use bytes::Bytes;
 use p2p::NetworkResources;
 use params::after;
 use std::collections::{BTreeMap, HashMap};
-
-/// Identifies one collective call of one communicator: its collective
-/// context id, the world rank of its member 0 (disjoint communicators may
-/// share a context id) and the call's number on that communicator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CollectiveKey {
-    /// The communicator's collective context id.
-    pub context: u32,
-    /// World rank of the communicator's rank 0.
-    pub leader: u32,
-    /// Collective calls this member made on the communicator before.
-    pub seq: u32,
-}
-
-/// One member's entry into a collective.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CollectiveEntry {
-    /// Which call.
-    pub key: CollectiveKey,
-    /// The operation.
-    pub op: CollectiveOp,
-    /// Members of the communicator (P).
-    pub members: u32,
-    /// This member is the operation's root.
-    pub is_root: bool,
-    /// Bytes this member's send arguments describe (count × type size).
-    pub sent_bytes: u64,
-    /// Bytes this member's receive arguments describe.
-    pub received_bytes: u64,
-}
-
-/// A member released from a finished collective.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Release {
-    /// World rank.
-    pub rank: u32,
-    /// The collective (a rank may have several nonblocking ones under way).
-    pub key: CollectiveKey,
-    /// Virtual time the collective ended.
-    pub at: Nanos,
-}
 
 /// Counters of an analytic run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -4,12 +4,118 @@
 //! counters ([`stats`]) and the [`NetworkModel`] trait the packet simulator
 //! and the analytic model both implement.
 
+pub mod collective;
 pub mod stats;
 pub mod storage;
 
 use crate::base::time::Nanos;
+use crate::config::analytic::ModelKind;
+use crate::faults::NetworkFailure;
 use crate::tcp::MessageId;
 use bytes::Bytes;
+use collective::{CollectiveEntry, Release};
+use stats::SimStats;
+use std::any::Any;
+
+/// A network model a driver runs: messages enter at a virtual time, the
+/// driver runs events in time order, and messages leave as [`Delivery`]s.
+/// The packet simulator and the analytic model implement it, so a driver
+/// (the gateway's loop, a workload) holds a `Box<dyn NetworkModel>` and
+/// needs no change for a third model. What only one model has (captures,
+/// time series, its own counters) is reached through [`NetworkModel::as_any`].
+pub trait NetworkModel {
+    /// Which model this is (the config's `model` key).
+    fn kind(&self) -> ModelKind;
+
+    /// Current virtual time.
+    fn now(&self) -> Nanos;
+
+    /// Time of the next pending event, if any.
+    fn next_event_time(&self) -> Option<Nanos>;
+
+    /// Runs the next event; its time and kind.
+    fn step_classified(&mut self) -> Option<(Nanos, EventClass)>;
+
+    /// Runs the next event; its time.
+    fn step(&mut self) -> Option<Nanos> {
+        self.step_classified().map(|x| x.0)
+    }
+
+    /// Runs every event up to and including `t`; the clock ends at `t`.
+    fn advance_to(&mut self, t: Nanos);
+
+    /// Sends `bytes` from rank `src` to rank `dst` at virtual time `at`
+    /// (not before [`NetworkModel::now`]); the message's id.
+    fn inject(&mut self, src: u32, dst: u32, bytes: Bytes, at: Nanos) -> Result<u64, InjectError>;
+
+    /// Moves the messages delivered so far into `out`.
+    fn take_deliveries(&mut self, out: &mut Vec<Delivery>);
+
+    /// Messages injected and not yet delivered.
+    fn messages_in_flight(&self) -> u64;
+
+    /// The run's counters.
+    fn stats(&self) -> SimStats;
+
+    /// The node each rank runs on (ranks of one node share memory).
+    fn rank_nodes(&self) -> Vec<u32>;
+
+    /// The name of the host each rank runs on (empty where the model's
+    /// nodes are not named hosts).
+    fn rank_host_names(&self) -> Vec<String>;
+
+    /// What was built, in a few words ("1048576 nodes, 1572864 links, 2
+    /// ranks").
+    fn summary(&self) -> String;
+
+    /// Why the network cannot carry the job on (a model with faults).
+    fn failure(&self) -> Option<&NetworkFailure> {
+        None
+    }
+
+    /// The model's collective timing, when it times collectives as one
+    /// operation (the packet simulator carries their messages instead).
+    fn collectives(&mut self) -> Option<&mut dyn CollectiveTiming> {
+        None
+    }
+
+    /// Whether [`NetworkModel::collectives`] is `Some`.
+    fn times_collectives(&self) -> bool {
+        false
+    }
+
+    /// The model as its concrete type, for what only it has.
+    fn as_any(&self) -> &dyn Any;
+
+    /// The model as its concrete type, mutably.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// Collectives timed as one modelled operation (the analytic model):
+/// members enter, and are released together when the operation ends.
+pub trait CollectiveTiming {
+    /// Carries `bytes` from `src` to `dst` without network timing (the data
+    /// of a collective, whose time the collective model accounts for).
+    fn inject_untimed(
+        &mut self,
+        src: u32,
+        dst: u32,
+        bytes: Bytes,
+        at: Nanos,
+    ) -> Result<u64, InjectError>;
+
+    /// Rank `rank` entered a collective at `at`; an error sentence when the
+    /// members disagree on it.
+    fn enter_collective(
+        &mut self,
+        rank: u32,
+        entry: CollectiveEntry,
+        at: Nanos,
+    ) -> Result<(), String>;
+
+    /// Moves the members released so far into `out`.
+    fn take_releases(&mut self, out: &mut Vec<Release>);
+}
 
 /// A message that reached its destination rank.
 #[derive(Clone, Debug)]

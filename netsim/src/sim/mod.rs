@@ -22,6 +22,7 @@ use crate::wire::transmitter::Transmitter;
 use bytes::Bytes;
 use std::collections::VecDeque;
 
+mod model;
 pub mod vectors;
 
 #[derive(Clone, Copy, Debug)]

@@ -1,6 +1,7 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
-use super::{MessageRecord, NewReno, RttEstimator, Segment, TcpAction, TimerKind};
+use super::congestion::{Congestion, CongestionControl};
+use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
 use crate::wire::packet::TcpFlags;
 use bytes::{Bytes, BytesMut};
@@ -102,7 +103,9 @@ impl LazyTimer {
     }
 }
 
-/// Both halves of one connection: data flows sender → receiver only.
+/// Both halves of one connection: data flows sender → receiver only. The
+/// sender's congestion control is [`Congestion`], used only through the
+/// [`CongestionControl`] trait.
 #[derive(Debug)]
 pub struct TcpConnection {
     params: TcpParams,
@@ -118,7 +121,7 @@ pub struct TcpConnection {
     snd_max: u64,
     peer_window: u64,
     peer_wscale: u8,
-    cc: NewReno,
+    cc: Congestion,
     rtt: RttEstimator,
     rtt_probe: Option<(u64, Nanos)>,
     syn_sent_at: Option<Nanos>,
@@ -151,12 +154,14 @@ fn wscale_for(window: u64) -> u8 {
 }
 
 impl TcpConnection {
-    /// A closed connection; `iss`/`r_iss` are the two initial sequence numbers.
+    /// A closed connection; `iss`/`r_iss` are the two initial sequence
+    /// numbers.
     pub fn new(params: TcpParams, iss: u32, r_iss: u32) -> TcpConnection {
         let mss = params.mss as u64;
+        let cc = Congestion::new(mss, params.initial_cwnd);
         let own_wscale = wscale_for(params.receive_window);
         TcpConnection {
-            cc: NewReno::new(mss, params.initial_cwnd),
+            cc,
             rtt: RttEstimator::new(params.rto_initial, params.rto_min, params.rto_max),
             s_state: SenderState::Closed,
             iss,
@@ -478,8 +483,8 @@ impl TcpConnection {
                 self.snd_nxt = ack;
             }
             self.release_acked();
-            if self.cc.in_recovery {
-                if ack >= self.cc.recover {
+            if self.cc.in_recovery() {
+                if ack >= self.cc.recovery_point() {
                     self.cc.on_full_ack(self.snd_max - self.snd_una);
                 } else {
                     self.cc.on_partial_ack(acked);
@@ -502,14 +507,14 @@ impl TcpConnection {
         {
             self.dupacks += 1;
             if self.dupacks == 3
-                && !self.cc.in_recovery
-                && self.snd_una >= self.cc.recover.min(self.snd_una)
+                && !self.cc.in_recovery()
+                && self.snd_una >= self.cc.recovery_point().min(self.snd_una)
             {
                 self.stats.fast_retransmits += 1;
                 self.cc
                     .on_triple_dupack(self.snd_max - self.snd_una, self.snd_max);
                 self.retransmit_front(now, out);
-            } else if self.dupacks > 3 && self.cc.in_recovery {
+            } else if self.dupacks > 3 && self.cc.in_recovery() {
                 self.cc.on_extra_dupack();
             }
         }
@@ -606,7 +611,7 @@ impl TcpConnection {
             return false;
         }
         while self.snd_nxt < self.stream_end_off {
-            let window = self.cc.cwnd.min(self.peer_window.max(self.mss));
+            let window = self.cc.cwnd().min(self.peer_window.max(self.mss));
             let flight = self.snd_nxt - self.snd_una;
             if flight >= window {
                 return false;
@@ -690,7 +695,7 @@ impl TcpConnection {
 
     /// Congestion window in bytes (for tests and reports).
     pub fn cwnd(&self) -> u64 {
-        self.cc.cwnd
+        self.cc.cwnd()
     }
 
     /// Smoothed RTT, if measured.

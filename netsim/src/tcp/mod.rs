@@ -6,11 +6,11 @@
 //! (segments to transmit, timers to schedule, messages to deliver). It never
 //! touches the event queue or the network itself.
 
-mod congestion;
+pub mod congestion;
 mod connection;
 mod rtt;
 
-pub use congestion::NewReno;
+pub use congestion::{CongestionControl, NewReno};
 pub use connection::{ConnectionStats, TcpConnection, TcpParams};
 pub use rtt::RttEstimator;
 
@@ -83,3 +83,6 @@ pub enum TcpAction {
     /// A whole message arrived in order at the receiver.
     Deliver(MessageRecord, Bytes),
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,7 @@
 //! NewReno congestion control (RFC 5681 + RFC 6582), in bytes.
 
+use super::CongestionControl;
+
 /// Congestion window state of one sender.
 #[derive(Clone, Debug)]
 pub struct NewReno {
@@ -27,15 +29,29 @@ impl NewReno {
             recover: 0,
         }
     }
+}
+
+impl CongestionControl for NewReno {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn recovery_point(&self) -> u64 {
+        self.recover
+    }
 
     /// Changes the segment size (after the handshake agreed on one).
-    pub fn set_mss(&mut self, mss: u64, initial_segments: u32) {
+    fn set_mss(&mut self, mss: u64, initial_segments: u32) {
         self.mss = mss;
         self.cwnd = mss * initial_segments.max(1) as u64;
     }
 
     /// New data acknowledged outside recovery.
-    pub fn on_ack(&mut self, acked: u64) {
+    fn on_ack(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
             self.cwnd += acked.min(self.mss);
         } else {
@@ -48,7 +64,7 @@ impl NewReno {
     }
 
     /// Third duplicate ACK: halve and enter fast recovery.
-    pub fn on_triple_dupack(&mut self, flight: u64, snd_max: u64) {
+    fn on_triple_dupack(&mut self, flight: u64, snd_max: u64) {
         self.ssthresh = (flight / 2).max(2 * self.mss);
         self.cwnd = self.ssthresh + 3 * self.mss;
         self.in_recovery = true;
@@ -56,25 +72,25 @@ impl NewReno {
     }
 
     /// A further duplicate ACK during recovery inflates the window.
-    pub fn on_extra_dupack(&mut self) {
+    fn on_extra_dupack(&mut self) {
         self.cwnd += self.mss;
     }
 
     /// A partial ACK during recovery (RFC 6582 partial deflation).
-    pub fn on_partial_ack(&mut self, acked: u64) {
+    fn on_partial_ack(&mut self, acked: u64) {
         self.cwnd = self.cwnd.saturating_sub(acked) + self.mss;
         self.cwnd = self.cwnd.max(self.mss);
     }
 
     /// The ACK covering `recover` ends recovery.
-    pub fn on_full_ack(&mut self, flight_after: u64) {
+    fn on_full_ack(&mut self, flight_after: u64) {
         self.cwnd = self.ssthresh.min(flight_after.max(self.mss) + self.mss);
         self.in_recovery = false;
         self.acked_in_ca = 0;
     }
 
     /// Retransmission timeout: back to one segment.
-    pub fn on_timeout(&mut self, flight: u64, snd_max: u64) {
+    fn on_timeout(&mut self, flight: u64, snd_max: u64) {
         self.ssthresh = (flight / 2).max(2 * self.mss);
         self.cwnd = self.mss;
         self.in_recovery = false;
