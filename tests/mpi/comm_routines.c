@@ -171,6 +171,23 @@ static void create_group(void) {
     section("comm_create_group");
 }
 
+/* MPI_Comm_disconnect frees a communicator whose communication is
+ * complete (here a ring exchange on it); MPI_Comm_get_parent is
+ * MPI_COMM_NULL in a job that was not spawned. 3 checks. */
+static void disconnect(void) {
+    MPI_Comm c, parent;
+    MPI_Comm_get_parent(&parent);
+    CHECK(parent == MPI_COMM_NULL, "a parent in a job nobody spawned");
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    int out = rank * 7, in = -1;
+    MPI_Sendrecv(&out, 1, MPI_INT, (rank + 1) % size, 3, &in, 1, MPI_INT,
+                 (rank + size - 1) % size, 3, c, MPI_STATUS_IGNORE);
+    MPI_Comm_disconnect(&c);
+    CHECK(c == MPI_COMM_NULL, "the handle after MPI_Comm_disconnect");
+    CHECK(in == (rank + size - 1) % size * 7, "the ring exchange before the disconnect: %d", in);
+    section("comm_disconnect");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -178,6 +195,7 @@ int main(int argc, char **argv) {
     idup();
     split_type();
     create_group();
+    disconnect();
     int code = finish_checks("comm_routines");
     MPI_Finalize();
     return code;

@@ -201,6 +201,18 @@ impl<T: Transport> Engine<T> {
         Ok(())
     }
 
+    /// `MPI_Comm_disconnect`: waits until no operation on `comm` is under
+    /// way (every send and receive on it complete and matched), then frees
+    /// it.
+    pub fn comm_disconnect(&mut self, comm: CommId) -> MpiResult<()> {
+        self.note_call();
+        self.comm(comm)?;
+        while self.reqs.any_pending_on(comm) {
+            self.progress(true);
+        }
+        self.comm_free(comm)
+    }
+
     /// Stores a communicator made from `parent`: it inherits the parent's
     /// error handler.
     pub(crate) fn add_comm(&mut self, parent: CommId, comm: Comm) -> CommId {

@@ -225,6 +225,14 @@ impl Requests {
         }
     }
 
+    /// Whether an operation on `comm` is under way.
+    pub fn any_pending_on(&self, comm: crate::comm::CommId) -> bool {
+        self.slots
+            .iter()
+            .flatten()
+            .any(|r| r.comm == Some(comm) && matches!(r.state, State::Pending(_)))
+    }
+
     pub fn get(&self, id: RequestId) -> MpiResult<&Request> {
         self.slots
             .get(id.0 as usize)

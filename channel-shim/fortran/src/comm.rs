@@ -15,6 +15,8 @@ fortran_wrappers! {
     fn mpi_comm_split_ = MPI_Comm_split(comm: In, color: In, key: In, newcomm: IntRef);
     fn mpi_comm_create_ = MPI_Comm_create(comm: In, group: In, newcomm: IntRef);
     fn mpi_comm_free_ = MPI_Comm_free(comm: IntRef);
+    fn mpi_comm_disconnect_ = MPI_Comm_disconnect(comm: IntRef);
+    fn mpi_comm_get_parent_ = MPI_Comm_get_parent(parent: IntRef);
     fn mpi_comm_compare_ = MPI_Comm_compare(comm1: In, comm2: In, result: IntRef);
     fn mpi_comm_group_ = MPI_Comm_group(comm: In, group: IntRef);
     fn mpi_comm_test_inter_ = MPI_Comm_test_inter(comm: In, flag: IntRef);

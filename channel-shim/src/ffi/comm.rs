@@ -251,6 +251,29 @@ mpi_fn! { fn MPI_Intercomm_merge(intercomm: c_int, high: c_int, newintracomm: *m
     finish(intercomm, "MPI_Intercomm_merge", r)
 } }
 
+mpi_fn! { fn MPI_Comm_disconnect(comm: *mut c_int) {
+    let func = "MPI_Comm_disconnect";
+    let h = *comm;
+    let r = (|| {
+        let c = comm_from(h)?;
+        if c == CommId::WORLD || c == CommId::SELF {
+            return Err(MpiError::Comm);
+        }
+        attr::delete_all(func, Object::Comm(c))?;
+        engine(func, |e| e.comm_disconnect(c))?;
+        write_out(comm, MPI_COMM_NULL);
+        Ok(())
+    })();
+    finish(h, func, r)
+} }
+
+mpi_fn! { fn MPI_Comm_get_parent(parent: *mut c_int) {
+    // MPI_COMM_NULL: no process of an mpinetsim job was started by
+    // MPI_Comm_spawn (which the shim does not offer yet).
+    write_out(parent, MPI_COMM_NULL);
+    MPI_SUCCESS
+} }
+
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
     let func = "MPI_Comm_free";
     let h = *comm;
