@@ -198,9 +198,14 @@ pub struct CalibrateArgs {
 #[derive(clap::Args, Debug, Clone)]
 #[command(trailing_var_arg = true)]
 pub struct CompareArgs {
-    /// Number of ranks (also `-np N`, as mpiexec takes it).
-    #[arg(short = 'n', long = "np")]
-    pub ranks: u32,
+    /// Number of ranks (also `-np N`, as mpiexec takes it); with
+    /// `--replay`, the trace's.
+    #[arg(short = 'n', long = "np", required_unless_present = "replay")]
+    pub ranks: Option<u32>,
+    /// Replay this trace (`run --record`) on every network in virtual
+    /// time instead of running a program: no processes, no time factor.
+    #[arg(long, value_name = "TRACE", conflicts_with = "command")]
+    pub replay: Option<PathBuf>,
     /// Time factor of every run.
     #[arg(long, default_value_t = 4.0)]
     pub time_factor: f64,
@@ -237,7 +242,7 @@ pub struct CompareArgs {
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
     /// The program and its arguments (after --).
-    #[arg(required = true, allow_hyphen_values = true)]
+    #[arg(required_unless_present = "replay", allow_hyphen_values = true)]
     pub command: Vec<String>,
 }
 

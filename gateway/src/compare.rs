@@ -43,9 +43,9 @@ fn median(v: &[f64]) -> f64 {
 
 /// The first network changed by every `--set` and with every `--fault`,
 /// named after what was changed.
-fn what_if_variant(a: &CompareArgs) -> Result<(String, NetworkConfig), String> {
+fn what_if_variant(a: &CompareArgs, ranks: u32) -> Result<(String, NetworkConfig), String> {
     let mut cfg = if a.sets.is_empty() {
-        netsim::loader::load(&a.nets[0], Some(a.ranks), std::fs::read_to_string)
+        netsim::loader::load(&a.nets[0], Some(ranks), std::fs::read_to_string)
             .map_err(|e| e.to_string())?
     } else {
         crate::overrides::load_with(&a.nets[0], &a.sets)?
@@ -69,16 +69,32 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     if a.repeat == 0 {
         return Err("--repeat 0: give at least one run per network".into());
     }
+    let trace = a
+        .replay
+        .as_deref()
+        .map(crate::trace_file::read)
+        .transpose()?;
+    let ranks = match (&trace, a.ranks) {
+        (Some(t), Some(n)) if n as usize != t.ranks.len() => {
+            return Err(format!(
+                "-n {n}: the trace holds {} ranks; leave -n out with --replay",
+                t.ranks.len()
+            ))
+        }
+        (Some(t), _) => t.ranks.len() as u32,
+        (None, Some(n)) => n,
+        (None, None) => return Err("give the number of ranks with -n N".into()),
+    };
     let mut nets: Vec<(String, NetworkConfig)> = Vec::new();
     for n in &a.nets {
         nets.push((
             n.display().to_string(),
-            netsim::loader::load(n, Some(a.ranks), std::fs::read_to_string)
+            netsim::loader::load(n, Some(ranks), std::fs::read_to_string)
                 .map_err(|e| e.to_string())?,
         ));
     }
     if !a.sets.is_empty() || !a.faults.is_empty() {
-        nets.push(what_if_variant(a)?);
+        nets.push(what_if_variant(a, ranks)?);
     }
     if !a.models.is_empty() {
         let models = a
@@ -103,7 +119,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     // Check every network (topology, placement, faults, model) before the
     // first run, so a mistake in the last one does not cost the others' runs.
     for (name, cfg) in &nets {
-        crate::network_model::from_config(cfg, name, a.ranks, false, false)?;
+        crate::network_model::from_config(cfg, name, ranks, false, false)?;
     }
     if let Some(path) = &a.json {
         crate::output_file::check_writable(path, "--json")?;
@@ -118,7 +134,17 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         let mut walls = Vec::new();
         let mut behind = 0.0f64;
         let model = cfg.model.name();
+        if let Some(t) = &trace {
+            // Virtual time: one replay gives the answer (it is deterministic).
+            eprintln!("mpinetsim compare: replaying on {name}");
+            let r = crate::replay::replay_network(t, cfg, name, None)?;
+            runtimes.push(r.outcome.runtime_ns as f64 / 1e9);
+            walls.push(r.wall_s);
+        }
         for run in 1..=a.repeat {
+            if trace.is_some() {
+                break;
+            }
             eprintln!(
                 "mpinetsim compare: {name} ({model} model), run {run}/{}",
                 a.repeat
@@ -126,7 +152,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             let spec = JobSpec {
                 compute_clock: a.compute.clock()?,
                 announce_cores: false,
-                ranks: a.ranks,
+                ranks,
                 origin: name.clone(),
                 cfg: cfg.clone(),
                 time_factor: a.time_factor,

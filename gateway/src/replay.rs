@@ -260,6 +260,57 @@ pub fn replay(
     Ok(out)
 }
 
+/// A replay on one network.
+pub struct Replayed {
+    /// What it found.
+    pub outcome: ReplayOutcome,
+    /// The network model's statistics.
+    pub stats: netsim::model::stats::SimStats,
+    /// Wall time the replay took, s.
+    pub wall_s: f64,
+    /// The capture files written.
+    pub captures: Vec<std::path::PathBuf>,
+}
+
+/// Replays `trace` on network `cfg` (named `origin`), writing captures
+/// into `capture` if given; the error is one sentence.
+pub fn replay_network(
+    trace: &Trace,
+    cfg: &netsim::NetworkConfig,
+    origin: &str,
+    capture: Option<&std::path::Path>,
+) -> Result<Replayed, String> {
+    if cfg.model == netsim::ModelKind::Analytic {
+        return Err(format!(
+            "{origin}: `model = \"analytic\"`: replay re-times the recorded messages one by one on the packet model; remove the key or the --model option"
+        ));
+    }
+    let ranks = trace.ranks.len();
+    let net = netsim::Network::from_config(cfg, origin).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::from_network(net, cfg, origin, ranks, capture.is_some())
+        .map_err(|e| e.to_string())?;
+    let speeds: Vec<f64> = sim
+        .rank_hosts()
+        .iter()
+        .map(|&h| cfg.cpu_speed(&sim.network().nodes[h as usize].name))
+        .collect();
+    let mut files = match capture {
+        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
+        None => None,
+    };
+    let started = std::time::Instant::now();
+    let outcome = replay(trace, &mut sim, &speeds, |sim| match files.as_mut() {
+        Some(f) => f.flush(sim),
+        None => Ok(()),
+    })?;
+    Ok(Replayed {
+        outcome,
+        stats: sim.stats(),
+        wall_s: started.elapsed().as_secs_f64(),
+        captures: files.map(|f| f.paths().to_vec()).unwrap_or_default(),
+    })
+}
+
 /// Runs the command; the error is one sentence for the user.
 pub fn run(a: &ReplayArgs) -> Result<(), String> {
     let trace = crate::trace_file::read(&a.trace)?;
@@ -275,30 +326,8 @@ pub fn run(a: &ReplayArgs) -> Result<(), String> {
         crate::overrides::load_with(&a.net, &a.sets)?
     };
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
-    if cfg.model == netsim::ModelKind::Analytic {
-        return Err(format!(
-            "{origin}: `model = \"analytic\"`: replay re-times the recorded messages one by one on the packet model; remove the key"
-        ));
-    }
-    let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::from_network(net, &cfg, &origin, ranks as usize, a.capture.is_some())
-        .map_err(|e| e.to_string())?;
-    let speeds: Vec<f64> = sim
-        .rank_hosts()
-        .iter()
-        .map(|&h| cfg.cpu_speed(&sim.network().nodes[h as usize].name))
-        .collect();
-    let mut files = match &a.capture {
-        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
-        None => None,
-    };
-    let started = std::time::Instant::now();
-    let outcome = replay(&trace, &mut sim, &speeds, |sim| match files.as_mut() {
-        Some(f) => f.flush(sim),
-        None => Ok(()),
-    })?;
-    let wall = started.elapsed().as_secs_f64();
-    let stats = sim.stats();
+    let replayed = replay_network(&trace, &cfg, &origin, a.capture.as_deref())?;
+    let (outcome, stats, wall) = (replayed.outcome, replayed.stats, replayed.wall_s);
     out!("trace:            {} ({ranks} ranks)", a.trace.display());
     out!(
         "network:          {}",
@@ -322,10 +351,8 @@ pub fn run(a: &ReplayArgs) -> Result<(), String> {
             outcome.rank_compute_ns[r] as f64 / 1e9
         );
     }
-    if let Some(f) = &files {
-        for p in f.paths() {
-            out!("capture:          {}", p.display());
-        }
+    for p in &replayed.captures {
+        out!("capture:          {}", p.display());
     }
     if let Some(path) = &a.report {
         let report = serde_json::json!({

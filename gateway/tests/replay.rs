@@ -119,12 +119,27 @@ fn a_recorded_alltoall_replays_to_the_runs_runtime() {
         "slow-rank0.toml",
         Some(&trace),
     );
-    within(
-        "alltoall on slow-rank0",
-        replay_s(&trace, "slow-rank0.toml"),
-        recorded,
-        0.03,
-    );
+    let replayed = replay_s(&trace, "slow-rank0.toml");
+    within("alltoall on slow-rank0", replayed, recorded, 0.03);
+    // `compare --replay` sweeps networks with the same replay: its first
+    // row is that replay's runtime exactly (a replay is deterministic).
+    let json = dir.path().join("compare.json");
+    let o = std::process::Command::new(bin())
+        .args(["compare", "--replay", trace.to_str().unwrap()])
+        .args([
+            "--net",
+            &config("slow-rank0.toml"),
+            "--net",
+            &config("reference.toml"),
+        ])
+        .args(["--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 2);
+    assert_eq!(rows[0]["runtime_s"].as_f64().unwrap(), replayed);
 }
 
 #[test]
