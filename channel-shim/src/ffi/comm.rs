@@ -251,8 +251,14 @@ mpi_fn! { fn MPI_Intercomm_merge(intercomm: c_int, high: c_int, newintracomm: *m
     finish(intercomm, "MPI_Intercomm_merge", r)
 } }
 
-mpi_fn! { fn MPI_Comm_disconnect(comm: *mut c_int) {
-    let func = "MPI_Comm_disconnect";
+/// `MPI_Comm_free` and `MPI_Comm_disconnect`: runs the delete callbacks
+/// (one that fails leaves the communicator alive), lets the engine `end`
+/// the communicator and sets the handle to `MPI_COMM_NULL`.
+unsafe fn end_comm(
+    func: &str,
+    comm: *mut c_int,
+    end: impl FnOnce(&mut crate::ffi::p2p::Eng, CommId) -> Result<(), MpiError>,
+) -> c_int {
     let h = *comm;
     let r = (|| {
         let c = comm_from(h)?;
@@ -260,11 +266,15 @@ mpi_fn! { fn MPI_Comm_disconnect(comm: *mut c_int) {
             return Err(MpiError::Comm);
         }
         attr::delete_all(func, Object::Comm(c))?;
-        engine(func, |e| e.comm_disconnect(c))?;
+        engine(func, |e| end(e, c))?;
         write_out(comm, MPI_COMM_NULL);
         Ok(())
     })();
     finish(h, func, r)
+}
+
+mpi_fn! { fn MPI_Comm_disconnect(comm: *mut c_int) {
+    end_comm("MPI_Comm_disconnect", comm, |e, c| e.comm_disconnect(c))
 } }
 
 mpi_fn! { fn MPI_Comm_get_parent(parent: *mut c_int) {
@@ -275,20 +285,7 @@ mpi_fn! { fn MPI_Comm_get_parent(parent: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
-    let func = "MPI_Comm_free";
-    let h = *comm;
-    let r = (|| {
-        let c = comm_from(h)?;
-        if c == CommId::WORLD || c == CommId::SELF {
-            return Err(MpiError::Comm);
-        }
-        // A delete callback that fails leaves the communicator alive.
-        attr::delete_all(func, Object::Comm(c))?;
-        engine(func, |e| e.comm_free(c))?;
-        write_out(comm, MPI_COMM_NULL);
-        Ok(())
-    })();
-    finish(h, func, r)
+    end_comm("MPI_Comm_free", comm, |e, c| e.comm_free(c))
 } }
 
 mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {
