@@ -139,11 +139,22 @@ fn cpu_time_computation_ignores_a_competing_busy_process() {
     let _g = runs_one_at_a_time();
     let Some(prog) = program() else { return };
     let net = config("ideal.toml");
-    let quiet = run_job(&prog, 8, &net, 16, &[], ROUNDS);
+    // Each side is the median of three runs (by emulated runtime): on this
+    // project's VM one 0.25 s run varies by a few percent on its own
+    // (CI's clean run read 0.2519 s beside the busy process against one
+    // quiet run of 0.2438 s, 3.3 % apart). The tolerance is unchanged.
+    let median_run = |factor: u32| {
+        let mut runs: Vec<Value> = (0..3)
+            .map(|_| run_job(&prog, 8, &net, factor, &[], ROUNDS))
+            .collect();
+        runs.sort_by(|a, b| runtime(a).total_cmp(&runtime(b)));
+        runs.swap_remove(1)
+    };
+    let quiet = median_run(16);
     let reference = computes(&quiet, "compute_s");
     let _busy = Busy::start();
     for factor in [8, 16] {
-        let r = run_job(&prog, 8, &net, factor, &[], ROUNDS);
+        let r = median_run(factor);
         for (rank, c) in computes(&r, "compute_s").into_iter().enumerate() {
             assert!(
                 within(c, reference[rank], TOLERANCE),
