@@ -329,8 +329,8 @@ predefined_callbacks!(Fint, mpi_null_copy_fn_, mpi_dup_fn_, mpi_null_delete_fn_)
 
 fortran_fn! {
     /// `MPI_CONVERSION_FN_NULL`, the data-representation conversion
-    /// callback `EXTERNAL` in mpif.h, for `MPI_REGISTER_DATAREP` (not
-    /// supported): does nothing.
+    /// callback `EXTERNAL` in mpif.h: `MPI_REGISTER_DATAREP` recognises it
+    /// by its address and converts nothing (see `datarep`).
     fn mpi_conversion_fn_null_(_userbuf: *mut c_void, _datatype: *const Fint, _count: *const Fint, _filebuf: *mut c_void, _position: *const i64, _extra: *const Aint, ierror: *mut Fint) {
         set_ierror(ierror, crate::MPI_SUCCESS);
     }

@@ -84,6 +84,7 @@ pub mod attr;
 pub mod c;
 pub mod coll;
 pub mod comm;
+pub mod datarep;
 pub mod datatype;
 pub mod datatype_ext;
 pub mod env;

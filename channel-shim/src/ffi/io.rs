@@ -14,8 +14,12 @@ use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{apply, create_errhandler, error_class, handler_function, HandlerFn};
 use crate::ffi::handles::*;
 use crate::ffi::info::{info_to, pairs_of, with_infos};
+use crate::ffi::io_datarep::{
+    converted_read, converted_write, file_registered_sizes, registered_sizes,
+};
 use crate::ffi::{write_c_string, write_out};
 use crate::runtime::{self, GatewayTransport};
+use shim_engine::datatype::BuiltinType;
 use shim_engine::io::access::Position;
 use shim_engine::io::open::Whence;
 use shim_engine::io::FileId;
@@ -202,9 +206,37 @@ pub(crate) unsafe fn write_bytes(
 ) -> Result<u64, MpiError> {
     let f = file_from(fh)?;
     let (dt, n) = (datatype_from(datatype)?, count_of(count)?);
+    if let Some(rep) = engine(func, |e| e.file_registered_datarep(f))? {
+        return converted_write(func, f, rep, a, buf, n, datatype);
+    }
     engine(func, |e| {
         let span = e.datatypes().span(dt, n)?;
         run_write(e, f, a, region(buf, span), n, dt)
+    })
+}
+
+/// Writes file bytes `data` (already in the view's representation).
+pub(crate) fn run_write_bytes(
+    func: &str,
+    f: FileId,
+    a: Access,
+    data: &[u8],
+) -> Result<u64, MpiError> {
+    engine(func, |e| {
+        run_write(e, f, a, data, data.len(), BuiltinType::Byte.into())
+    })
+}
+
+/// Reads file bytes into `data`; returns how many it read.
+pub(crate) fn run_read_bytes(
+    func: &str,
+    f: FileId,
+    a: Access,
+    data: &mut [u8],
+) -> Result<u64, MpiError> {
+    let n = data.len();
+    engine(func, |e| {
+        run_read(e, f, a, data, n, BuiltinType::Byte.into())
     })
 }
 
@@ -219,6 +251,9 @@ pub(crate) unsafe fn read_bytes(
 ) -> Result<u64, MpiError> {
     let f = file_from(fh)?;
     let (dt, n) = (datatype_from(datatype)?, count_of(count)?);
+    if let Some(rep) = engine(func, |e| e.file_registered_datarep(f))? {
+        return converted_read(func, f, rep, a, buf, n, datatype);
+    }
     engine(func, |e| {
         let span = e.datatypes().span(dt, n)?;
         run_read(e, f, a, region_mut(buf, span), n, dt)
@@ -393,7 +428,10 @@ mpi_fn! { fn MPI_File_set_view(fh: MpiFile, disp: MpiOffset, etype: c_int, filet
         let f = file_from(fh)?;
         let (et, ft) = (datatype_from(etype)?, datatype_from(filetype)?);
         let rep = text(datarep, MpiError::Code(MPI_ERR_UNSUPPORTED_DATAREP))?;
-        engine(func, |e| e.file_set_view(f, disp, et, ft, rep))
+        // A failing extent callback fails the view inside the collective,
+        // so every rank returns.
+        let sizes = registered_sizes(func, rep, &[et, ft]);
+        engine(func, |e| e.file_set_view(f, disp, et, ft, rep, sizes.as_ref().map_err(|e| *e)))
     })();
     file_finish(fh, func, r)
 } }
@@ -404,7 +442,7 @@ mpi_fn! { fn MPI_File_get_view(fh: MpiFile, disp: *mut MpiOffset, etype: *mut c_
         write_out(disp, d);
         write_out(etype, datatype_to(et));
         write_out(filetype, datatype_to(ft));
-        write_c_string(datarep, MPI_MAX_DATAREP_STRING as usize, rep.name());
+        write_c_string(datarep, MPI_MAX_DATAREP_STRING as usize, &rep);
     });
     file_finish(fh, func, r)
 } }
@@ -466,15 +504,23 @@ mpi_fn! { fn MPI_File_get_atomicity(fh: MpiFile, flag: *mut c_int) {
     file_finish(fh, func, r.map(|a| write_out(flag, a as c_int)))
 } }
 
+/// `MPI_File_get_type_extent`: the extent of `datatype` in the view's representation.
+unsafe fn file_type_extent(func: &str, fh: MpiFile, datatype: c_int) -> Result<i64, MpiError> {
+    let f = file_from(fh)?;
+    let dt = datatype_from(datatype)?;
+    let sizes = file_registered_sizes(func, f, &[dt])?;
+    engine(func, |e| e.file_type_extent(f, dt, &sizes))
+}
+
 mpi_fn! { fn MPI_File_get_type_extent(fh: MpiFile, datatype: c_int, extent: *mut isize) {
     let func = "MPI_File_get_type_extent";
-    let r = file_from(fh).and_then(|f| { let dt = datatype_from(datatype)?; engine(func, |e| e.file_type_extent(f, dt)) });
+    let r = file_type_extent(func, fh, datatype);
     file_finish(fh, func, r.map(|x| write_out(extent, x as isize)))
 } }
 
 mpi_fn! { fn MPI_File_get_type_extent_c(fh: MpiFile, datatype: c_int, extent: *mut i64) {
     let func = "MPI_File_get_type_extent_c";
-    let r = file_from(fh).and_then(|f| { let dt = datatype_from(datatype)?; engine(func, |e| e.file_type_extent(f, dt)) });
+    let r = file_type_extent(func, fh, datatype);
     file_finish(fh, func, r.map(|x| write_out(extent, x)))
 } }
 

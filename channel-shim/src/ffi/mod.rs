@@ -76,6 +76,7 @@ pub mod handles;
 pub mod info;
 pub mod init;
 pub mod io;
+pub mod io_datarep;
 pub mod large_count;
 pub mod multiple;
 pub mod nbc;

@@ -17,6 +17,7 @@ mod derived;
 pub mod external32;
 pub mod f90;
 mod pack;
+mod representation;
 pub mod subarray;
 
 pub use builtin::{BuiltinType, OpClass, Scalar, Shape};
@@ -25,6 +26,7 @@ pub use derived::MAX_TYPEMAP_RUNS;
 pub(crate) use pack::for_segments;
 pub use pack::Span;
 pub(crate) use pack::{pack_range, packed_range_bounds, unpack_range};
+pub use representation::FileSizes;
 
 use crate::error::{MpiError, MpiResult};
 use std::sync::Arc;

@@ -6,6 +6,8 @@
 //!   file byte ranges;
 //! - [`amode`]: access-mode rules and the errors a failed system call
 //!   becomes;
+//! - [`datarep`]: data representations, the predefined ones and those the
+//!   program registers;
 //! - [`open`]: open, close, delete, size, views, pointers, hints;
 //! - [`access`]: independent reads and writes (`pread`/`pwrite` of the
 //!   view's segments);
@@ -23,6 +25,7 @@
 
 pub mod access;
 pub mod amode;
+pub mod datarep;
 pub mod open;
 pub mod shared;
 pub mod storage;
@@ -34,44 +37,13 @@ use crate::datatype::DatatypeId;
 use crate::errhandler::ErrhandlerId;
 use crate::error::{MpiError, MpiResult};
 use crate::rma::WinId;
+pub use datarep::{DataRep, Datareps};
 use std::fs::File;
 use view::ViewLayout;
 
 /// A file handle: index in the process's file table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileId(pub u32);
-
-/// The data representation of a view (`MPI_File_set_view`'s `datarep`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataRep {
-    /// `"native"`: memory bytes as they are.
-    Native,
-    /// `"internal"`: here the same as native.
-    Internal,
-    /// `"external32"`: big-endian, MPI's portable sizes.
-    External32,
-}
-
-impl DataRep {
-    /// Parses a representation name; other names are `MPI_ERR_UNSUPPORTED_DATAREP`.
-    pub fn parse(name: &str) -> MpiResult<DataRep> {
-        match name {
-            "native" => Ok(DataRep::Native),
-            "internal" => Ok(DataRep::Internal),
-            "external32" => Ok(DataRep::External32),
-            _ => Err(MpiError::Code(amode::ERR_UNSUPPORTED_DATAREP)),
-        }
-    }
-
-    /// The name `MPI_File_get_view` returns.
-    pub fn name(self) -> &'static str {
-        match self {
-            DataRep::Native => "native",
-            DataRep::Internal => "internal",
-            DataRep::External32 => "external32",
-        }
-    }
-}
 
 /// A file view as the program set it.
 #[derive(Clone, Debug)]
@@ -140,6 +112,8 @@ pub struct Files {
     /// The storage node the file system sits behind (none: accesses cost
     /// only their local time).
     pub storage: Option<storage::StorageClient>,
+    /// The data representations the program registered.
+    pub datareps: Datareps,
 }
 
 impl Default for Files {
@@ -149,6 +123,7 @@ impl Default for Files {
             locker: None,
             null_errhandler: ErrhandlerId::RETURN,
             storage: None,
+            datareps: Datareps::default(),
         }
     }
 }

@@ -10,7 +10,7 @@ use super::amode::{self, ERR_NOT_SAME, ERR_UNSUPPORTED_OPERATION};
 use super::view::ViewLayout;
 use super::{DataRep, FileId, OpenFile, View};
 use crate::comm::CommId;
-use crate::datatype::{BuiltinType, DatatypeId};
+use crate::datatype::{BuiltinType, DatatypeId, FileSizes};
 use crate::errhandler::ErrhandlerId;
 use crate::error::{MpiError, MpiResult};
 use crate::op::{BuiltinOp, OpId};
@@ -288,7 +288,11 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_File_set_view` (collective): sets the view and puts both file
-    /// pointers at its start.
+    /// pointers at its start. The etype and filetype are laid out with the
+    /// representation's file sizes of their predefined types;
+    /// `registered_sizes` gives those of a registered representation (the
+    /// C layer asked its extent callback, see [`Self::file_view_types`]),
+    /// or the callback's error, which fails the call on every rank.
     pub fn file_set_view(
         &mut self,
         id: FileId,
@@ -296,6 +300,7 @@ impl<T: Transport> Engine<T> {
         etype: DatatypeId,
         filetype: DatatypeId,
         datarep: &str,
+        registered_sizes: MpiResult<&FileSizes>,
     ) -> MpiResult<()> {
         self.note_call();
         let (comm, mode) = {
@@ -316,8 +321,11 @@ impl<T: Transport> Engine<T> {
             None
         };
         let r = (|| {
-            let rep = DataRep::parse(datarep)?;
-            let et = self.types.committed(etype)?;
+            let rep = self.files.datareps.parse(datarep)?;
+            self.types.committed(etype)?;
+            self.types.committed(filetype)?;
+            let sizes = self.file_sizes(rep, &[etype, filetype], registered_sizes?)?;
+            let et = &self.types.in_file(etype, &sizes)?;
             let esize = et.size;
             // The etype's typemap must be a valid filetype too (ROMIO
             // refuses either with MPI_ERR_IO).
@@ -326,7 +334,7 @@ impl<T: Transport> Engine<T> {
             if esize > 0 {
                 ViewLayout::of_type(0, esize, et, read_only).map_err(invalid)?;
             }
-            let ft = self.types.committed(filetype)?;
+            let ft = &self.types.in_file(filetype, &sizes)?;
             let disp = match current {
                 Some(at) => at as u64,
                 None => u64::try_from(disp).map_err(|_| MpiError::Arg)?,
@@ -360,14 +368,65 @@ impl<T: Transport> Engine<T> {
 
     /// `MPI_File_get_view`: displacement, etype, filetype (derived types
     /// as new handles the program frees) and representation.
-    pub fn file_view(&mut self, id: FileId) -> MpiResult<(i64, DatatypeId, DatatypeId, DataRep)> {
+    pub fn file_view(&mut self, id: FileId) -> MpiResult<(i64, DatatypeId, DatatypeId, String)> {
         let v = self.files.get(id)?.view.clone();
         for dt in [v.etype, v.filetype] {
             if let DatatypeId::Derived(_) = dt {
                 self.types.hand_out(dt)?;
             }
         }
-        Ok((v.disp, v.etype, v.filetype, v.datarep))
+        let name = self.files.datareps.name(v.datarep).to_owned();
+        Ok((v.disp, v.etype, v.filetype, name))
+    }
+
+    /// `MPI_Register_datarep`: the representation's number, for the C
+    /// layer's table of its callbacks.
+    pub fn register_datarep(&mut self, name: &str) -> MpiResult<u32> {
+        match self.files.datareps.register(name)? {
+            DataRep::Registered(n) => Ok(n),
+            _ => Err(MpiError::Intern),
+        }
+    }
+
+    /// The representation `name` names: a registered one's number, or
+    /// `None` for a predefined one (`MPI_ERR_UNSUPPORTED_DATAREP` for an
+    /// unknown name).
+    pub fn registered_datarep(&self, name: &str) -> MpiResult<Option<u32>> {
+        Ok(match self.files.datareps.parse(name)? {
+            DataRep::Registered(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    /// The registered representation of file `id`'s view, if it has one
+    /// (its accesses then go through the program's conversion callbacks).
+    pub fn file_registered_datarep(&self, id: FileId) -> MpiResult<Option<u32>> {
+        Ok(match self.files.get(id)?.view.datarep {
+            DataRep::Registered(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    /// The predefined types in `types`' typemaps: those a registered
+    /// representation's extent callback must size.
+    pub fn file_view_types(&self, types: &[DatatypeId]) -> MpiResult<Vec<BuiltinType>> {
+        let mut all = Vec::new();
+        for &t in types {
+            all.extend(self.types.predefined_types_in(t)?);
+        }
+        all.sort();
+        all.dedup();
+        Ok(all)
+    }
+
+    /// The file sizes of the predefined types in `types` in representation `rep`.
+    fn file_sizes(
+        &self,
+        rep: DataRep,
+        types: &[DatatypeId],
+        registered: &FileSizes,
+    ) -> MpiResult<FileSizes> {
+        rep.file_sizes(&self.file_view_types(types)?, registered)
     }
 
     /// `MPI_File_seek`: moves the individual pointer.
@@ -440,19 +499,16 @@ impl<T: Transport> Engine<T> {
     }
 
     /// `MPI_File_get_type_extent`: the extent of `dt` in the file's
-    /// representation.
-    pub fn file_type_extent(&self, id: FileId, dt: DatatypeId) -> MpiResult<i64> {
-        let f = self.files.get(id)?;
-        let (lb, ext) = self.types.extent(dt)?;
-        let _ = lb;
-        match f.view.datarep {
-            DataRep::External32 => {
-                let n = self.types.external32_size(dt, 1)? as i64;
-                let size = self.types.size(dt)? as i64;
-                Ok(if size == 0 { ext } else { ext * n / size })
-            }
-            _ => Ok(ext),
-        }
+    /// representation (`registered_sizes` as for [`Self::file_set_view`]).
+    pub fn file_type_extent(
+        &self,
+        id: FileId,
+        dt: DatatypeId,
+        registered_sizes: &FileSizes,
+    ) -> MpiResult<i64> {
+        let rep = self.files.get(id)?.view.datarep;
+        let sizes = self.file_sizes(rep, &[dt], registered_sizes)?;
+        Ok(self.types.in_file(dt, &sizes)?.extent())
     }
 
     /// `MPI_File_set_errhandler`; `None` is `MPI_FILE_NULL` (the handler

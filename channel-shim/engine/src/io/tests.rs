@@ -6,7 +6,7 @@ use super::access::Position;
 use super::amode::{CREATE, DELETE_ON_CLOSE, EXCL, RDONLY, RDWR, WRONLY};
 use super::open::Whence;
 use crate::comm::CommId;
-use crate::datatype::{BuiltinType as B, DatatypeId};
+use crate::datatype::{BuiltinType as B, DatatypeId, FileSizes};
 use crate::error::MpiError;
 use crate::mem_transport::run_world;
 use std::path::PathBuf;
@@ -50,7 +50,8 @@ fn collective_strided_writes_interleave_ranks_and_read_back() {
             // n ints, at displacement 4r.
             let ft = e.datatypes_mut().resized(INT, 0, 4 * n as i64).unwrap();
             e.datatypes_mut().commit(ft).unwrap();
-            e.file_set_view(f, 4 * me, INT, ft, "native").unwrap();
+            e.file_set_view(f, 4 * me, INT, ft, "native", Ok(&FileSizes::new()))
+                .unwrap();
             let mine: Vec<i32> = (0..5).map(|k| 100 * me as i32 + k).collect();
             let w = e
                 .file_write_all(f, Position::At(0), &ints(mine.clone()), 5, INT)
@@ -81,7 +82,8 @@ fn ordered_and_shared_writes_fill_the_file_without_gaps() {
     run_world(n, 1 << 20, |e| {
         let me = e.rank() as i32;
         let f = e.file_open(W, &p, WRONLY | CREATE, vec![]).unwrap();
-        e.file_set_view(f, 0, INT, INT, "native").unwrap();
+        e.file_set_view(f, 0, INT, INT, "native", Ok(&FileSizes::new()))
+            .unwrap();
         // Ordered: rank r writes r+1 ints, in rank order.
         let mine = vec![me; me as usize + 1];
         e.file_write_ordered(f, &ints(mine), me as usize + 1, INT)
