@@ -12,6 +12,26 @@ pub fn monotonic_ns() -> u64 {
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
 }
 
+/// Where the gateway's core reads the wall clock: CLOCK_MONOTONIC in the
+/// real loop ([`Monotonic`]), a clock the test sets in the core's unit
+/// tests, so every decision the loop makes can be replayed without
+/// processes or sleeps.
+pub trait WallClock {
+    /// The wall clock now, ns (CLOCK_MONOTONIC's scale: the ranks read the
+    /// same clock).
+    fn now_ns(&self) -> u64;
+}
+
+/// The host's CLOCK_MONOTONIC, the clock of a real job.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Monotonic;
+
+impl WallClock for Monotonic {
+    fn now_ns(&self) -> u64 {
+        monotonic_ns()
+    }
+}
+
 /// Wall time ↔ SRT for the gateway.
 #[derive(Clone, Debug)]
 pub struct TimeMap {

@@ -1,54 +1,10 @@
-//! `mpinetsim`: run MPI programs and synthetic workloads on simulated networks.
-
-/// `println!` that ignores a closed standard output (`mpinetsim topo | head`)
-/// instead of panicking: the results already printed are what the reader
-/// wanted, and the job's files are still written.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
-    }};
-}
-
-mod adaptive;
-mod calibrate;
-mod capture_files;
-mod cli;
-mod clock;
-mod compare;
-mod conn;
-mod cores;
-mod fd_limit;
-mod fidelity;
-mod lateness;
-mod launcher;
-mod listen;
-mod memory;
-mod mpi_linkage;
-mod mpiexec_args;
-mod network_model;
-mod output_file;
-mod overrides;
-mod plot;
-mod private_dir;
-mod rank_output;
-mod rank_watchdog;
-mod realtime;
-mod replay;
-mod report;
-mod run;
-mod setup_progress;
-mod simulate;
-mod stall;
-mod storage_node;
-mod stream;
-mod timeline;
-mod topo;
-mod trace_file;
-mod trusted_folder;
-mod vector_files;
+//! `mpinetsim`: run MPI programs and synthetic workloads on simulated
+//! networks. The command line over the `gateway` library.
 
 use clap::{CommandFactory, Parser};
+use gateway::{
+    calibrate, cli, compare, fd_limit, mpiexec_args, rank_watchdog, replay, run, simulate, topo,
+};
 
 fn main() {
     // `-np N` as mpiexec users type it (see mpiexec_args).

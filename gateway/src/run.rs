@@ -4,11 +4,12 @@ use crate::adaptive::AdaptivePolicy;
 use crate::capture_files::CaptureFiles;
 use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
-use crate::conn::ConnState;
 use crate::launcher::{self, LaunchSpec, RankOutput};
+use crate::loop_core::ConnState;
+use crate::loop_core::{CoreSettings, JobOutcome};
 use crate::mpi_linkage::{self, MpiLinkage};
 use crate::network_model::{analytic_stats, packet_mut};
-use crate::realtime::{Gateway, GatewaySettings, JobOutcome};
+use crate::realtime::{Gateway, GatewaySettings};
 use crate::report::{JobReport, MpiCounters, RankReport};
 use crate::stall::StallPolicy;
 use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
@@ -437,7 +438,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         None => (
             vec![own_socket],
             job_dir.join("lib"),
-            crate::realtime::DEFAULT_HANDSHAKE_TIMEOUT_NS,
+            crate::loop_core::DEFAULT_HANDSHAKE_TIMEOUT_NS,
         ),
     };
     let lib_role = match a.external.as_ref().and_then(|e| e.lib_dir.as_ref()) {
@@ -457,18 +458,21 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             .map_err(|e| format!("cannot handle signals: {e}"))?;
     }
     let settings = GatewaySettings {
-        ranks: a.ranks,
-        factor: a.time_factor,
-        eager_limit,
+        core: CoreSettings {
+            ranks: a.ranks,
+            factor: a.time_factor,
+            eager_limit,
+            job_id,
+            secret,
+            handshake_timeout_ns,
+            lookahead_ns: crate::loop_core::DEFAULT_LOOKAHEAD_NS,
+            output_limit_bytes: crate::loop_core::OUTPUT_LIMIT_BYTES,
+            adaptive: a.adaptive.clone(),
+            stall: a.stall.clone(),
+            compute_clock: a.compute_clock,
+            rank_cpu_speeds: rank_cpu_speeds.clone(),
+        },
         listen,
-        job_id,
-        secret,
-        handshake_timeout_ns,
-        lookahead_ns: crate::realtime::DEFAULT_LOOKAHEAD_NS,
-        adaptive: a.adaptive.clone(),
-        stall: a.stall.clone(),
-        compute_clock: a.compute_clock,
-        rank_cpu_speeds: rank_cpu_speeds.clone(),
     };
     let started = Instant::now();
     let epoch = monotonic_ns();
@@ -501,9 +505,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         );
     }
     gw.vectors = vectors;
-    gw.storage = storage;
+    gw.core.storage = storage;
     if a.timeline.is_some() {
-        gw.arrows = Some(Vec::new());
+        gw.core.arrows = Some(Vec::new());
     }
     let mut ranks = match &program_path {
         Some(program) => launcher::launch(&LaunchSpec {
@@ -533,7 +537,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             launcher::Ranks::none()
         }
     };
-    gw.own_pids = ranks.procs.iter().map(|p| p.child.id()).collect();
+    gw.core.own_pids = ranks.procs.iter().map(|p| p.child.id()).collect();
 
     let outcome = gw.run(|g| {
         if let Some(f) = g.sim.failure() {
@@ -618,6 +622,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     for rank in 0..a.ranks {
         let p = ranks.procs.iter().find(|p| p.rank == rank);
         let conn = gw
+            .core
             .rank_connections()
             .find(|(r, _)| *r == rank)
             .map(|(_, c)| c);
@@ -656,13 +661,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             ended,
             exit_code: code,
             mpi: counters.map(MpiCounters::from),
-            connection: conn.map(|c| {
-                if c.stream.is_tcp() {
-                    c.peer.clone()
-                } else {
-                    "unix".into()
-                }
-            }),
+            connection: conn.map(|c| if c.tcp { c.peer.clone() } else { "unix".into() }),
             offset_ns: conn.and_then(|c| c.clock_offset_ns),
             uncertainty_ns: conn.and_then(|c| c.clock_offset_ns.map(|_| c.clock_uncertainty_ns)),
             max_uncertainty_ns: conn
@@ -672,9 +671,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             cpu_speed: rank_cpu_speeds.get(rank as usize).copied().unwrap_or(1.0),
         });
     }
-    let stats = gw.sim.stats();
+    let stats = gw.core.sim.stats();
     let end_wall = monotonic_ns();
     let max_factor = gw
+        .core
         .time
         .clock
         .pieces()
@@ -682,7 +682,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         .map(|p| p.factor)
         .fold(1.0, f64::max);
     let adaptive = a.adaptive.as_ref().map(|_| {
-        let scaled = gw.time.srt(end_wall) as f64 / 1e9;
+        let scaled = gw.core.time.srt(end_wall) as f64 / 1e9;
         let wall_s = end_wall.saturating_sub(epoch) as f64 / 1e9;
         crate::report::AdaptiveSummary {
             max_factor,
@@ -692,10 +692,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             wall_saved_s: scaled * max_factor - wall_s,
         }
     });
-    let max_behind = gw.lateness.summary();
+    let max_behind = gw.core.lateness.summary();
     let smallest = match max_behind.max_ns {
         0 => None,
-        _ => crate::fidelity::smallest_latency(gw.sim.as_ref()),
+        _ => crate::fidelity::smallest_latency(gw.core.sim.as_ref()),
     };
     let compute_late_ns = (max_behind.by_kind.iter())
         .find(|k| k.kind == crate::lateness::LatenessKind::Compute)
@@ -719,8 +719,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let report = JobReport {
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
-        model: gw.sim.kind().name().to_string(),
-        analytic: analytic_stats(gw.sim.as_ref()),
+        model: gw.core.sim.kind().name().to_string(),
+        analytic: analytic_stats(gw.core.sim.as_ref()),
         ranks: a.ranks,
         time_factor: a.time_factor,
         compute_clock: a.compute_clock.name().to_string(),
@@ -735,19 +735,19 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         },
         max_behind,
         rank_reports,
-        messages_in: gw.messages_in,
-        messages_out: gw.messages_out,
+        messages_in: gw.core.messages_in,
+        messages_out: gw.core.messages_out,
         packets: stats.links.iter().map(|l| l.packets).sum(),
         network_stats: stats,
         captures: gw
             .captures()
             .map(|c| c.paths().iter().map(|p| p.display().to_string()).collect())
             .unwrap_or_default(),
-        factor_changes: gw.factor_changes.clone(),
+        factor_changes: gw.core.factor_changes.clone(),
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
-        refused_connections: gw.refused,
-        storage: gw.storage.as_ref().map(|s| s.report()),
+        refused_connections: gw.core.refused,
+        storage: gw.core.storage.as_ref().map(|s| s.report()),
         warnings,
     };
     let mut finish_error = flush_result.err();
@@ -756,8 +756,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             path,
             &timeline_dir,
             a.ranks,
-            &gw.time.clock,
-            gw.arrows.as_deref().unwrap_or_default(),
+            &gw.core.time.clock,
+            gw.core.arrows.as_deref().unwrap_or_default(),
             &report.network_stats.network_events,
         );
         if let Err(e) = written {

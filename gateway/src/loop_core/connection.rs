@@ -1,10 +1,12 @@
-//! One rank's connection to the gateway: non-blocking socket (Unix or TCP),
-//! bounded input and output buffers, the frames read from it, and the
-//! rank's clock offset as it last reported it.
+//! One rank's connection as the core sees it: where it is in the protocol,
+//! what the rank said (its rank, pid, counters, clock offset, what it
+//! waits for), and its bounded input and output byte buffers. The socket
+//! itself belongs to the shell ([`crate::realtime`]), which hands the core
+//! the bytes it read ([`RankConnection::received`]) and writes what the core
+//! queued ([`RankConnection::flush_to`]).
 
-use crate::stream::RankStream;
 use mpinetsim_protocol::{DecodeError, Frame, RankCounters, LENGTH_PREFIX, MAX_HELLO_BODY};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
 /// Where a connection is in the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,18 +21,28 @@ pub enum ConnState {
     Closed,
 }
 
-/// Most bytes read from one connection in one turn (fairness between ranks).
-const READ_TURN_BYTES: usize = 1 << 20;
+/// Who connected, as the shell learnt it when it accepted the socket.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Peer {
+    /// For log lines: `a local process (pid 123)` or `tcp:10.0.0.2:40112`.
+    pub description: String,
+    /// Process id of a Unix peer, from the socket's credentials.
+    pub pid: Option<u32>,
+    /// The connection is TCP (else a Unix socket).
+    pub tcp: bool,
+}
 
 /// A rank's connection.
 pub struct RankConnection {
-    /// The socket (non-blocking).
-    pub stream: RankStream,
     /// Who connected (for log lines), fixed at accept.
     pub peer: String,
-    /// CLOCK_MONOTONIC when the connection was accepted, ns.
+    /// Process id of a Unix peer, from the socket's credentials.
+    pub peer_pid: Option<u32>,
+    /// The connection is TCP (else a Unix socket).
+    pub tcp: bool,
+    /// Wall clock when the connection was accepted, ns.
     pub accepted_ns: u64,
-    /// CLOCK_MONOTONIC when bytes were last read, ns (a clock probe's t2).
+    /// Wall clock when bytes were last read, ns (a clock probe's t2).
     pub last_read_ns: u64,
     /// Gateway clock − rank clock the rank last reported, ns.
     pub clock_offset_ns: Option<i64>,
@@ -56,8 +68,6 @@ pub struct RankConnection {
     /// Deliver and CollectiveDone frames queued for the rank (a Waiting
     /// frame that saw fewer is stale).
     pub wakeups: u64,
-    /// Readable data may be waiting (edge-triggered readiness not yet consumed).
-    pub wants_read: bool,
     inbuf: Vec<u8>,
     in_start: usize,
     outbuf: Vec<u8>,
@@ -65,11 +75,12 @@ pub struct RankConnection {
 }
 
 impl RankConnection {
-    /// Wraps an accepted socket.
-    pub fn new(stream: RankStream, now_ns: u64) -> RankConnection {
+    /// A connection from `peer`, accepted at wall time `now_ns`.
+    pub fn new(peer: Peer, now_ns: u64) -> RankConnection {
         RankConnection {
-            peer: stream.peer(),
-            stream,
+            peer: peer.description,
+            peer_pid: peer.pid,
+            tcp: peer.tcp,
             accepted_ns: now_ns,
             last_read_ns: now_ns,
             clock_offset_ns: None,
@@ -83,7 +94,6 @@ impl RankConnection {
             counters: None,
             waiting: None,
             wakeups: 0,
-            wants_read: true,
             inbuf: Vec::with_capacity(64 * 1024),
             in_start: 0,
             outbuf: Vec::new(),
@@ -91,37 +101,14 @@ impl RankConnection {
         }
     }
 
-    /// Reads what the socket has (up to one turn's worth). Returns true at
-    /// end of stream.
-    pub fn read_available(&mut self) -> io::Result<bool> {
+    /// Appends bytes the shell read from the socket at wall time `now_ns`.
+    pub fn received(&mut self, bytes: &[u8], now_ns: u64) {
         if self.in_start > 0 && self.in_start == self.inbuf.len() {
             self.inbuf.clear();
             self.in_start = 0;
         }
-        let mut total = 0;
-        let mut chunk = [0u8; 64 * 1024];
-        loop {
-            if total >= READ_TURN_BYTES {
-                return Ok(false); // more may wait: keep wants_read
-            }
-            match self.stream.read(&mut chunk) {
-                Ok(0) => {
-                    self.wants_read = false;
-                    return Ok(true);
-                }
-                Ok(n) => {
-                    self.inbuf.extend_from_slice(&chunk[..n]);
-                    self.last_read_ns = crate::clock::monotonic_ns();
-                    total += n;
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.wants_read = false;
-                    return Ok(false);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
+        self.inbuf.extend_from_slice(bytes);
+        self.last_read_ns = now_ns;
     }
 
     /// Before Hello: the first frame announces more bytes than any Hello
@@ -157,11 +144,6 @@ impl RankConnection {
         f.encode(&mut self.outbuf);
     }
 
-    /// Process id of a Unix peer, from the socket's credentials.
-    pub fn peer_pid(&self) -> Option<u32> {
-        self.stream.peer_pid()
-    }
-
     /// Records the offset and uncertainty the rank reported.
     pub fn set_clock(&mut self, offset_ns: i64, uncertainty_ns: u64) {
         self.clock_offset_ns = Some(offset_ns);
@@ -181,10 +163,10 @@ impl RankConnection {
         self.outbuf.len() - self.out_start
     }
 
-    /// Writes as much as the socket takes now.
-    pub fn flush(&mut self) -> io::Result<()> {
+    /// Writes as much of the queued output as `out` (the socket) takes now.
+    pub fn flush_to(&mut self, out: &mut impl Write) -> io::Result<()> {
         while self.out_start < self.outbuf.len() {
-            match self.stream.write(&self.outbuf[self.out_start..]) {
+            match out.write(&self.outbuf[self.out_start..]) {
                 Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "socket closed")),
                 Ok(n) => self.out_start += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
