@@ -17,7 +17,7 @@ secs=${1:-20}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(network_toml network_string fault_spec protocol_frames envelope datatypes)
+  targets=(network_toml network_string fault_spec protocol_frames envelope datatypes trace)
 fi
 case "$secs" in
   ''|*[!0-9]*) echo "fuzz/run.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;;

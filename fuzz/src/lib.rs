@@ -1,9 +1,9 @@
 //! Fuzz harnesses for every input mpinetsim reads from someone else: the
 //! network file (TOML), the xSim thesis's one-line network string, `--fault`
 //! specifications, the framed wire protocol between shim and gateway, the
-//! MPI envelope a rank receives from its peers, and the shim's datatype
+//! MPI envelope a rank receives from its peers, the shim's datatype
 //! engine (whose constructors take the program's counts, strides and
-//! displacements).
+//! displacements), and the record/replay trace file.
 //!
 //! Each harness takes arbitrary bytes, drives one entry point, and panics
 //! only when an invariant breaks: a panic inside the code under test, an
@@ -16,10 +16,12 @@
 
 mod datatypes;
 mod network;
+mod trace;
 mod wire;
 
 pub use datatypes::datatypes;
 pub use network::{fault_spec, network_string, network_toml};
+pub use trace::trace;
 pub use wire::{envelope, protocol_frames};
 
 /// A harness: takes the fuzzer's bytes, panics when an invariant breaks.
@@ -34,6 +36,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("protocol_frames", protocol_frames),
     ("envelope", envelope),
     ("datatypes", datatypes),
+    ("trace", trace),
 ];
 
 /// Asserts that a user-facing error is one sentence on one line, as the

@@ -350,12 +350,18 @@ pub struct ReplayArgs {
     /// Inject a fault (repeatable), as for `run`.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
-    /// Write pcaps of the configured capture points into this folder.
+    /// Write pcaps of the configured capture points into this folder
+    /// (packet model).
     #[arg(long)]
     pub capture: Option<PathBuf>,
     /// Write the outcome and the network statistics as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Network model: `packet` (the packet-level simulator) or `analytic`
+    /// (the Dimemas-style model, each message latency + size ÷ bandwidth
+    /// plus its waits); overrides the file's `model` key.
+    #[arg(long)]
+    pub model: Option<String>,
 }
 
 /// Arguments of `mpinetsim simulate`.

@@ -19,7 +19,8 @@ use crate::capture_files::CaptureFiles;
 use crate::cli::ReplayArgs;
 use bytes::Bytes;
 use mpinetsim_protocol::trace::{Trace, TraceEvent};
-use netsim::{Nanos, Simulator};
+use netsim::model::NetworkModel;
+use netsim::Nanos;
 use std::collections::HashMap;
 
 /// A recorded message: where it goes, its size, its envelope, and which
@@ -130,7 +131,7 @@ fn ranks_of(trace: &Trace) -> Vec<Rank> {
 /// Hands `m` from `src` to the model at `at`, remembering which recorded
 /// message it is.
 fn inject(
-    sim: &mut Simulator,
+    sim: &mut dyn NetworkModel,
     ids: &mut HashMap<netsim::tcp::MessageId, (u32, u32, u64)>,
     out: &mut ReplayOutcome,
     src: u32,
@@ -161,9 +162,9 @@ fn inject(
 /// handles messages inside MPI calls).
 pub fn replay(
     trace: &Trace,
-    sim: &mut Simulator,
+    sim: &mut dyn NetworkModel,
     cpu_speed: &[f64],
-    mut flush: impl FnMut(&mut Simulator) -> Result<(), String>,
+    mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
 ) -> Result<ReplayOutcome, String> {
     let mut ranks = ranks_of(trace);
     let mut out = ReplayOutcome {
@@ -280,27 +281,32 @@ pub fn replay_network(
     origin: &str,
     capture: Option<&std::path::Path>,
 ) -> Result<Replayed, String> {
-    if cfg.model == netsim::ModelKind::Analytic {
-        return Err(format!(
-            "{origin}: `model = \"analytic\"`: replay re-times the recorded messages one by one on the packet model; remove the key or the --model option"
-        ));
-    }
     let ranks = trace.ranks.len();
-    let net = netsim::Network::from_config(cfg, origin).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::from_network(net, cfg, origin, ranks, capture.is_some())
-        .map_err(|e| e.to_string())?;
+    // The analytic model re-times each message as latency + size ÷
+    // bandwidth plus its waits for links and buses.
+    let mut sim =
+        crate::network_model::from_config(cfg, origin, ranks as u32, capture.is_some(), false)?;
     let speeds: Vec<f64> = sim
-        .rank_hosts()
+        .rank_host_names()
         .iter()
-        .map(|&h| cfg.cpu_speed(&sim.network().nodes[h as usize].name))
+        .map(|name| cfg.cpu_speed(name))
         .collect();
     let mut files = match capture {
-        Some(dir) => Some(CaptureFiles::create(dir, &mut sim)?),
+        Some(dir) => {
+            let packet = crate::network_model::packet_mut(sim.as_mut());
+            Some(CaptureFiles::create(
+                dir,
+                packet.ok_or("captures need the packet model")?,
+            )?)
+        }
         None => None,
     };
     let started = std::time::Instant::now();
-    let outcome = replay(trace, &mut sim, &speeds, |sim| match files.as_mut() {
-        Some(f) => f.flush(sim),
+    let outcome = replay(trace, sim.as_mut(), &speeds, |sim| match files.as_mut() {
+        Some(f) => match crate::network_model::packet_mut(sim) {
+            Some(packet) => f.flush(packet),
+            None => Ok(()),
+        },
         None => Ok(()),
     })?;
     Ok(Replayed {
@@ -325,6 +331,7 @@ pub fn run(a: &ReplayArgs) -> Result<(), String> {
     } else {
         crate::overrides::load_with(&a.net, &a.sets)?
     };
+    crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let replayed = replay_network(&trace, &cfg, &origin, a.capture.as_deref())?;
     let (outcome, stats, wall) = (replayed.outcome, replayed.stats, replayed.wall_s);
@@ -375,6 +382,7 @@ mod tests {
     use super::*;
     use netsim::base::time::serialization_time;
     use netsim::wire::packet::data_frame_wire_len;
+    use netsim::Simulator;
 
     fn reference(ranks: usize) -> (Simulator, netsim::NetworkConfig) {
         let path =
@@ -426,6 +434,29 @@ mod tests {
     /// network (two hops of frame serialisation at 1 Gbps + 0.5 ms), and
     /// the recorded computation divided by the CPU speed: the differences
     /// cancel the connections' set-up.
+    #[test]
+    fn the_analytic_model_re_times_each_message_as_latency_plus_size_over_bandwidth() {
+        // 100 µs + 1000 B at 80 Mbps (10 B/µs) = 200 µs one way; a round
+        // trip with rank 1's 1 ms of computation 1.4 ms; 10 of them 14 ms.
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/reference.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = format!(
+            "model = \"analytic\"\n{text}\n[analytic]\nlatency = \"100us\"\nbandwidth = \"80Mbps\"\n"
+        );
+        let cfg = netsim::loader::load(std::path::Path::new("analytic.toml"), Some(2), |_| {
+            Ok(text.clone())
+        })
+        .unwrap();
+        let r =
+            replay_network(&pingpong(10, 1000, 1_000_000), &cfg, "analytic.toml", None).unwrap();
+        assert_eq!(r.outcome.runtime_ns, 14_000_000);
+        assert_eq!(r.outcome.messages, 20);
+        let dir = std::env::temp_dir().join(format!("replay-analytic-{}", std::process::id()));
+        let e = replay_network(&pingpong(1, 10, 0), &cfg, "analytic.toml", Some(&dir)).err();
+        assert!(e.unwrap().contains("no captures"));
+    }
+
     #[test]
     fn round_trips_and_computation_take_their_closed_form_time() {
         let len = 1000u32;
