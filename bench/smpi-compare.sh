@@ -57,7 +57,7 @@ if [ ! -d "$smpi_tree" ]; then
   cat >"$smpi_tree/config/make.def" <<'EOF'
 MPIFC = smpiff
 FLINK = $(MPIFC)
-FFLAGS = -O3 -fPIC -fallow-argument-mismatch
+FFLAGS = -O3 -fPIC -fallow-argument-mismatch -fallow-invalid-boz
 FLINKFLAGS = $(FFLAGS)
 MPICC = smpicc
 CLINK = $(MPICC)
