@@ -16,8 +16,10 @@ use crate::model::{Delivery, EventClass, InjectError};
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
 use crate::topology::routing::{Route, Routing};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
-use crate::wire::capture::{self, CaptureFile, Direction, HostNames};
+use crate::wire::capture::{self, CaptureFile, HostNames, PortCaptures};
+use crate::wire::observer::PortObserver;
 use crate::wire::packet::{ConnId, Packet, PacketArena, PacketId};
+use crate::wire::queue::QueueDiscipline;
 use crate::wire::transmitter::Transmitter;
 use bytes::Bytes;
 use std::collections::VecDeque;
@@ -78,8 +80,8 @@ pub struct Simulator {
     node_stats: Vec<NodeStats>,
     link_stats: Vec<LinkDirectionStats>,
     vectors: Option<crate::sim::vectors::VectorRecorder>,
-    captures: Vec<CaptureFile>,
-    capture_of_port: Vec<Option<(u32, u32)>>,
+    /// The capture files, attached to the ports they record.
+    captures: PortCaptures,
     rng: SimRng,
     tcp_params: TcpParams,
     nic_queue_packets: usize,
@@ -176,7 +178,7 @@ impl Simulator {
             capture::select_ports(&sim.net, &cfg.capture, origin)?;
         }
         if sim.faults.is_some() {
-            for f in &mut sim.captures {
+            for f in sim.captures.files_mut() {
                 f.enable_event_comments();
             }
         }
@@ -205,7 +207,6 @@ impl Simulator {
         let link_stats = vec![LinkDirectionStats::default(); net.ports.len()];
         Simulator {
             learned: vec![FastMap::default(); net.nodes.len()],
-            capture_of_port: vec![None; net.ports.len()],
             waiting_on_port: vec![VecDeque::new(); net.ports.len()],
             ip_ids: vec![0; net.nodes.len()],
             routes,
@@ -226,7 +227,7 @@ impl Simulator {
             node_stats,
             link_stats,
             vectors: None,
-            captures: Vec::new(),
+            captures: PortCaptures::none(net.ports.len()),
             rng: SimRng::new(seed ^ 0x6d70_696e_6574_7369),
             tcp_params,
             nic_queue_packets: 32,
@@ -244,8 +245,7 @@ impl Simulator {
     /// Records frames into the files of `plan` (see [`capture::plan`]),
     /// replacing any capture set up before.
     pub fn set_captures(&mut self, plan: capture::CapturePlan) {
-        self.captures = plan.files;
-        self.capture_of_port = plan.of_port;
+        self.captures = PortCaptures::new(plan);
     }
 
     /// The names every host address resolves to ("rank0", …, the host's
@@ -357,7 +357,7 @@ impl Simulator {
 
     /// Capture files (drain their bytes with `drain_to` or `take_bytes`).
     pub fn captures_mut(&mut self) -> &mut [CaptureFile] {
-        &mut self.captures
+        self.captures.files_mut()
     }
 
     /// Hands a message from rank `src` to rank `dst` at virtual time `at`
@@ -454,8 +454,8 @@ impl Simulator {
                 rec.link(
                     at,
                     port as u32,
-                    tx.len() as u32,
-                    tx.queued_bytes(),
+                    tx.queue.len() as u32,
+                    tx.queue.queued_bytes(),
                     self.link_stats[port].busy_ns,
                 );
             }
@@ -585,8 +585,8 @@ impl Simulator {
             None => self.net.nodes[e.src_host as usize].ports[0],
         };
         let t = &self.tx[port as usize];
-        let room = t.room().min(self.nic_queue_packets.saturating_sub(t.len()))
-            + usize::from(t.busy.is_none() && t.is_empty());
+        let room = (t.queue.room()).min(self.nic_queue_packets.saturating_sub(t.queue.len()))
+            + usize::from(t.is_idle());
         let mut actions = std::mem::take(&mut self.actions);
         let blocked = self.conns[c as usize]
             .tcp
@@ -687,39 +687,34 @@ impl Simulator {
             return;
         }
         let t = &mut self.tx[port as usize];
-        if t.busy.is_none() {
+        if !t.wire.is_busy() {
             self.start_tx(port, pkt);
             return;
         }
         let frame = self.packets.get(pkt).frame_len();
-        if !t.enqueue(pkt, frame) {
+        if !t.queue.enqueue(pkt, frame) {
             self.link_stats[port as usize].drops_queue += 1;
             self.node_stats[node as usize].drops_queue += 1;
             self.packets.remove(pkt);
             return;
         }
         let ls = &mut self.link_stats[port as usize];
-        ls.peak_queue_packets = t.peak_packets;
-        ls.peak_queue_bytes = t.peak_bytes;
+        ls.peak_queue_packets = t.queue.peak_packets();
+        ls.peak_queue_bytes = t.queue.peak_bytes();
     }
 
     fn start_tx(&mut self, port: PortId, pkt: PacketId) {
-        if let Some((fi, ii)) = self.capture_of_port[port as usize] {
-            self.captures[fi as usize].record(
-                ii,
-                Direction::Outbound,
-                self.now,
-                self.packets.get_mut(pkt),
-            );
-        }
+        (self.captures).departed(port, self.now, self.packets.get_mut(pkt));
         let p = self.packets.get(pkt);
         let params = self.net.links[self.net.ports[port as usize].link as usize].params;
-        let wire = serialization_time(p.wire_len(), params.rate_bps);
+        let (wire_len, frame_len) = (p.wire_len(), p.frame_len());
+        let wire = self.tx[port as usize]
+            .wire
+            .start(pkt, wire_len, params.rate_bps);
         let ls = &mut self.link_stats[port as usize];
         ls.packets += 1;
-        ls.bytes += p.frame_len();
+        ls.bytes += frame_len;
         ls.busy_ns += wire.0;
-        self.tx[port as usize].busy = Some(pkt);
         let epoch = self.link_epoch(port);
         self.queue.push(self.now + wire, Event::TxDone(port, epoch));
     }
@@ -744,8 +739,8 @@ impl Simulator {
             return; // the link died during the transmission: frame already counted lost
         }
         let pkt = self.tx[port as usize]
-            .busy
-            .take()
+            .wire
+            .finish()
             .expect("transmitter was busy");
         let pinfo = &self.net.ports[port as usize];
         let params = self.net.links[pinfo.link as usize].params;
@@ -759,7 +754,7 @@ impl Simulator {
                 Event::Arrive(pinfo.peer, pkt, epoch),
             );
         }
-        if let Some(next) = self.tx[port as usize].dequeue() {
+        if let Some(next) = self.tx[port as usize].queue.dequeue() {
             self.start_tx(port, next);
         }
         self.wake_waiting(port);
@@ -768,8 +763,8 @@ impl Simulator {
     /// Lets connections waiting for room in `port`'s queue send again.
     fn wake_waiting(&mut self, port: PortId) {
         if !self.waiting_on_port[port as usize].is_empty() {
-            while self.tx[port as usize].room() > 0
-                && self.tx[port as usize].len() < self.nic_queue_packets
+            while self.tx[port as usize].queue.room() > 0
+                && self.tx[port as usize].queue.len() < self.nic_queue_packets
             {
                 let Some(c) = self.waiting_on_port[port as usize].pop_front() else {
                     break;
@@ -788,14 +783,7 @@ impl Simulator {
             self.packets.remove(pkt);
             return;
         }
-        if let Some((fi, ii)) = self.capture_of_port[port as usize] {
-            self.captures[fi as usize].record(
-                ii,
-                Direction::Inbound,
-                self.now,
-                self.packets.get_mut(pkt),
-            );
-        }
+        (self.captures).arrived(port, self.now, self.packets.get_mut(pkt));
         let node = self.net.ports[port as usize].node;
         match self.net.nodes[node as usize].kind {
             NodeKind::Host => self.host_receive(node, port, pkt),
@@ -961,9 +949,7 @@ impl Simulator {
                     "further network events are counted, not recorded (more than {})",
                     crate::faults::MAX_RECORDED_NETWORK_EVENTS
                 );
-                for c in &mut self.captures {
-                    c.record_comment(self.now, &line);
-                }
+                self.captures.note(self.now, &line);
             }
             f.unrecorded += 1;
             return;
@@ -975,9 +961,7 @@ impl Simulator {
             detail,
         };
         let line = ev.line();
-        for c in &mut self.captures {
-            c.record_comment(self.now, &line);
-        }
+        self.captures.note(self.now, &line);
         f.log.push(ev);
     }
 
@@ -1083,11 +1067,11 @@ impl Simulator {
                 f.epoch[l as usize] = f.epoch[l as usize].wrapping_add(1);
                 for port in self.net.links[l as usize].ends {
                     let lost = &mut self.link_stats[port as usize].drops_down;
-                    if let Some(pkt) = self.tx[port as usize].busy.take() {
+                    if let Some(pkt) = self.tx[port as usize].wire.finish() {
                         self.packets.remove(pkt);
                         *lost += 1;
                     }
-                    while let Some(pkt) = self.tx[port as usize].dequeue() {
+                    while let Some(pkt) = self.tx[port as usize].queue.dequeue() {
                         self.packets.remove(pkt);
                         *lost += 1;
                     }

@@ -12,6 +12,7 @@ use crate::base::text::glob_match;
 use crate::base::time::Nanos;
 use crate::config::{CaptureConfig, CaptureFormat, ConfigError};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
+use crate::wire::observer::PortObserver;
 use crate::wire::packet::Packet;
 use bytes::Bytes;
 use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
@@ -418,6 +419,59 @@ pub struct CapturePlan {
     pub files: Vec<CaptureFile>,
     /// For every port of the network: (file index, interface id) when captured.
     pub of_port: Vec<Option<(u32, u32)>>,
+}
+
+/// The capture files attached to the ports they record: the simulator's
+/// [`PortObserver`] for `[capture]`.
+pub struct PortCaptures {
+    files: Vec<CaptureFile>,
+    /// For every port: (file index, interface id) when captured.
+    of_port: Vec<Option<(u32, u32)>>,
+}
+
+impl PortCaptures {
+    /// Nothing captured on a network of `ports` ports.
+    pub fn none(ports: usize) -> PortCaptures {
+        PortCaptures {
+            files: Vec::new(),
+            of_port: vec![None; ports],
+        }
+    }
+
+    /// The files of `plan`, attached to its ports.
+    pub fn new(plan: CapturePlan) -> PortCaptures {
+        PortCaptures {
+            files: plan.files,
+            of_port: plan.of_port,
+        }
+    }
+
+    /// The files, in the order their ports appear in the network.
+    pub fn files_mut(&mut self) -> &mut [CaptureFile] {
+        &mut self.files
+    }
+}
+
+impl PortObserver for PortCaptures {
+    #[inline]
+    fn departed(&mut self, port: PortId, now: Nanos, pkt: &mut Packet) {
+        if let Some((fi, ii)) = self.of_port[port as usize] {
+            self.files[fi as usize].record(ii, Direction::Outbound, now, pkt);
+        }
+    }
+
+    #[inline]
+    fn arrived(&mut self, port: PortId, now: Nanos, pkt: &mut Packet) {
+        if let Some((fi, ii)) = self.of_port[port as usize] {
+            self.files[fi as usize].record(ii, Direction::Inbound, now, pkt);
+        }
+    }
+
+    fn note(&mut self, now: Nanos, line: &str) {
+        for f in &mut self.files {
+            f.record_comment(now, line);
+        }
+    }
 }
 
 /// Ports selected by `[capture]`: every port whose name ("node/peer") or

@@ -1,7 +1,12 @@
 //! Frames on links: a frame's header fields and wire sizes ([`packet`]),
-//! one link direction's queue and serialiser ([`transmitter`]), and the
-//! pcap/pcapng bytes of captured frames ([`capture`]).
+//! one link direction's [`transmitter`] — a queue discipline ([`queue`])
+//! in front of a [`serialiser`] — what watches frames crossing ports
+//! ([`observer`]), and the pcap/pcapng bytes of captured frames
+//! ([`capture`], one such observer).
 
 pub mod capture;
+pub mod observer;
 pub mod packet;
+pub mod queue;
+pub mod serialiser;
 pub mod transmitter;
