@@ -240,8 +240,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     let floor_us = netsim::base::units::parse_duration_ns(&a.behind_floor)
         .map_err(|e| format!("--behind-floor: {e}"))? as f64
         / 1000.0;
-    let mut cfg = netsim::loader::load(&a.net, Some(a.ranks), std::fs::read_to_string)
-        .map_err(|e| e.to_string())?;
+    let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let origin = a.net.display().to_string();

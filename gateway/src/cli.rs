@@ -108,6 +108,10 @@ pub struct GatewayArgs {
     /// Network description.
     #[arg(long)]
     pub net: PathBuf,
+    /// Sets KEY to VALUE in the network file (repeatable), e.g.
+    /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
     #[arg(long)]
@@ -155,6 +159,10 @@ pub struct CalibrateArgs {
     /// Network description.
     #[arg(long)]
     pub net: PathBuf,
+    /// Sets KEY to VALUE in the network file (repeatable), e.g.
+    /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
     #[arg(long)]
@@ -252,6 +260,10 @@ pub struct TopoArgs {
     /// Network description: a TOML file, or `xsim:` and a thesis-style string.
     #[arg(long)]
     pub net: PathBuf,
+    /// Sets KEY to VALUE in the network file (repeatable), e.g.
+    /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// Host pairs to analyse: random, ring or alltoall.
     #[arg(long, default_value = "random")]
     pub pattern: String,
@@ -288,6 +300,10 @@ pub struct RunArgs {
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
     pub net: PathBuf,
+    /// Sets KEY to VALUE in the network file (repeatable), e.g.
+    /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
     #[arg(long)]
@@ -370,6 +386,10 @@ pub struct SimulateArgs {
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
     pub net: PathBuf,
+    /// Sets KEY to VALUE in the network file (repeatable), e.g.
+    /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// pingpong, alltoall, ring or random.
     #[arg(long, default_value = "pingpong")]
     pub workload: String,

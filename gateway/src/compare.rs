@@ -44,12 +44,7 @@ fn median(v: &[f64]) -> f64 {
 /// The first network changed by every `--set` and with every `--fault`,
 /// named after what was changed.
 fn what_if_variant(a: &CompareArgs, ranks: u32) -> Result<(String, NetworkConfig), String> {
-    let mut cfg = if a.sets.is_empty() {
-        netsim::loader::load(&a.nets[0], Some(ranks), std::fs::read_to_string)
-            .map_err(|e| e.to_string())?
-    } else {
-        crate::overrides::load_with(&a.nets[0], &a.sets)?
-    };
+    let mut cfg = crate::overrides::load_net(&a.nets[0], Some(ranks), &a.sets)?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let changes: Vec<String> = a
         .sets

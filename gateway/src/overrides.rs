@@ -132,6 +132,21 @@ pub fn load_with(file: &std::path::Path, sets: &[String]) -> Result<netsim::Netw
         .map_err(|e| e.to_string())
 }
 
+/// Reads the network `net` (a file, or an `xsim:` string) for `ranks`
+/// ranks, with the `--set` assignments `sets` applied when there are any:
+/// what every command taking `--net` and `--set` reads.
+pub fn load_net(
+    net: &std::path::Path,
+    ranks: Option<u32>,
+    sets: &[String],
+) -> Result<netsim::NetworkConfig, String> {
+    if sets.is_empty() {
+        netsim::loader::load(net, ranks, std::fs::read_to_string).map_err(|e| e.to_string())
+    } else {
+        load_with(net, sets)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -325,12 +325,7 @@ pub fn run(a: &ReplayArgs) -> Result<(), String> {
         crate::output_file::check_writable(path, "--report")?;
     }
     let origin = a.net.display().to_string();
-    let mut cfg = if a.sets.is_empty() {
-        netsim::loader::load(&a.net, Some(ranks), std::fs::read_to_string)
-            .map_err(|e| e.to_string())?
-    } else {
-        crate::overrides::load_with(&a.net, &a.sets)?
-    };
+    let mut cfg = crate::overrides::load_net(&a.net, Some(ranks), &a.sets)?;
     crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let replayed = replay_network(&trace, &cfg, &origin, a.capture.as_deref())?;

@@ -27,8 +27,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     if let Some(path) = &a.report {
         crate::output_file::check_writable(path, "--report")?;
     }
-    let mut cfg = netsim::loader::load(&a.net, Some(a.ranks), std::fs::read_to_string)
-        .map_err(|e| e.to_string())?;
+    let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     add_fault_specs(&mut cfg, &a.faults)?;
     apply_model(&mut cfg, a.model.as_deref())?;
     let spec = JobSpec {
@@ -72,8 +71,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let handshake_timeout_ns = netsim::base::units::parse_duration_ns(&a.handshake_timeout)
         .map_err(|e| format!("--handshake-timeout: {e}"))?;
-    let mut cfg = netsim::loader::load(&a.net, Some(a.ranks), std::fs::read_to_string)
-        .map_err(|e| e.to_string())?;
+    let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     apply_model(&mut cfg, a.model.as_deref())?;
     let label = vec![format!(
         "(ranks started by a launcher on {})",

@@ -31,8 +31,7 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
     let size =
         netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
     let origin = a.net.display().to_string();
-    let mut cfg = netsim::loader::load(&a.net, a.ranks.map(|r| r as u32), std::fs::read_to_string)
-        .map_err(|e| e.to_string())?;
+    let mut cfg = crate::overrides::load_net(&a.net, a.ranks.map(|r| r as u32), &a.sets)?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     if cfg.model == netsim::ModelKind::Analytic {
         return Err(format!(

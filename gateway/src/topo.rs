@@ -34,8 +34,7 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
             crate::output_file::check_writable(p, option)?;
         }
     }
-    let cfg = netsim::loader::load(&a.net, a.ranks, std::fs::read_to_string)
-        .map_err(|e| e.to_string())?;
+    let cfg = crate::overrides::load_net(&a.net, a.ranks, &a.sets)?;
     let net = Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let built = started.elapsed();
     if let Some(path) = &a.dot {

@@ -439,3 +439,37 @@ fn lossless_bulk_transfer_has_no_tcp_analysis_warnings() {
         assert_eq!(max, Some(1514));
     }
 }
+
+/// The simulated time `simulate` prints, ns.
+fn simulated_ns(o: &std::process::Output) -> u64 {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("simulated time:"))
+        .unwrap_or_else(|| panic!("no simulated time in {out}"));
+    let secs = line.split_whitespace().nth(2).unwrap();
+    let (s, frac) = secs.split_once('.').unwrap();
+    s.parse::<u64>().unwrap() * 1_000_000_000 + frac.parse::<u64>().unwrap()
+}
+
+/// `--set` on `simulate` (as on every command taking `--net`): links of
+/// 250 µs instead of 500 µs take 2 × 250 µs off each of the pingpong's
+/// 2,000 one-way trips and 4 × 250 µs off each of the two connections'
+/// handshakes (one round trip each): exactly 1.002 s less. A key the file
+/// format does not know is one sentence and exit code 2.
+#[test]
+fn set_changes_one_key_of_the_network_for_simulate() {
+    let net = config("reference.toml");
+    let net = net.to_str().unwrap();
+    let base = simulate(&["--net", net, "--workload", "pingpong", "--size", "1000"]);
+    let set = ["--set", "link_defaults.delay=250us"];
+    let args = ["--net", net, "--workload", "pingpong", "--size", "1000"];
+    let faster = simulate(&[&args[..], &set[..]].concat());
+    assert!(base.status.success() && faster.status.success());
+    assert_eq!(simulated_ns(&base) - simulated_ns(&faster), 1_002_000_000);
+    let bad = simulate(&["--net", net, "--set", "link_defaults.dela=250us"]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("unknown field `dela`"), "{err}");
+}
