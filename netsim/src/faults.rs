@@ -41,7 +41,12 @@ use crate::base::time::Nanos;
 use crate::config::{
     ConfigError, DurationNs, FaultActionConfig, FaultConfig, NetworkConfig, RateBps,
 };
+use crate::topology::routing::Routing;
 use crate::topology::{LinkId, LinkParams, Network, NodeId, NodeKind};
+
+mod live;
+
+pub(crate) use live::{Crossing, Effect};
 
 /// What a fault acts on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -499,6 +504,8 @@ pub(crate) struct FaultState {
     pub log: Vec<NetworkEvent>,
     /// Events after those, counted but not recorded.
     pub unrecorded: u64,
+    /// Forwarding tables around the dead links, while any are dead.
+    routes: Option<Routing>,
 }
 
 /// Shortest mean time between failures or to repair a random fault may
@@ -534,6 +541,7 @@ impl FaultState {
             check_at: None,
             log: Vec::new(),
             unrecorded: 0,
+            routes: None,
         }
     }
 

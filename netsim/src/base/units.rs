@@ -131,6 +131,21 @@ fn split_number(t: &str) -> Result<(Decimal, &str), String> {
     Ok((Decimal { digits, scale }, u.trim()))
 }
 
+/// A rate as people write it: `10 Gbps`, `100 Mbps`, `1500 bps` (the
+/// largest unit that divides it exactly).
+pub fn format_rate(bps: u64) -> String {
+    for (div, unit) in [
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "kbps"),
+    ] {
+        if bps >= div && bps.is_multiple_of(div) {
+            return format!("{} {unit}", bps / div);
+        }
+    }
+    format!("{bps} bps")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,10 +7,7 @@ use crate::base::fasthash::FastMap;
 use crate::base::rng::SimRng;
 use crate::base::time::{serialization_time, Nanos};
 use crate::config::{ConfigError, NetworkConfig, SwitchMode};
-use crate::faults::{
-    self, Cause, Change, FaultPlan, FaultState, Item, NetworkEvent, NetworkEventKind,
-    NetworkFailure, Partition, Target,
-};
+use crate::faults::{Crossing, Effect, FaultPlan, FaultState, NetworkEvent, NetworkFailure};
 use crate::model::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
 use crate::model::{Delivery, EventClass, InjectError};
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
@@ -58,9 +55,10 @@ pub struct Simulator {
     net: Network,
     /// The network's own routing (without faults).
     routes: Routing,
-    /// Routing recomputed around dead links, while any are dead.
-    fault_routes: Option<Routing>,
+    /// Which links are dead, the routing around them, the network events.
     faults: Option<Box<FaultState>>,
+    /// What the faults asked for, being carried out (kept for its memory).
+    fault_effects: Vec<Effect>,
     failure: Option<NetworkFailure>,
     queue: EventQueue<Event>,
     now: Nanos,
@@ -210,8 +208,8 @@ impl Simulator {
             waiting_on_port: vec![VecDeque::new(); net.ports.len()],
             ip_ids: vec![0; net.nodes.len()],
             routes,
-            fault_routes: None,
             faults: None,
+            fault_effects: Vec::new(),
             failure: None,
             queue: EventQueue::default(),
             now: Nanos::ZERO,
@@ -283,7 +281,9 @@ impl Simulator {
 
     /// Forwarding tables in use (recomputed around dead links while any are).
     pub fn routes(&self) -> &Routing {
-        self.fault_routes.as_ref().unwrap_or(&self.routes)
+        (self.faults.as_ref())
+            .and_then(|f| f.routes())
+            .unwrap_or(&self.routes)
     }
 
     /// Schedules the faults of `plan` (see [`crate::faults`]), replacing any
@@ -349,7 +349,7 @@ impl Simulator {
             return None;
         }
         let q = self.queue.peek_time();
-        match (q, self.faults.as_ref().and_then(|f| f.check_at)) {
+        match (q, self.faults.as_ref().and_then(|f| f.check_at())) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -486,7 +486,7 @@ impl Simulator {
     pub fn step_classified(&mut self) -> Option<(Nanos, EventClass)> {
         let t = self.next_time_with_faults()?;
         self.sample_until(t);
-        if self.faults.as_ref().and_then(|f| f.check_at) == Some(t) {
+        if self.faults.as_ref().and_then(|f| f.check_at()) == Some(t) {
             self.now = t;
             self.events_run += 1;
             self.check_partition();
@@ -722,7 +722,7 @@ impl Simulator {
     /// How often the link of `port` has died (0 without faults).
     fn link_epoch(&self, port: PortId) -> u32 {
         match &self.faults {
-            Some(f) => f.epoch[self.net.ports[port as usize].link as usize],
+            Some(f) => f.epoch(self.net.ports[port as usize].link),
             None => 0,
         }
     }
@@ -731,7 +731,7 @@ impl Simulator {
     fn port_dead(&self, port: PortId) -> bool {
         self.faults
             .as_ref()
-            .is_some_and(|f| f.dead[self.net.ports[port as usize].link as usize])
+            .is_some_and(|f| f.is_dead(self.net.ports[port as usize].link))
     }
 
     fn on_tx_done(&mut self, port: PortId, epoch: u32) {
@@ -916,193 +916,49 @@ impl Simulator {
     }
 
     fn apply_next_fault(&mut self) {
-        let Some((t, item)) = self.faults.as_mut().and_then(|f| f.schedule.pop()) else {
-            return;
-        };
-        self.now = self.now.max(t);
-        match item {
-            Item::Apply {
-                target,
-                change,
-                cause,
-            } => self.apply_change(target, change, cause),
-            Item::Random { element, fail } => {
-                let now = self.now;
-                let f = self.faults.as_mut().expect("faults are set");
-                let (target, change) = f.random_change(now, element, fail);
-                self.apply_change(target, change, Cause::Random);
-            }
-            Item::Reconverge => self.reconverge(),
-        }
-    }
-
-    /// Logs a network event and writes it as a comment into pcapng
-    /// captures; past [`crate::faults::MAX_RECORDED_NETWORK_EVENTS`] it
-    /// only counts it (the captures get one comment saying so).
-    fn log_event(&mut self, kind: NetworkEventKind, target: String, detail: String) {
         let Some(f) = self.faults.as_mut() else {
             return;
         };
-        if f.log.len() >= crate::faults::MAX_RECORDED_NETWORK_EVENTS {
-            if f.unrecorded == 0 {
-                let line = format!(
-                    "further network events are counted, not recorded (more than {})",
-                    crate::faults::MAX_RECORDED_NETWORK_EVENTS
-                );
-                self.captures.note(self.now, &line);
-            }
-            f.unrecorded += 1;
-            return;
-        }
-        let ev = NetworkEvent {
-            at_ns: self.now.0,
-            kind,
-            target,
-            detail,
-        };
-        let line = ev.line();
-        self.captures.note(self.now, &line);
-        f.log.push(ev);
+        let mut effects = std::mem::take(&mut self.fault_effects);
+        f.apply_next(&mut self.now, &mut self.net, &self.rank_hosts, &mut effects);
+        self.carry_out(&mut effects);
+        self.fault_effects = effects;
     }
 
-    fn apply_change(&mut self, target: Target, change: Change, cause: Cause) {
-        let cause = match cause {
-            Cause::Scheduled => "scheduled",
-            Cause::Random => "random",
-        };
-        let f = self.faults.as_mut().expect("faults are set");
-        match change {
-            Change::Down | Change::Up => {
-                let Some(holding) = f.count(target, change) else {
-                    return; // an up of something that is not down
-                };
-                let down = change == Change::Down;
-                let (kind, name, links) = match target {
-                    Target::Link(l) => (
-                        if down {
-                            NetworkEventKind::LinkDown
-                        } else {
-                            NetworkEventKind::LinkUp
-                        },
-                        self.net.links[l as usize].name.clone(),
-                        vec![l],
-                    ),
-                    Target::Node(n) => {
-                        let node = &self.net.nodes[n as usize];
-                        (
-                            if down {
-                                NetworkEventKind::NodeDown
-                            } else {
-                                NetworkEventKind::NodeUp
-                            },
-                            node.name.clone(),
-                            node.ports
-                                .iter()
-                                .map(|&p| self.net.ports[p as usize].link)
-                                .collect(),
-                        )
+    /// Does what the faults asked, in order.
+    fn carry_out(&mut self, effects: &mut Vec<Effect>) {
+        for e in effects.drain(..) {
+            match e {
+                Effect::LinkDied(l) => {
+                    for port in self.net.links[l as usize].ends {
+                        let lost = &mut self.link_stats[port as usize].drops_down;
+                        let tx = &mut self.tx[port as usize];
+                        for pkt in tx
+                            .wire
+                            .finish()
+                            .into_iter()
+                            .chain(std::iter::from_fn(|| tx.queue.dequeue()))
+                        {
+                            self.packets.remove(pkt);
+                            *lost += 1;
+                        }
                     }
-                };
-                if let Target::Node(n) = target {
-                    // A node that restarts has forgotten what it learned.
-                    self.learned[n as usize].clear();
                 }
-                let detail = match (down, holding) {
-                    (true, 2..) => format!("{cause}; already down ({holding} faults)"),
-                    (false, 1..) => format!("{cause}; still down ({holding} more faults)"),
-                    _ => cause.to_string(),
-                };
-                self.log_event(kind, name, detail);
-                self.refresh_links(&links);
-            }
-            Change::Degrade(d) | Change::Restore(d) => {
-                let Target::Link(l) = target else {
-                    return; // rejected when the plan was resolved
-                };
-                let base = f.base_params[l as usize];
-                let p = &mut self.net.links[l as usize].params;
-                let restore = matches!(change, Change::Restore(_));
-                let mut parts = Vec::new();
-                if let Some(r) = d.rate_bps {
-                    p.rate_bps = if restore { base.rate_bps } else { r };
-                    parts.push(format!(
-                        "rate {}",
-                        crate::wire::capture::format_rate(p.rate_bps)
-                    ));
+                Effect::LinkRevived(l) => {
+                    for port in self.net.links[l as usize].ends {
+                        self.wake_waiting(port);
+                    }
                 }
-                if let Some(v) = d.delay_ns {
-                    p.delay_ns = if restore { base.delay_ns } else { v };
-                    parts.push(format!("delay {}", Nanos(p.delay_ns)));
-                }
-                if let Some(v) = d.loss {
-                    p.loss = if restore { base.loss } else { v };
-                    parts.push(format!("loss {}", p.loss));
-                }
-                let kind = if restore {
-                    NetworkEventKind::LinkRestored
-                } else {
-                    NetworkEventKind::LinkDegraded
-                };
-                let name = self.net.links[l as usize].name.clone();
-                self.log_event(kind, name, format!("{} ({cause})", parts.join(", ")));
+                Effect::NodeForgot(n) => self.learned[n as usize].clear(),
+                Effect::Rerouted => self.reroute(),
+                Effect::Note(line) => self.captures.note(self.now, &line),
             }
         }
     }
 
-    /// Brings the dead state of `links` up to date: a link that died loses
-    /// every frame on it and queued for it; one that came back lets waiting
-    /// connections send. Any change schedules new forwarding tables.
-    fn refresh_links(&mut self, links: &[crate::topology::LinkId]) {
-        let mut changed = false;
-        for &l in links {
-            let f = self.faults.as_mut().expect("faults are set");
-            let dead = f.should_be_dead(&self.net, l);
-            if dead == f.dead[l as usize] {
-                continue;
-            }
-            f.dead[l as usize] = dead;
-            changed = true;
-            if dead {
-                f.dead_count += 1;
-                f.epoch[l as usize] = f.epoch[l as usize].wrapping_add(1);
-                for port in self.net.links[l as usize].ends {
-                    let lost = &mut self.link_stats[port as usize].drops_down;
-                    if let Some(pkt) = self.tx[port as usize].wire.finish() {
-                        self.packets.remove(pkt);
-                        *lost += 1;
-                    }
-                    while let Some(pkt) = self.tx[port as usize].queue.dequeue() {
-                        self.packets.remove(pkt);
-                        *lost += 1;
-                    }
-                }
-            } else {
-                f.dead_count -= 1;
-                for port in self.net.links[l as usize].ends {
-                    self.wake_waiting(port);
-                }
-            }
-        }
-        if changed {
-            let now = self.now;
-            let f = self.faults.as_mut().expect("faults are set");
-            f.generation += 1;
-            f.schedule.push(now + f.convergence_delay, Item::Reconverge);
-            self.update_partition();
-        }
-    }
-
-    /// Installs forwarding tables for the graph as it is now (the network's
-    /// own routing when nothing is dead).
-    fn reconverge(&mut self) {
-        let f = self.faults.as_mut().expect("faults are set");
-        if f.generation == f.routed_generation {
-            return; // an earlier recomputation already saw this state
-        }
-        f.routed_generation = f.generation;
-        self.fault_routes = (f.dead_count > 0)
-            .then(|| Routing::without_links(&self.net, f.dead.clone().into_boxed_slice()));
-        let summary = f.summary();
+    /// New forwarding tables are in force: every connection's first hops
+    /// follow them, and switches learn addresses again.
+    fn reroute(&mut self) {
         let routes = self.routes();
         let firsts: Vec<(Option<Route>, Option<Route>)> = self
             .conns
@@ -1121,104 +977,35 @@ impl Simulator {
         for l in &mut self.learned {
             l.clear();
         }
-        self.log_event(NetworkEventKind::RoutesRecomputed, String::new(), summary);
-    }
-
-    /// Works out whether the ranks' hosts are split, logging splits and heals.
-    fn update_partition(&mut self) {
-        let now = self.now;
-        let f = self.faults.as_mut().expect("faults are set");
-        let class = faults::classes(&self.net, &f.dead);
-        let groups = faults::groups(&class, &self.rank_hosts);
-        if groups.len() <= 1 {
-            if f.partition.take().is_some() {
-                f.check_at = None;
-                self.log_event(
-                    NetworkEventKind::PartitionHealed,
-                    String::new(),
-                    "every rank's host can reach every other again".into(),
-                );
-            }
-            return;
-        }
-        let since = f.partition.as_ref().map_or(now, |p| p.since);
-        let same = f.partition.as_ref().is_some_and(|p| p.groups == groups);
-        let text = format!(
-            "the ranks' hosts are split into {} groups that cannot reach each other: {}; traffic between them waits (TCP retransmits) until a repair, each message at most {} (faults.partition_timeout)",
-            groups.len(),
-            faults::describe_groups(&self.net, &self.rank_hosts, &groups),
-            f.partition_timeout
-        );
-        f.partition = Some(Partition {
-            since,
-            class,
-            groups,
-        });
-        f.check_at = Some(now.max(since + f.partition_timeout));
-        if !same {
-            self.log_event(NetworkEventKind::Partitioned, String::new(), text);
-        }
     }
 
     /// A message entered connection `c`: if it must cross a partition,
     /// make sure its wait is checked.
     fn note_partition_traffic(&mut self, c: ConnId) {
-        let Some(f) = self.faults.as_mut() else {
-            return;
-        };
-        let Some(p) = &f.partition else {
-            return;
-        };
-        let e = &self.conns[c as usize];
-        if p.class[e.src_host as usize] != p.class[e.dst_host as usize] {
-            let deadline = self.now.max(p.since) + f.partition_timeout;
-            f.check_at = Some(f.check_at.map_or(deadline, |t| t.min(deadline)));
+        if let Some(f) = self.faults.as_mut() {
+            let e = &self.conns[c as usize];
+            f.note_traffic(self.now, e.src_host, e.dst_host);
         }
     }
 
     /// Ends the run if a message has waited the partition timeout to cross
     /// the partition; otherwise arms the next check.
     fn check_partition(&mut self) {
-        let now = self.now;
         let f = self.faults.as_mut().expect("faults are set");
-        f.check_at = None;
-        let Some(p) = &f.partition else {
-            return;
-        };
-        let mut waiting = Vec::new();
-        let mut next: Option<Nanos> = None;
-        for e in &self.conns {
-            if p.class[e.src_host as usize] == p.class[e.dst_host as usize] {
-                continue;
-            }
-            let Some(sent) = e.tcp.oldest_undelivered() else {
-                continue;
-            };
-            let deadline = sent.max(p.since) + f.partition_timeout;
-            if deadline <= now {
-                waiting.push(format!("rank {} → rank {}", e.src_rank, e.dst_rank));
-            } else {
-                next = Some(next.map_or(deadline, |t| t.min(deadline)));
-            }
+        let conns = self.conns.iter().map(|e| Crossing {
+            src_host: e.src_host,
+            dst_host: e.dst_host,
+            src_rank: e.src_rank,
+            dst_rank: e.dst_rank,
+            oldest_undelivered: e.tcp.oldest_undelivered(),
+        });
+        let mut effects = std::mem::take(&mut self.fault_effects);
+        let failure = f.check_partition(self.now, &self.net, &self.rank_hosts, conns, &mut effects);
+        self.carry_out(&mut effects);
+        self.fault_effects = effects;
+        if failure.is_some() {
+            self.failure = failure;
         }
-        if waiting.is_empty() {
-            f.check_at = next;
-            return;
-        }
-        let message = format!(
-            "the network is partitioned since {}: {} cannot reach each other, and messages from {} waited longer than the partition timeout of {} (at {}); repair the network sooner (a fault's `for`, or an `up`) or raise `faults.partition_timeout`",
-            p.since,
-            faults::describe_groups(&self.net, &self.rank_hosts, &p.groups),
-            faults::short_list(&waiting, 6),
-            f.partition_timeout,
-            now
-        );
-        self.log_event(
-            NetworkEventKind::PartitionTimeout,
-            String::new(),
-            message.clone(),
-        );
-        self.failure = Some(NetworkFailure { at: now, message });
     }
 
     /// Everything counted so far.

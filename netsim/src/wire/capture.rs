@@ -608,7 +608,7 @@ pub fn interface(net: &Network, p: PortId) -> CaptureInterface {
     };
     let rate = match link.params.rate_bps {
         0 => "unlimited rate".to_string(),
-        r => format_rate(r),
+        r => crate::base::units::format_rate(r),
     };
     CaptureInterface {
         port: p,
@@ -623,19 +623,6 @@ pub fn interface(net: &Network, p: PortId) -> CaptureInterface {
         ),
         speed_bps: link.params.rate_bps,
     }
-}
-
-pub(crate) fn format_rate(bps: u64) -> String {
-    for (div, unit) in [
-        (1_000_000_000, "Gbps"),
-        (1_000_000, "Mbps"),
-        (1_000, "kbps"),
-    ] {
-        if bps >= div && bps.is_multiple_of(div) {
-            return format!("{} {unit}", bps / div);
-        }
-    }
-    format!("{bps} bps")
 }
 
 fn format_delay(ns: u64) -> String {

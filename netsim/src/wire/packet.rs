@@ -120,6 +120,7 @@ pub type PacketId = u32;
 
 impl PacketArena {
     /// Stores a packet, returning its id.
+    #[inline]
     pub fn insert(&mut self, p: Packet) -> PacketId {
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = Some(p);
@@ -130,14 +131,17 @@ impl PacketArena {
         }
     }
     /// The packet with this id.
+    #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         self.slots[id as usize].as_ref().expect("live packet")
     }
     /// The packet with this id, mutably.
+    #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         self.slots[id as usize].as_mut().expect("live packet")
     }
     /// Removes a packet (delivered or dropped).
+    #[inline]
     pub fn remove(&mut self, id: PacketId) -> Packet {
         let p = self.slots[id as usize].take().expect("live packet");
         self.free.push(id);
