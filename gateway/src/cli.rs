@@ -378,6 +378,14 @@ pub struct ReplayArgs {
     /// plus its waits); overrides the file's `model` key.
     #[arg(long)]
     pub model: Option<String>,
+    /// Write the replay's computations, waits and messages as Chrome
+    /// trace-event JSON (Perfetto, chrome://tracing), as `run --timeline`.
+    #[arg(long)]
+    pub timeline: Option<PathBuf>,
+    /// Write the replay as a Paraver trace (FILE.prv, and its state names
+    /// in FILE.pcf), the format Dimemas writes its predictions in.
+    #[arg(long)]
+    pub paraver: Option<PathBuf>,
 }
 
 /// Arguments of `mpinetsim simulate`.

@@ -132,7 +132,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         if let Some(t) = &trace {
             // Virtual time: one replay gives the answer (it is deterministic).
             eprintln!("mpinetsim compare: replaying on {name}");
-            let r = crate::replay::replay_network(t, cfg, name, None)?;
+            let r = crate::replay::replay_network(t, cfg, name, None, None)?;
             runtimes.push(r.outcome.runtime_ns as f64 / 1e9);
             walls.push(r.wall_s);
         }

@@ -39,6 +39,7 @@ pub mod rank_output;
 pub mod rank_watchdog;
 pub mod realtime;
 pub mod replay;
+pub mod replay_timeline;
 pub mod report;
 pub mod run;
 pub mod setup_progress;

@@ -17,6 +17,7 @@
 
 use crate::capture_files::CaptureFiles;
 use crate::cli::ReplayArgs;
+use crate::replay_timeline::{Activity, ReplayTimeline};
 use bytes::Bytes;
 use mpinetsim_protocol::trace::{Trace, TraceEvent};
 use netsim::model::NetworkModel;
@@ -134,6 +135,7 @@ fn inject(
     sim: &mut dyn NetworkModel,
     ids: &mut HashMap<netsim::tcp::MessageId, (u32, u32, u64)>,
     out: &mut ReplayOutcome,
+    timeline: Option<&mut ReplayTimeline>,
     src: u32,
     m: &Message,
     at: Nanos,
@@ -146,6 +148,9 @@ fn inject(
         .inject(src, m.dst, Bytes::from(bytes), at)
         .map_err(|e| format!("rank {src} sends a message the network cannot carry ({e})"))?;
     ids.insert(id, (src, m.dst, m.index));
+    if let Some(t) = timeline {
+        t.sent((src, m.dst, m.index), at.0, u64::from(m.len));
+    }
     Ok(())
 }
 
@@ -165,6 +170,7 @@ pub fn replay(
     sim: &mut dyn NetworkModel,
     cpu_speed: &[f64],
     mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
+    mut timeline: Option<&mut ReplayTimeline>,
 ) -> Result<ReplayOutcome, String> {
     let mut ranks = ranks_of(trace);
     let mut out = ReplayOutcome {
@@ -193,12 +199,28 @@ pub fn replay(
                     Step::Compute(ns) => {
                         let speed = cpu_speed.get(i).copied().unwrap_or(1.0);
                         let scaled = (ns as f64 / speed).round() as u64;
+                        if let Some(t) = timeline.as_deref_mut() {
+                            t.span(rank, Activity::Compute, r.clock.0, r.clock.0 + scaled);
+                        }
                         r.clock += Nanos(scaled);
                         out.rank_compute_ns[i] += scaled;
                     }
-                    Step::Send(m) => inject(sim, &mut ids, &mut out, rank, &m, r.clock)?,
+                    Step::Send(m) => inject(
+                        sim,
+                        &mut ids,
+                        &mut out,
+                        timeline.as_deref_mut(),
+                        rank,
+                        &m,
+                        r.clock,
+                    )?,
                     Step::Take { src, index } => match delivered.get(&(src, rank, index)) {
-                        Some(&at) => r.clock = r.clock.max(at),
+                        Some(&at) => {
+                            if let Some(t) = timeline.as_deref_mut() {
+                                t.span(rank, Activity::Wait, r.clock.0, at.0);
+                            }
+                            r.clock = r.clock.max(at)
+                        }
                         None => {
                             r.waiting = Some((src, index));
                             continue;
@@ -225,18 +247,32 @@ pub fn replay(
                     };
                     let t = d.delivered_at;
                     delivered.insert((src, dst, index), t);
+                    if let Some(tl) = timeline.as_deref_mut() {
+                        tl.delivered((src, dst, index), t.0);
+                    }
                     let r = &mut ranks[dst as usize];
                     // A program still runnable at t is computing past it.
                     let in_mpi = r.ended.is_some() || r.waiting.is_some();
                     let answer_at = if in_mpi { t } else { t.max(r.clock) };
                     let answers = r.answers.remove(&(src, index)).unwrap_or_default();
                     if r.waiting == Some((src, index)) {
+                        if let Some(tl) = timeline.as_deref_mut() {
+                            tl.span(dst, Activity::Wait, r.clock.0, t.0);
+                        }
                         r.waiting = None;
                         r.clock = r.clock.max(t);
                         r.at += 1;
                     }
                     for m in &answers {
-                        inject(sim, &mut ids, &mut out, dst, m, answer_at)?;
+                        inject(
+                            sim,
+                            &mut ids,
+                            &mut out,
+                            timeline.as_deref_mut(),
+                            dst,
+                            m,
+                            answer_at,
+                        )?;
                     }
                 }
             }
@@ -274,12 +310,14 @@ pub struct Replayed {
 }
 
 /// Replays `trace` on network `cfg` (named `origin`), writing captures
-/// into `capture` if given; the error is one sentence.
+/// into `capture` and collecting spans and messages into `timeline` if
+/// given; the error is one sentence.
 pub fn replay_network(
     trace: &Trace,
     cfg: &netsim::NetworkConfig,
     origin: &str,
     capture: Option<&std::path::Path>,
+    timeline: Option<&mut ReplayTimeline>,
 ) -> Result<Replayed, String> {
     let ranks = trace.ranks.len();
     // The analytic model re-times each message as latency + size ÷
@@ -302,13 +340,19 @@ pub fn replay_network(
         None => None,
     };
     let started = std::time::Instant::now();
-    let outcome = replay(trace, sim.as_mut(), &speeds, |sim| match files.as_mut() {
-        Some(f) => match crate::network_model::packet_mut(sim) {
-            Some(packet) => f.flush(packet),
+    let outcome = replay(
+        trace,
+        sim.as_mut(),
+        &speeds,
+        |sim| match files.as_mut() {
+            Some(f) => match crate::network_model::packet_mut(sim) {
+                Some(packet) => f.flush(packet),
+                None => Ok(()),
+            },
             None => Ok(()),
         },
-        None => Ok(()),
-    })?;
+        timeline,
+    )?;
     Ok(Replayed {
         outcome,
         stats: sim.stats(),
@@ -321,14 +365,27 @@ pub fn replay_network(
 pub fn run(a: &ReplayArgs) -> Result<(), String> {
     let trace = crate::trace_file::read(&a.trace)?;
     let ranks = trace.ranks.len() as u32;
-    if let Some(path) = &a.report {
-        crate::output_file::check_writable(path, "--report")?;
+    for (path, option) in [
+        (&a.report, "--report"),
+        (&a.timeline, "--timeline"),
+        (&a.paraver, "--paraver"),
+    ] {
+        if let Some(path) = path {
+            crate::output_file::check_writable(path, option)?;
+        }
     }
     let origin = a.net.display().to_string();
     let mut cfg = crate::overrides::load_net(&a.net, Some(ranks), &a.sets)?;
     crate::run::apply_model(&mut cfg, a.model.as_deref())?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
-    let replayed = replay_network(&trace, &cfg, &origin, a.capture.as_deref())?;
+    let mut timeline = (a.timeline.is_some() || a.paraver.is_some()).then(ReplayTimeline::default);
+    let replayed = replay_network(
+        &trace,
+        &cfg,
+        &origin,
+        a.capture.as_deref(),
+        timeline.as_mut(),
+    )?;
     let (outcome, stats, wall) = (replayed.outcome, replayed.stats, replayed.wall_s);
     out!("trace:            {} ({ranks} ranks)", a.trace.display());
     out!(
@@ -355,6 +412,18 @@ pub fn run(a: &ReplayArgs) -> Result<(), String> {
     }
     for p in &replayed.captures {
         out!("capture:          {}", p.display());
+    }
+    if let (Some(path), Some(t)) = (&a.timeline, &timeline) {
+        t.write_chrome(path, ranks)?;
+        out!("timeline:         {}", path.display());
+    }
+    if let (Some(path), Some(t)) = (&a.paraver, &timeline) {
+        t.write_paraver(path, ranks, outcome.runtime_ns)?;
+        out!(
+            "paraver:          {} (and {})",
+            path.display(),
+            path.with_extension("pcf").display()
+        );
     }
     if let Some(path) = &a.report {
         let report = serde_json::json!({
@@ -420,7 +489,7 @@ mod tests {
 
     fn runtime(t: &Trace, speed: f64) -> u64 {
         let (mut sim, _) = reference(2);
-        replay(t, &mut sim, &[1.0, speed], |_| Ok(()))
+        replay(t, &mut sim, &[1.0, speed], |_| Ok(()), None)
             .unwrap()
             .runtime_ns
     }
@@ -429,6 +498,57 @@ mod tests {
     /// network (two hops of frame serialisation at 1 Gbps + 0.5 ms), and
     /// the recorded computation divided by the CPU speed: the differences
     /// cancel the connections' set-up.
+    #[test]
+    fn the_timeline_tiles_each_rank_with_its_computations_and_waits() {
+        // Rank 0 only sends and waits, so its waits add up to its end;
+        // rank 1's two 1 ms computations and its waits add up to its end.
+        let (mut sim, _) = reference(2);
+        let mut tl = ReplayTimeline::default();
+        let out = replay(
+            &pingpong(2, 1000, 1_000_000),
+            &mut sim,
+            &[1.0, 1.0],
+            |_| Ok(()),
+            Some(&mut tl),
+        )
+        .unwrap();
+        let total = |rank: u32, a: Option<Activity>| -> u64 {
+            tl.spans
+                .iter()
+                .filter(|s| s.rank == rank && (a.is_none() || a == Some(s.activity)))
+                .map(|s| s.end_ns - s.start_ns)
+                .sum()
+        };
+        assert_eq!(total(0, None), out.rank_end_ns[0]);
+        assert_eq!(total(0, Some(Activity::Compute)), 0);
+        assert_eq!(total(1, Some(Activity::Compute)), 2_000_000);
+        assert_eq!(total(1, None), out.rank_end_ns[1]);
+        assert_eq!(tl.arrows.len(), 4);
+        assert!(tl
+            .arrows
+            .iter()
+            .all(|a| a.arrived_ns > a.sent_ns && a.bytes == 1000));
+        let dir = std::env::temp_dir().join(format!("replay-paraver-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prv = dir.join("pp.prv");
+        tl.write_paraver(&prv, 2, out.runtime_ns).unwrap();
+        let text = std::fs::read_to_string(&prv).unwrap();
+        let header = format!(
+            "#Paraver (01/01/70 at 00:00):{}_ns:2(1,1):1:2(1:1,1:2)",
+            out.runtime_ns
+        );
+        assert_eq!(text.lines().next(), Some(header.as_str()));
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("1:")).count(),
+            tl.spans.len()
+        );
+        assert_eq!(text.lines().filter(|l| l.starts_with("3:")).count(), 4);
+        assert!(std::fs::read_to_string(prv.with_extension("pcf"))
+            .unwrap()
+            .contains("Waiting a message"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn the_analytic_model_re_times_each_message_as_latency_plus_size_over_bandwidth() {
         // 100 µs + 1000 B at 80 Mbps (10 B/µs) = 200 µs one way; a round
@@ -443,12 +563,18 @@ mod tests {
             Ok(text.clone())
         })
         .unwrap();
-        let r =
-            replay_network(&pingpong(10, 1000, 1_000_000), &cfg, "analytic.toml", None).unwrap();
+        let r = replay_network(
+            &pingpong(10, 1000, 1_000_000),
+            &cfg,
+            "analytic.toml",
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!(r.outcome.runtime_ns, 14_000_000);
         assert_eq!(r.outcome.messages, 20);
         let dir = std::env::temp_dir().join(format!("replay-analytic-{}", std::process::id()));
-        let e = replay_network(&pingpong(1, 10, 0), &cfg, "analytic.toml", Some(&dir)).err();
+        let e = replay_network(&pingpong(1, 10, 0), &cfg, "analytic.toml", Some(&dir), None).err();
         assert!(e.unwrap().contains("no captures"));
     }
 
@@ -497,7 +623,7 @@ mod tests {
             },
         );
         let (mut sim, _) = reference(2);
-        let e = replay(&t, &mut sim, &[1.0, 1.0], |_| Ok(())).unwrap_err();
+        let e = replay(&t, &mut sim, &[1.0, 1.0], |_| Ok(()), None).unwrap_err();
         assert!(e.contains("rank 0 waits for message 5 from rank 1"), "{e}");
     }
 }
