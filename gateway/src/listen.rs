@@ -2,9 +2,10 @@
 //! a folder only this user can write) and `tcp:ADDR:PORT` (port 0 picks a
 //! free one), each accepting connections as a [`RankStream`].
 
-use crate::stream::{tune_tcp, RankStream};
+use crate::stream::RankStream;
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
+use mpinetsim_protocol::stream::{tune_tcp, UnixOrTcp};
 use mpinetsim_protocol::GatewayAddress;
 use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -106,14 +107,14 @@ impl Listener {
     /// options); `WouldBlock` when none is waiting.
     pub fn accept(&self) -> io::Result<RankStream> {
         match &self.kind {
-            Kind::Unix(l, _) => l.accept().map(|(s, _)| RankStream::Unix(s)),
+            Kind::Unix(l, _) => l.accept().map(|(s, _)| RankStream(UnixOrTcp::Unix(s))),
             Kind::Tcp(l) => {
                 let (s, peer) = l.accept()?;
                 use std::os::fd::AsFd;
-                if let Err(e) = tune_tcp(s.as_fd()) {
+                if let Err(e) = tune_tcp(socket2::SockRef::from(&s.as_fd())) {
                     eprintln!("mpinetsim: TCP options on the connection from {peer}: {e}");
                 }
-                Ok(RankStream::Tcp(s))
+                Ok(RankStream(UnixOrTcp::Tcp(s)))
             }
         }
     }

@@ -23,6 +23,7 @@ mod clock_sync;
 mod compute;
 mod secret;
 pub mod storage;
+pub mod stream;
 pub mod trace;
 
 pub use address::GatewayAddress;

@@ -1,20 +1,17 @@
-//! The rank's socket to the gateway, Unix or TCP, behind one type: blocking
-//! reads and writes (writes never raise SIGPIPE in the program), a
-//! non-blocking peek for what has arrived, and the protocol's TCP options.
+//! The rank's socket to the gateway: the protocol's Unix-or-TCP stream
+//! ([`UnixOrTcp`], shared with the gateway: writes never raise SIGPIPE in
+//! the program, the protocol's TCP options) over blocking sockets, with how
+//! the shim connects, waits and peeks.
 
+use mpinetsim_protocol::stream::{tune_tcp, UnixOrTcp};
 use mpinetsim_protocol::{tcp_tuning, GatewayAddress};
-use nix::sys::socket::{recv, send, MsgFlags};
+use nix::sys::socket::{recv, MsgFlags};
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::time::Duration;
 
 /// A connected socket to the gateway.
-pub enum GatewayStream {
-    /// `unix:PATH`.
-    Unix(std::os::unix::net::UnixStream),
-    /// `tcp:HOST:PORT`.
-    Tcp(std::net::TcpStream),
-}
+pub struct GatewayStream(UnixOrTcp<std::os::unix::net::UnixStream, std::net::TcpStream>);
 
 impl GatewayStream {
     /// Connects to `addr`; a TCP address is tried on each address its host
@@ -22,9 +19,8 @@ impl GatewayStream {
     /// system's reason.
     pub fn connect(addr: &GatewayAddress) -> io::Result<GatewayStream> {
         match addr {
-            GatewayAddress::Unix(path) => {
-                std::os::unix::net::UnixStream::connect(path).map(GatewayStream::Unix)
-            }
+            GatewayAddress::Unix(path) => std::os::unix::net::UnixStream::connect(path)
+                .map(|s| GatewayStream(UnixOrTcp::Unix(s))),
             GatewayAddress::Tcp { host, port } => {
                 use std::net::ToSocketAddrs;
                 let timeout = Duration::from_millis(tcp_tuning::CONNECT_TIMEOUT_MS);
@@ -37,9 +33,9 @@ impl GatewayStream {
                     )?;
                     // Buffer sizes must be set before the handshake to
                     // take part in window scaling.
-                    tune(&s)?;
+                    tune_tcp(socket2::SockRef::from(&s))?;
                     match s.connect_timeout(&sa.into(), timeout) {
-                        Ok(()) => return Ok(GatewayStream::Tcp(s.into())),
+                        Ok(()) => return Ok(GatewayStream(UnixOrTcp::Tcp(s.into()))),
                         Err(e) => last = e,
                     }
                 }
@@ -50,26 +46,23 @@ impl GatewayStream {
 
     /// The descriptor (to wait on it with poll).
     pub fn raw_fd(&self) -> RawFd {
-        match self {
-            GatewayStream::Unix(s) => s.as_raw_fd(),
-            GatewayStream::Tcp(s) => s.as_raw_fd(),
-        }
+        self.0.raw_fd()
     }
 
     /// A second descriptor of the same socket, for a thread that waits on
     /// it while another owns this one.
     pub fn try_clone_fd(&self) -> io::Result<std::os::fd::OwnedFd> {
-        match self {
-            GatewayStream::Unix(s) => s.try_clone().map(Into::into),
-            GatewayStream::Tcp(s) => s.try_clone().map(Into::into),
+        match &self.0 {
+            UnixOrTcp::Unix(s) => s.try_clone().map(Into::into),
+            UnixOrTcp::Tcp(s) => s.try_clone().map(Into::into),
         }
     }
 
     /// Bounds blocking reads (during the handshake) or lifts the bound.
     pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        match self {
-            GatewayStream::Unix(s) => s.set_read_timeout(t),
-            GatewayStream::Tcp(s) => s.set_read_timeout(t),
+        match &self.0 {
+            UnixOrTcp::Unix(s) => s.set_read_timeout(t),
+            UnixOrTcp::Tcp(s) => s.set_read_timeout(t),
         }
     }
 
@@ -86,27 +79,9 @@ impl GatewayStream {
     }
 }
 
-/// TCP_NODELAY, keepalive, user timeout and buffer sizes of the protocol.
-fn tune(s: &socket2::Socket) -> io::Result<()> {
-    use tcp_tuning::*;
-    s.set_nodelay(true)?;
-    let ka = socket2::TcpKeepalive::new()
-        .with_time(Duration::from_secs(KEEPALIVE_IDLE_S))
-        .with_interval(Duration::from_secs(KEEPALIVE_INTERVAL_S))
-        .with_retries(KEEPALIVE_PROBES);
-    s.set_tcp_keepalive(&ka)?;
-    s.set_tcp_user_timeout(Some(Duration::from_millis(USER_TIMEOUT_MS)))?;
-    s.set_send_buffer_size(BUFFER_BYTES)?;
-    s.set_recv_buffer_size(BUFFER_BYTES)?;
-    Ok(())
-}
-
 impl Read for GatewayStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            GatewayStream::Unix(s) => s.read(buf),
-            GatewayStream::Tcp(s) => s.read(buf),
-        }
+        self.0.read(buf)
     }
 }
 
@@ -115,13 +90,7 @@ impl Write for GatewayStream {
     /// error the shim reports, not a SIGPIPE that kills the program
     /// silently.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        loop {
-            match send(self.raw_fd(), buf, MsgFlags::MSG_NOSIGNAL) {
-                Ok(n) => return Ok(n),
-                Err(nix::errno::Errno::EINTR) => continue,
-                Err(e) => return Err(e.into()),
-            }
-        }
+        self.0.write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
