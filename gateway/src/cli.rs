@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// Run unmodified MPI programs, or synthetic workloads, on a simulated
 /// packet network.
 #[derive(Parser, Debug)]
-#[command(name = "mpinetsim", version, about)]
+#[command(name = "mpinetsim", version, long_version = crate::version::LONG_VERSION.as_str(), about)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -52,3 +52,4 @@ pub mod topo;
 pub mod trace_file;
 pub mod trusted_folder;
 pub mod vector_files;
+pub mod version;
