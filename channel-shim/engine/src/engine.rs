@@ -201,6 +201,8 @@ pub struct Engine<T: Transport> {
     pub(crate) files: crate::io::Files,
     /// MPI 4.0 partitioned requests.
     pub(crate) part: crate::partitioned::Partitioned,
+    /// The ports this process opened (`MPI_Open_port`).
+    pub(crate) ports: crate::ports::Ports,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -253,6 +255,7 @@ impl<T: Transport> Engine<T> {
             sessions: Default::default(),
             files: Default::default(),
             part: Default::default(),
+            ports: Default::default(),
         }
     }
 

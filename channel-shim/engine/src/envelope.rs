@@ -388,6 +388,9 @@ call_codes! {
     /// a partitioned send (on the collective context, timed as
     /// point-to-point).
     Pready = 164,
+    /// MPI_Comm_connect: a root's request to the root accepting on a
+    /// port (on the world's collective context).
+    Comm_connect = 165,
 }
 
 /// Each nonblocking collective's call code and its blocking call's.

@@ -37,6 +37,7 @@ pub mod opaque;
 pub mod p2p;
 pub mod partitioned;
 pub mod persistent_coll;
+pub mod ports;
 mod rendezvous;
 pub mod request;
 pub mod rma;

@@ -93,6 +93,7 @@ pub mod info;
 pub mod io;
 pub mod module_procedures;
 pub mod p2p;
+pub mod ports;
 pub mod rma;
 pub mod sentinel;
 pub mod session;

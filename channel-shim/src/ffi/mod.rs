@@ -86,6 +86,7 @@ pub mod p2p;
 pub mod p2p_ext;
 pub mod partitioned;
 pub mod persistent_coll;
+pub mod ports;
 pub mod rma;
 pub mod rma_shared;
 pub mod session;
