@@ -1,4 +1,8 @@
 //! Command-line interface definitions.
+//!
+//! The doc comments here are the `--help` text users read, written as
+//! plain text (`tcp:[::]:PORT`, `[rank]`), not as rustdoc links.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -25,7 +25,7 @@ pub struct SmallestLatency {
     pub between: (String, String),
 }
 
-/// The smallest latency between the first [`SAMPLED_HOSTS`] distinct
+/// The smallest latency between the first `SAMPLED_HOSTS` distinct
 /// hosts with ranks (packet model; `None` with one host, unroutable hosts
 /// or the analytic model).
 pub fn smallest_latency(model: &dyn NetworkModel) -> Option<SmallestLatency> {

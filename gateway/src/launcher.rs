@@ -209,7 +209,7 @@ pub struct LaunchSpec<'a> {
 pub enum RankOutput {
     /// To mpinetsim's own stdout and stderr.
     Inherit,
-    /// To mpinetsim's stdout/stderr with "[rank] " before every line.
+    /// To mpinetsim's stdout/stderr with `[rank] ` before every line.
     Prefix,
     /// Appended to this file, stdout and stderr alike (repeated runs,
     /// e.g. calibration).
