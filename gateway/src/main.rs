@@ -3,7 +3,8 @@
 
 use clap::{CommandFactory, Parser};
 use gateway::{
-    calibrate, cli, compare, fd_limit, mpiexec_args, rank_watchdog, replay, run, simulate, topo,
+    calibrate, cli, compare, exit_code, fd_limit, mpiexec_args, rank_watchdog, replay, run,
+    simulate, topo,
 };
 
 fn main() {
@@ -15,10 +16,10 @@ fn main() {
     // A job holds a descriptor per rank: allow as many as the system lets us.
     fd_limit::raise_to_hard();
     let result = match args.command {
-        cli::Command::Simulate(a) => simulate::run(&a).map(|()| 0),
+        cli::Command::Simulate(a) => simulate::run(&a),
         cli::Command::Run(a) => run::run(&a),
-        cli::Command::Replay(a) => replay::run(&a).map(|()| 0),
-        cli::Command::Topo(a) => topo::run(&a).map(|()| 0),
+        cli::Command::Replay(a) => replay::run(&a).map(|()| exit_code::SUCCESS),
+        cli::Command::Topo(a) => topo::run(&a).map(|()| exit_code::SUCCESS),
         cli::Command::Gateway(a) => run::gateway(&a),
         cli::Command::Calibrate(a) => calibrate::run(&a),
         cli::Command::Compare(a) => compare::run(&a),
@@ -28,7 +29,7 @@ fn main() {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             eprintln!("mpinetsim: {e}");
-            std::process::exit(2);
+            std::process::exit(exit_code::USAGE);
         }
     }
 }

@@ -4,6 +4,7 @@ use crate::adaptive::AdaptivePolicy;
 use crate::capture_files::CaptureFiles;
 use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
+use crate::exit_code;
 use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::loop_core::ConnState;
 use crate::loop_core::{CoreSettings, JobOutcome};
@@ -111,7 +112,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
 /// Tells how a job ended, in this order: the report's summary, why the job
 /// stopped (a full disk under the captures, say), what could not be
 /// finished, then the report's fate. Returns the exit code: the job's, or
-/// 2 when the job completed but its files could not all be written.
+/// [`exit_code::INTERNAL`] when its files could not all be written.
 fn conclude(job: JobResult, report_path: Option<&std::path::Path>) -> i32 {
     eprint!("{}", job.report.summary());
     if job.report.outcome != "completed" {
@@ -120,14 +121,14 @@ fn conclude(job: JobResult, report_path: Option<&std::path::Path>) -> i32 {
     let mut code = job.exit_code;
     if let Some(e) = &job.finish_error {
         eprintln!("mpinetsim: {e}");
-        code = code.max(2);
+        code = code.max(exit_code::INTERNAL);
     }
     if let Some(path) = report_path {
         match write_json(path, &job.report, "--report") {
             Ok(()) => eprintln!("mpinetsim: report written to {}", path.display()),
             Err(e) => {
                 eprintln!("mpinetsim: {e}");
-                code = code.max(2);
+                code = code.max(exit_code::INTERNAL);
             }
         }
     }
@@ -570,10 +571,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let wall = started.elapsed().as_secs_f64();
 
     let (outcome_text, mut exit_code) = match &outcome {
-        JobOutcome::Completed => ("completed".to_string(), 0),
+        JobOutcome::Completed => ("completed".to_string(), exit_code::SUCCESS),
         JobOutcome::RankFailed { rank, reason } => (
             format!("rank {rank} {reason}; the other ranks were stopped"),
-            1,
+            exit_code::JOB_FAILED,
         ),
         JobOutcome::Aborted { rank, code, text } => {
             (
@@ -582,7 +583,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                 } else {
                     format!("rank {rank} ended the job: {text}")
                 },
-                if *code == 0 { 1 } else { *code },
+                if *code == 0 {
+                    exit_code::JOB_FAILED
+                } else {
+                    *code
+                },
             )
         }
         JobOutcome::ProtocolError { rank, pid, message } => {
@@ -600,18 +605,26 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                     "a process that is not one of the ranks broke the gateway protocol: {message}; the job was stopped"
                 ),
             };
-            (text, 1)
+            (text, exit_code::JOB_FAILED)
         }
-        JobOutcome::Interrupted => ("interrupted; the ranks were stopped".to_string(), 130),
+        JobOutcome::Interrupted => (
+            "interrupted; the ranks were stopped".to_string(),
+            exit_code::INTERRUPTED,
+        ),
         JobOutcome::Stalled(message) => (
             format!(
                 "{message}; the ranks were stopped (--on-stall wait keeps a stalled job waiting)"
             ),
-            1,
+            exit_code::JOB_FAILED,
         ),
-        JobOutcome::NetworkFailed(message)
-        | JobOutcome::CaptureFailed(message)
-        | JobOutcome::GatewayFailed(message) => (format!("{message}; the ranks were stopped"), 1),
+        JobOutcome::NetworkFailed(message) => (
+            format!("{message}; the ranks were stopped"),
+            exit_code::NETWORK_FAILED,
+        ),
+        JobOutcome::CaptureFailed(message) | JobOutcome::GatewayFailed(message) => (
+            format!("{message}; the ranks were stopped"),
+            exit_code::INTERNAL,
+        ),
     };
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;

@@ -25,8 +25,10 @@ fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> R
     Ok(())
 }
 
-/// Runs the command; the error is one sentence for the user.
-pub fn run(a: &SimulateArgs) -> Result<(), String> {
+/// Runs the command; returns its exit code (a partition that outlasts
+/// its timeout is [`crate::exit_code::NETWORK_FAILED`]). The error is one
+/// sentence for the user.
+pub fn run(a: &SimulateArgs) -> Result<i32, String> {
     let pattern: Pattern = a.workload.parse()?;
     let size =
         netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
@@ -91,7 +93,8 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
                 });
                 crate::run::write_json(path, &report, "--report")?;
             }
-            return Err(e);
+            eprintln!("mpinetsim: {e}");
+            return Ok(crate::exit_code::NETWORK_FAILED);
         }
     };
     let wall = started.elapsed().as_secs_f64();
@@ -153,12 +156,13 @@ pub fn run(a: &SimulateArgs) -> Result<(), String> {
         out!("report:           {}", path.display());
     }
     if a.verify && outcome.corrupted > 0 {
-        return Err(format!(
-            "{} messages arrived with different content than sent",
+        eprintln!(
+            "mpinetsim: {} messages arrived with different content than sent",
             outcome.corrupted
-        ));
+        );
+        return Ok(crate::exit_code::INTERNAL);
     }
-    Ok(())
+    Ok(crate::exit_code::SUCCESS)
 }
 
 /// The network events for stdout: a count and up to 20 lines.

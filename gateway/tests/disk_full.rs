@@ -77,7 +77,7 @@ fn a_full_disk_stops_the_run_and_leaves_valid_truncated_captures() {
         &["60", "65536"],
     );
     let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(4), "{err}");
     let line = err
         .lines()
         .find(|l| l.contains("cannot write capture file"))
@@ -189,7 +189,7 @@ fn a_full_disk_never_leaves_an_empty_or_partial_report_or_timeline() {
         &["60", "65536"],
     );
     let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(o.status.code(), Some(4), "{err}");
     let said: Vec<&str> = err
         .lines()
         .filter(|l| l.starts_with("mpinetsim: cannot write"))

@@ -183,7 +183,8 @@ fn a_partition_that_outlasts_its_timeout_ends_simulate_naming_the_groups() {
         rep.to_str().unwrap(),
     ]);
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    // The same exit code as `run` for a partition (3).
+    assert_eq!(o.status.code(), Some(3), "{out}{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.starts_with("mpinetsim: the network is partitioned since 10.000 ms: [host0 (rank 0), host1 (rank 1), host3 (rank 3)] and [host2 (rank 2)] cannot reach each other, and messages from rank "),
@@ -354,7 +355,7 @@ fn run_stops_the_ranks_when_a_partition_outlasts_its_timeout() {
         &["100000", "32"],
     );
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(o.status.code(), Some(3), "{out}\n{err}");
     let line = err
         .lines()
         .find(|l| l.starts_with("mpinetsim: the network is partitioned"))
