@@ -263,8 +263,9 @@ fn registered_and_external32_representations_lay_out_and_convert_file_data() {
 /// tests/mpi/ports.c: client/server connections inside one job — the
 /// even ranks accept on a port rank 0 opened, the odd ranks connect; the
 /// intercommunicator's groups, a partner exchange, an allreduce across,
-/// a merge and MPI_Comm_disconnect; then ranks 0 and 1 join over a TCP
-/// socket of their own. 9 checks per rank on 2, 4 and 8 ranks, every
+/// a merge and MPI_Comm_disconnect; the port published, looked up and
+/// unpublished through the job's name service; then ranks 0 and 1 join
+/// over a TCP socket of their own. 12 checks per rank on 2, 4 and 8 ranks, every
 /// expected value computed by the program. Through mpinetsim only:
 /// Debian's MPICH (ch4:ucx) answers MPI_Open_port with "not supported
 /// with ucx netmod".
@@ -290,7 +291,7 @@ fn ports_accept_connect_and_join_make_working_intercommunicators() {
             &[],
         );
         let (out, err) = text(&o);
-        let expected = format!("ports: {} checks passed", 9 * ranks);
+        let expected = format!("ports: {} checks passed", 12 * ranks);
         assert!(
             o.status.success() && out.contains(&expected),
             "on {ranks} ranks: {out}{err}"

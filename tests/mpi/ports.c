@@ -2,7 +2,9 @@
  * port world rank 0 opened (its name broadcast over MPI_COMM_WORLD), the
  * odd ranks connect to it; over the intercommunicator both sides check
  * the remote group, exchange values point to point, reduce across, and
- * merge into one communicator; MPI_Comm_disconnect ends it. Then ranks 0
+ * merge into one communicator; MPI_Comm_disconnect ends it. The port is
+ * also published under a service name, looked up by every rank, and
+ * unpublished (a later lookup is MPI_ERR_NAME). Then ranks 0
  * and 1 join over a TCP socket of their own with MPI_Comm_join and talk
  * over the one-to-one intercommunicator. Every rank makes the same
  * number of checks; needs an even number of ranks, 2..8. */
@@ -22,10 +24,17 @@ static void accept_and_connect(void) {
     int even = rank % 2 == 0;
     MPI_Comm half, inter, merged;
     MPI_Comm_split(MPI_COMM_WORLD, even, rank, &half);
-    char port[MPI_MAX_PORT_NAME] = "";
-    if (rank == 0) MPI_Open_port(MPI_INFO_NULL, port);
+    char port[MPI_MAX_PORT_NAME] = "", found[MPI_MAX_PORT_NAME] = "";
+    if (rank == 0) {
+        MPI_Open_port(MPI_INFO_NULL, port);
+        MPI_Publish_name("mpinetsim-ports-test", MPI_INFO_NULL, port);
+    }
     MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
-    int rc = even ? MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &inter)
+    /* The connecting side finds the port through the name service too. */
+    int rc = MPI_Lookup_name("mpinetsim-ports-test", MPI_INFO_NULL, found);
+    CHECK(rc == MPI_SUCCESS && strcmp(found, port) == 0, "lookup: %d, '%s'", rc, found);
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = even ? MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &inter)
                   : MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &inter);
     CHECK(rc == MPI_SUCCESS, "accept/connect: %d", rc);
     int flag, lsize, rsize, me;
@@ -66,9 +75,18 @@ static void accept_and_connect(void) {
     if (rank == 0) {
         rc = MPI_Close_port(port);
         CHECK(rc == MPI_SUCCESS, "close port: %d", rc);
+        rc = MPI_Unpublish_name("mpinetsim-ports-test", MPI_INFO_NULL, port);
+        CHECK(rc == MPI_SUCCESS, "unpublish: %d", rc);
     } else {
         CHECK(1, "balance");
+        CHECK(1, "balance");
     }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Unpublished: the name is gone for everyone. */
+    rc = MPI_Lookup_name("mpinetsim-ports-test", MPI_INFO_NULL, found);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_NAME, "lookup after unpublish: class %d", cls);
     MPI_Comm_free(&half);
 }
 
@@ -115,6 +133,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     accept_and_connect();
     join();
     return finish_checks("ports") + MPI_Finalize();

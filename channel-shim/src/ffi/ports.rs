@@ -135,3 +135,86 @@ mpi_fn! { fn MPI_Comm_join(fd: c_int, intercomm: *mut c_int) {
     })();
     finish(MPI_COMM_WORLD, func, r)
 } }
+
+// ---- the name service: MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name ----
+
+/// The job's name service: one file per published service name in the
+/// `names` folder of the job's private folder (where the gateway's socket
+/// is; mode 0700, removed with the job), holding the port name. Ranks
+/// started by another launcher over TCP have no such folder.
+fn names_dir() -> Result<std::path::PathBuf, MpiError> {
+    let socket =
+        std::env::var_os(mpinetsim_protocol::ENV_SOCKET).ok_or(MpiError::Code(MPI_ERR_SERVICE))?;
+    let dir = std::path::Path::new(&socket)
+        .parent()
+        .ok_or(MpiError::Code(MPI_ERR_SERVICE))?
+        .join("names");
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => Ok(dir),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(dir),
+        Err(_) => Err(MpiError::Code(MPI_ERR_SERVICE)),
+    }
+}
+
+/// The file of service `name` (its bytes in hexadecimal: any name is a
+/// valid file name).
+fn service_file(name: &str) -> Result<std::path::PathBuf, MpiError> {
+    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    Ok(names_dir()?.join(hex))
+}
+
+/// A service name argument.
+unsafe fn service<'a>(p: *const c_char) -> Result<&'a str, MpiError> {
+    if p.is_null() {
+        return Err(MpiError::Code(MPI_ERR_SERVICE));
+    }
+    CStr::from_ptr(p)
+        .to_str()
+        .map_err(|_| MpiError::Code(MPI_ERR_SERVICE))
+}
+
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+
+mpi_fn! { fn MPI_Publish_name(service_name: *const c_char, _info: c_int, port_name: *const c_char) {
+    let func = "MPI_Publish_name";
+    let r = (|| {
+        let (s, p) = (service(service_name)?, port(port_name)?);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(service_file(s)?)
+            // A name published already (by this job) is MPI_ERR_SERVICE.
+            .map_err(|_| MpiError::Code(MPI_ERR_SERVICE))?;
+        use std::io::Write;
+        f.write_all(p.as_bytes()).map_err(|_| MpiError::Code(MPI_ERR_SERVICE))
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPI_Lookup_name(service_name: *const c_char, _info: c_int, port_name: *mut c_char) {
+    let func = "MPI_Lookup_name";
+    let r = (|| {
+        let s = service(service_name)?;
+        let p = std::fs::read_to_string(service_file(s)?).map_err(|_| MpiError::Code(MPI_ERR_NAME))?;
+        write_c_string(port_name, MPI_MAX_PORT_NAME as usize, &p);
+        Ok(())
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+} }
+
+mpi_fn! { fn MPI_Unpublish_name(service_name: *const c_char, _info: c_int, port_name: *const c_char) {
+    let func = "MPI_Unpublish_name";
+    let r = (|| {
+        let (s, p) = (service(service_name)?, port(port_name)?);
+        let file = service_file(s)?;
+        // Only the name as published with this port.
+        match std::fs::read_to_string(&file) {
+            Ok(published) if published == p => {
+                std::fs::remove_file(&file).map_err(|_| MpiError::Code(MPI_ERR_SERVICE))
+            }
+            _ => Err(MpiError::Code(MPI_ERR_SERVICE)),
+        }
+    })();
+    finish(MPI_COMM_WORLD, func, r)
+} }
