@@ -133,6 +133,9 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             // Virtual time: one replay gives the answer (it is deterministic).
             eprintln!("mpinetsim compare: replaying on {name}");
             let r = crate::replay::replay_network(t, cfg, name, None, None)?;
+            if let Some(f) = &r.outcome.network_failure {
+                return Err(format!("the replay on {name} stopped: {f}"));
+            }
             runtimes.push(r.outcome.runtime_ns as f64 / 1e9);
             walls.push(r.wall_s);
         }

@@ -18,7 +18,7 @@ fn main() {
     let result = match args.command {
         cli::Command::Simulate(a) => simulate::run(&a),
         cli::Command::Run(a) => run::run(&a),
-        cli::Command::Replay(a) => replay::run(&a).map(|()| exit_code::SUCCESS),
+        cli::Command::Replay(a) => replay::run(&a),
         cli::Command::Topo(a) => topo::run(&a).map(|()| exit_code::SUCCESS),
         cli::Command::Gateway(a) => run::gateway(&a),
         cli::Command::Calibrate(a) => calibrate::run(&a),

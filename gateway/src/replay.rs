@@ -70,6 +70,11 @@ pub struct ReplayOutcome {
     pub messages: u64,
     /// Their bytes.
     pub bytes: u64,
+    /// Why the network could not carry the replay on (a partition that
+    /// outlasted its timeout), when it could not; the rank ends are then
+    /// those reached so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_failure: Option<String>,
 }
 
 /// Splits each rank's events into its program's steps and its answers,
@@ -282,7 +287,12 @@ pub fn replay(
     }
     flush(sim)?;
     if let Some(f) = sim.failure() {
-        return Err(f.message.clone());
+        out.network_failure = Some(f.message.clone());
+        for (i, r) in ranks.iter().enumerate() {
+            out.rank_end_ns[i] = r.ended.unwrap_or(r.clock).0;
+        }
+        out.runtime_ns = out.rank_end_ns.iter().copied().max().unwrap_or(0);
+        return Ok(out);
     }
     for (i, r) in ranks.iter().enumerate() {
         let Some(end) = r.ended else {
@@ -361,8 +371,9 @@ pub fn replay_network(
     })
 }
 
-/// Runs the command; the error is one sentence for the user.
-pub fn run(a: &ReplayArgs) -> Result<(), String> {
+/// Runs the command: its exit code (a network failure is
+/// [`crate::exit_code::NETWORK_FAILED`]); the error is one sentence for the user.
+pub fn run(a: &ReplayArgs) -> Result<i32, String> {
     let trace = crate::trace_file::read(&a.trace)?;
     let ranks = trace.ranks.len() as u32;
     for (path, option) in [
@@ -438,7 +449,11 @@ pub fn run(a: &ReplayArgs) -> Result<(), String> {
         crate::run::write_json(path, &report, "--report")?;
         out!("report:           {}", path.display());
     }
-    Ok(())
+    if let Some(f) = &outcome.network_failure {
+        eprintln!("mpinetsim: the replay stopped: {f}");
+        return Ok(crate::exit_code::NETWORK_FAILED);
+    }
+    Ok(crate::exit_code::SUCCESS)
 }
 
 #[cfg(test)]

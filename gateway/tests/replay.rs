@@ -164,3 +164,58 @@ fn a_file_that_is_not_a_trace_is_refused_in_one_sentence() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// A partition that outlasts its timeout stops a replay as it stops `run`
+/// and `simulate`: one sentence naming the groups, exit code 3.
+#[test]
+fn a_partition_stops_the_replay_with_exit_code_3() {
+    use mpinetsim_protocol::trace::{Trace, TraceEvent};
+    let send = |dst| TraceEvent::Send {
+        cause: None,
+        dst,
+        len: 1000,
+        header: vec![0; 8],
+    };
+    let take = |src, index| TraceEvent::Consume {
+        service: false,
+        completes: true,
+        src,
+        index,
+    };
+    let (mut r0, mut r1) = (Vec::new(), Vec::new());
+    for i in 0..100 {
+        r0.extend([send(1), take(1, i)]);
+        r1.extend([take(0, i), send(0)]);
+    }
+    r0.push(TraceEvent::End);
+    r1.push(TraceEvent::End);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("pingpong.mnt");
+    std::fs::write(
+        &trace,
+        Trace {
+            ranks: vec![r0, r1],
+        }
+        .to_bytes(),
+    )
+    .unwrap();
+    let o = std::process::Command::new(bin())
+        .args([
+            "replay",
+            trace.to_str().unwrap(),
+            "--net",
+            &config("reference.toml"),
+        ])
+        .args([
+            "--fault",
+            "node switch0 down at 10ms",
+            "--set",
+            "faults.partition_timeout=1s",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("partitioned"), "{err}");
+}
