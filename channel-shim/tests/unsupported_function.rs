@@ -166,14 +166,18 @@ fn unsupported_profiling_name() {
 #include <mpi.h>
 #include <stdio.h>
 int main(void) {
-    MPI_Comm c;
-    PMPI_Comm_join(0, &c);
-    printf("PMPI_Comm_join returned\n");
+    MPI_Comm child;
+    const char *cmds[1] = {"worker"};
+    int procs[1] = {2};
+    MPI_Info infos[1] = {MPI_INFO_NULL};
+    PMPI_Comm_spawn_multiple(1, (char **)cmds, MPI_ARGVS_NULL, procs, infos, 0, MPI_COMM_WORLD, &child,
+                             MPI_ERRCODES_IGNORE);
+    printf("PMPI_Comm_spawn_multiple returned\n");
     return 0;
 }
 "#;
-    let Some(out) = run_on_shim("comm_join", source) else {
+    let Some(out) = run_on_shim("comm_spawn_multiple", source) else {
         return;
     };
-    assert_not_supported(&out, "MPI_Comm_join");
+    assert_not_supported(&out, "MPI_Comm_spawn_multiple");
 }
