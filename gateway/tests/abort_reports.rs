@@ -32,7 +32,7 @@ fn many_ranks_calling_an_unsupported_function_at_once_always_report_it() {
         assert!(
             last.starts_with("mpinetsim: rank ")
                 && last.ends_with(
-                    " ended the job: MPI_Comm_join is not supported by mpinetsim; docs/mpi-coverage.md lists the MPI functions it implements"
+                    " ended the job: MPI_Comm_spawn is not supported by mpinetsim; docs/mpi-coverage.md lists the MPI functions it implements"
                 ),
             "round {round}: {err}"
         );

@@ -308,7 +308,7 @@ fn an_unsupported_fortran_routine_ends_the_job_with_the_c_line() {
     let lines = error_lines(&o);
     assert_eq!(lines.len(), 1, "{err}");
     assert!(
-        lines[0].ends_with("ended the job: MPI_Comm_join is not supported by mpinetsim; docs/mpi-coverage.md lists the MPI functions it implements"),
+        lines[0].ends_with("ended the job: MPI_Comm_spawn is not supported by mpinetsim; docs/mpi-coverage.md lists the MPI functions it implements"),
         "{}",
         lines[0]
     );

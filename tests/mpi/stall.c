@@ -3,7 +3,7 @@
  *   deadlock     ranks 0 and 1 each wait in MPI_Recv for the other
  *   no-init      rank 1 (MPINETSIM_RANK=1) never calls MPI_Init; rank 0
  *                waits in MPI_Recv for it
- *   unsupported  every rank calls MPI_Comm_join (not supported) at once
+ *   unsupported  every rank calls MPI_Comm_spawn (not supported) at once
  *   slow         rank 1 spends 3 s outside MPI before it sends to rank 0,
  *                which waits in MPI_Recv meanwhile (not a stall) */
 #include <mpi.h>
@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "unsupported") == 0) {
         MPI_Comm c;
         MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Comm_join(0, &c);
+        MPI_Comm_spawn("worker", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c, MPI_ERRCODES_IGNORE);
     }
     printf("rank %d of %d passed\n", rank, size);
     MPI_Finalize();
