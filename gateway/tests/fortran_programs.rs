@@ -140,27 +140,7 @@ fn fortran_partitioned_communication_passes_its_checks_on_2_4_8_ranks() {
     fortran_library();
     for name in ["fortran_part_mpif", "fortran_part_use_mpi"] {
         let prog = build(name, "f90", "mpif90");
-        for ranks in [2u64, 4, 8] {
-            let n = ranks.to_string();
-            let o = run(
-                &[
-                    "-n",
-                    &n,
-                    "--net",
-                    &config("ideal.toml"),
-                    "--time-factor",
-                    "1",
-                ],
-                &prog,
-                &[],
-            );
-            let (out, err) = text(&o);
-            let expected = format!("{name}: {} checks passed", 8 * ranks);
-            assert!(
-                o.status.success() && out.contains(&expected),
-                "{name} on {ranks} ranks: {out}{err}"
-            );
-        }
+        passes_its_checks_on_2_4_8(&prog, name, 8);
     }
 }
 
@@ -181,24 +161,7 @@ fn fortran_registered_representations_convert_file_data_on_2_4_8_ranks() {
     fortran_library();
     for name in ["fortran_datarep_mpif", "fortran_datarep_use_mpi"] {
         let prog = build(name, "f90", "mpif90");
-        for ranks in [2u64, 4, 8] {
-            let n = ranks.to_string();
-            let args = [
-                "-n",
-                &n,
-                "--net",
-                &config("ideal.toml"),
-                "--time-factor",
-                "1",
-            ];
-            let o = run(&args, &prog, &[]);
-            let (out, err) = text(&o);
-            let expected = format!("{name}: {} checks passed", 10 * ranks);
-            assert!(
-                o.status.success() && out.contains(&expected),
-                "{name} on {ranks} ranks: {out}{err}"
-            );
-        }
+        passes_its_checks_on_2_4_8(&prog, name, 10);
     }
 }
 
@@ -217,24 +180,7 @@ fn fortran_ports_connect_two_halves_of_the_world_on_2_4_8_ranks() {
     fortran_library();
     for name in ["fortran_ports_mpif", "fortran_ports_use_mpi"] {
         let prog = build(name, "f90", "mpif90");
-        for ranks in [2u64, 4, 8] {
-            let n = ranks.to_string();
-            let args = [
-                "-n",
-                &n,
-                "--net",
-                &config("ideal.toml"),
-                "--time-factor",
-                "1",
-            ];
-            let o = run(&args, &prog, &[]);
-            let (out, err) = text(&o);
-            let expected = format!("{name}: {} checks passed", 4 * ranks);
-            assert!(
-                o.status.success() && out.contains(&expected),
-                "{name} on {ranks} ranks: {out}{err}"
-            );
-        }
+        passes_its_checks_on_2_4_8(&prog, name, 4);
     }
 }
 

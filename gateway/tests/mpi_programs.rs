@@ -237,27 +237,7 @@ fn registered_and_external32_representations_lay_out_and_convert_file_data() {
         return;
     }
     let prog = build_c("io_datarep", "mpicc");
-    for ranks in [2u64, 4, 8] {
-        let n = ranks.to_string();
-        let o = run(
-            &[
-                "-n",
-                &n,
-                "--net",
-                &config("ideal.toml"),
-                "--time-factor",
-                "1",
-            ],
-            &prog,
-            &[],
-        );
-        let (out, err) = text(&o);
-        let expected = format!("io_datarep: {} checks passed", 21 * ranks);
-        assert!(
-            o.status.success() && out.contains(&expected),
-            "on {ranks} ranks: {out}{err}"
-        );
-    }
+    passes_its_checks_on_2_4_8(&prog, "io_datarep", 21);
 }
 
 /// tests/mpi/ports.c: client/server connections inside one job — the
@@ -276,27 +256,7 @@ fn ports_accept_connect_and_join_make_working_intercommunicators() {
         return;
     }
     let prog = build_c("ports", "mpicc");
-    for ranks in [2u64, 4, 8] {
-        let n = ranks.to_string();
-        let o = run(
-            &[
-                "-n",
-                &n,
-                "--net",
-                &config("ideal.toml"),
-                "--time-factor",
-                "1",
-            ],
-            &prog,
-            &[],
-        );
-        let (out, err) = text(&o);
-        let expected = format!("ports: {} checks passed", 12 * ranks);
-        assert!(
-            o.status.success() && out.contains(&expected),
-            "on {ranks} ranks: {out}{err}"
-        );
-    }
+    passes_its_checks_on_2_4_8(&prog, "ports", 12);
 }
 
 /// tests/mpi/rma_locks.c: passive target — N ranks incrementing one

@@ -322,3 +322,28 @@ pub fn run_with_report(
         .unwrap_or_else(|e| panic!("no report ({e}): {}", String::from_utf8_lossy(&o.stderr)));
     (o, serde_json::from_str(&text).unwrap())
 }
+
+/// Runs `prog` through mpinetsim on configs/ideal.toml at factor 1 on 2, 4
+/// and 8 ranks and asserts each run succeeds and prints
+/// "`name`: (checks_per_rank × ranks) checks passed": the programs whose
+/// reference is the standard's rules rather than Debian's MPICH.
+pub fn passes_its_checks_on_2_4_8(prog: &Path, name: &str, checks_per_rank: u64) {
+    for ranks in [2u64, 4, 8] {
+        let n = ranks.to_string();
+        let args = [
+            "-n",
+            &n,
+            "--net",
+            &config("ideal.toml"),
+            "--time-factor",
+            "1",
+        ];
+        let o = run(&args, prog, &[]);
+        let (out, err) = text(&o);
+        let expected = format!("{name}: {} checks passed", checks_per_rank * ranks);
+        assert!(
+            o.status.success() && out.contains(&expected),
+            "{name} on {ranks} ranks: {out}{err}"
+        );
+    }
+}
