@@ -62,11 +62,15 @@ fn sleep_until_srt(
 /// Debts below this are carried rather than slept (sleep overshoot is a few µs).
 const MIN_SLEEP_NS: i64 = 50_000;
 
-/// The most by which the CPU clock's reads can overstate a computation
-/// (a cold system call after a wake-up; measured here: up to ~0.6 µs
-/// more than a warm read after a 1 ms sleep). CPU time beyond the wall
-/// interval by more than this is other threads' computation and counts.
-const CPU_READ_EXCESS_MAX_NS: u64 = 2_000;
+/// The most by which the CPU clock's reads can overstate a computation:
+/// a cold system call after a wake-up (measured here: up to ~0.6 µs more
+/// than a warm read after a 1 ms sleep), or a read during which the host
+/// preempted this virtual machine's CPU (the guest counts that time as
+/// the thread's: seen here, 16 µs of CPU time in 2 µs of wall time).
+/// CPU time beyond the wall interval by more than this is other threads'
+/// computation and counts; a multi-threaded rank's intervals shorter than
+/// this may be undercounted by up to it.
+const CPU_READ_EXCESS_MAX_NS: u64 = 20_000;
 
 /// The computation between two MPI calls on the CPU clock: the CPU time
 /// `cpu_ns` (less one read's cost already), less what the wall interval
@@ -238,7 +242,7 @@ impl Pacer {
             self.compute_cpu_ns += cpu;
             self.compute_wall_ns += wall;
             if let Some(log) = self.timeline.as_mut() {
-                log.compute_span(last, now, cpu);
+                log.compute_span(last, now, measured);
             }
             let srt_now = clock.srt(now);
             let passed = srt_now.saturating_sub(clock.srt(last));
@@ -364,7 +368,7 @@ mod tests {
     }
 
     /// A single thread cannot compute longer than the wall time between
-    /// two calls: CPU time beyond it up to 2 µs is the clock reads'
+    /// two calls: CPU time beyond it up to 20 µs is the clock reads'
     /// excess and goes; beyond that it is other threads' and stays.
     #[test]
     fn cpu_time_beyond_the_wall_interval_is_read_cost_up_to_a_bound() {
@@ -372,7 +376,8 @@ mod tests {
         assert_eq!(cpu_computation_ns(500, 300), 300);
         assert_eq!(cpu_computation_ns(2_300, 300), 300);
         // Two threads computing 20 ms each in 20 ms of wall time.
-        assert_eq!(cpu_computation_ns(40_000_000, 20_000_000), 39_998_000);
+        assert_eq!(cpu_computation_ns(16_200, 1_990), 1_990);
+        assert_eq!(cpu_computation_ns(40_000_000, 20_000_000), 39_980_000);
     }
 
     /// A call that slept (its thread woke cold) and the next call right

@@ -4,7 +4,8 @@
 //! the job's epoch and factor, so it converts them to scaled time).
 //!
 //! Line format: `<kind> <start_ns> <end_ns> [<call name> | <cpu_ns>]`,
-//! kind `C` (compute, with the CPU time the process consumed during it),
+//! kind `C` (compute, with the computation the pacer counted: the CPU time
+//! the process consumed during it, less what its clock reads overstated),
 //! `S` (sleep) or `M` (MPI call, with its name).
 
 use std::fs::File;
