@@ -27,6 +27,7 @@ pub mod fidelity;
 pub mod lateness;
 pub mod launcher;
 pub mod listen;
+pub mod logging;
 pub mod loop_core;
 pub mod memory;
 pub mod mpi_linkage;
