@@ -492,7 +492,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             job_id,
             secret,
             handshake_timeout_ns,
-            lookahead_ns: crate::loop_core::DEFAULT_LOOKAHEAD_NS,
+            lookahead: crate::loop_core::Lookahead::for_network(
+                crate::fidelity::smallest_latency(sim.as_ref()).map(|l| l.ns),
+            ),
             output_limit_bytes: crate::loop_core::OUTPUT_LIMIT_BYTES,
             adaptive: a.adaptive.clone(),
             stall: a.stall.clone(),

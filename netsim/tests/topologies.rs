@@ -271,6 +271,8 @@ fn bundled_topology_examples_load() {
         ("hypercube-4.toml", 16),
         ("fat-tree-4.toml", 16),
         ("dragonfly.toml", 72),
+        ("hpc-fat-tree.toml", 16),
+        ("hpc-dragonfly.toml", 40),
         ("twisted-torus-4x4.toml", 16),
         ("hybrid-ring-of-meshes.toml", 16),
     ] {

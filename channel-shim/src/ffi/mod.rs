@@ -104,7 +104,7 @@ pub mod topo;
 /// between calls in emulated time.
 pub fn enter(name: &'static str) {
     // The computation ends here: before any of the shim's own work.
-    let cpu_now = crate::runtime::program_cpu_ns();
+    let entry = crate::runtime::CallEntry::now();
     if crate::runtime::clock_is_adaptive() {
         // Learn of factor changes before computing how long to sleep.
         crate::runtime::try_with_engine(|e| e.transport_mut().poll());
@@ -120,7 +120,7 @@ pub fn enter(name: &'static str) {
             crate::runtime::try_with_engine(|e| e.transport_mut().poll());
             crate::runtime::clock_snapshot()
         };
-        crate::runtime::pacer(|p| p.enter_refreshing(name, &c, cpu_now, &mut refresh));
+        crate::runtime::pacer(|p| p.enter_refreshing(name, &c, entry, &mut refresh));
         if crate::runtime::clock_is_adaptive() {
             // Tell the factor controller of computations that ran late.
             let late = crate::runtime::pacer(|p| p.take_recent_lateness()).unwrap_or(0);

@@ -68,6 +68,23 @@ pub fn cpu_clock_read_cost_ns() -> u64 {
     })
 }
 
+/// The wall time one reading of [`job_ns`] adds to the interval it closes
+/// (a vDSO read, about 30 ns on this project's machines), measured once
+/// like [`cpu_clock_read_cost_ns`]: the pacer takes it off the wall
+/// interval between two calls, which it compares the CPU time with.
+pub fn wall_clock_read_cost_ns() -> u64 {
+    static COST: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *COST.get_or_init(|| {
+        (0..64)
+            .map(|_| {
+                let a = job_ns();
+                job_ns().saturating_sub(a)
+            })
+            .min()
+            .unwrap_or(0)
+    })
+}
+
 /// Gateway clock − this host's clock, ns.
 static OFFSET_NS: AtomicI64 = AtomicI64::new(0);
 

@@ -20,7 +20,7 @@ pub use clock::{
 pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
 pub use one_sided_service::window_created as serve_one_sided_while_computing;
-pub use pacer::Pacer;
+pub use pacer::{CallEntry, Pacer};
 pub use parent_watch::arm as arm_parent_watch;
 pub use state::{
     abort_job, engine_held_by_this_thread, finalize, gateway_fd, init, is_finalized,

@@ -18,7 +18,10 @@
 //! blocked inside MPI is never stretched (deliveries already arrive on the
 //! stretched schedule).
 
-use super::clock::{cpu_clock_read_cost_ns, is_adaptive, job_ns, program_cpu_ns, take_lag_ns};
+use super::clock::{
+    cpu_clock_read_cost_ns, is_adaptive, job_ns, program_cpu_ns, take_lag_ns,
+    wall_clock_read_cost_ns,
+};
 use super::timeline::{SpanKind, SpanLog};
 use mpinetsim_protocol::{ComputeClock, LatenessHistogram, ScaledClock};
 use std::sync::Arc;
@@ -59,6 +62,48 @@ fn sleep_until_srt(
 /// Debts below this are carried rather than slept (sleep overshoot is a few µs).
 const MIN_SLEEP_NS: i64 = 50_000;
 
+/// The most by which the CPU clock's reads can overstate a computation
+/// (a cold system call after a wake-up; measured here: up to ~0.6 µs
+/// more than a warm read after a 1 ms sleep). CPU time beyond the wall
+/// interval by more than this is other threads' computation and counts.
+const CPU_READ_EXCESS_MAX_NS: u64 = 2_000;
+
+/// The computation between two MPI calls on the CPU clock: the CPU time
+/// `cpu_ns` (less one read's cost already), less what the wall interval
+/// `wall_ns` between the calls shows the clock's reads overstated it by.
+/// After a wake-up the CPU clock's system call costs several times the
+/// read cost measured at start (up to ~0.6 µs more here), and since the
+/// rank sleeps longer the larger the time factor, a short computation
+/// between calls grew with the factor. The wall interval holds no CPU-clock
+/// read (see [`CallEntry`]); CPU time beyond it is that excess, up to
+/// [`CPU_READ_EXCESS_MAX_NS`], or other threads computing, which counts.
+fn cpu_computation_ns(cpu_ns: u64, wall_ns: u64) -> u64 {
+    cpu_ns - cpu_ns.saturating_sub(wall_ns).min(CPU_READ_EXCESS_MAX_NS)
+}
+
+/// The clocks as an MPI call began: the wall clock first (a vDSO read of
+/// a few ns), then the CPU clock (a system call), so neither the shim's
+/// bookkeeping nor the CPU clock's own cost falls into the wall interval
+/// of the computation that just ended.
+#[derive(Clone, Copy, Debug)]
+pub struct CallEntry {
+    /// Job clock (wall), ns.
+    pub wall_ns: u64,
+    /// The program's CPU time, ns.
+    pub cpu_ns: u64,
+}
+
+impl CallEntry {
+    /// Reads both clocks, wall first.
+    pub fn now() -> CallEntry {
+        let wall_ns = job_ns();
+        CallEntry {
+            wall_ns,
+            cpu_ns: program_cpu_ns(),
+        }
+    }
+}
+
 /// Time accounting of one process.
 #[derive(Debug)]
 pub struct Pacer {
@@ -66,6 +111,8 @@ pub struct Pacer {
     cpu_speed: f64,
     /// What reading the CPU clock adds to each interval, ns (subtracted).
     cpu_read_cost_ns: u64,
+    /// What reading the wall clock adds to each interval, ns (subtracted).
+    wall_read_cost_ns: u64,
     last_exit_ns: Option<u64>,
     last_exit_cpu_ns: u64,
     call_start_ns: u64,
@@ -106,6 +153,7 @@ impl Pacer {
         Pacer {
             clock,
             cpu_read_cost_ns: cpu_clock_read_cost_ns(),
+            wall_read_cost_ns: wall_clock_read_cost_ns(),
             cpu_speed: if cpu_speed.is_finite() && cpu_speed > 0.0 {
                 cpu_speed
             } else {
@@ -145,21 +193,21 @@ impl Pacer {
     /// Entering MPI call `name`: account and sleep off the compute debt,
     /// on the job's `clock`.
     pub fn enter(&mut self, name: &'static str, clock: &ScaledClock) {
-        self.enter_refreshing(name, clock, program_cpu_ns(), &mut || None);
+        self.enter_refreshing(name, clock, CallEntry::now(), &mut || None);
     }
 
     /// [`Pacer::enter`] when the factor may change during the sleep (an
     /// adaptive run): the sleep wakes every [`ADAPTIVE_SLEEP_CHUNK_NS`] and
     /// asks `refresh` for the job's clock as it is then (None: unchanged),
     /// so it ends at the scaled time it owes whatever the factor became.
-    /// `cpu_now` is the process's CPU time as the call began (read first
-    /// thing, so the shim's own bookkeeping does not count as the
-    /// program's computation).
+    /// `entry` holds the clocks as the call began (read first thing, so
+    /// the shim's own bookkeeping does not count as the program's
+    /// computation).
     pub fn enter_refreshing(
         &mut self,
         name: &'static str,
         clock: &ScaledClock,
-        cpu_now: u64,
+        entry: CallEntry,
         refresh: &mut dyn FnMut() -> Option<Arc<ScaledClock>>,
     ) {
         self.depth += 1;
@@ -168,15 +216,18 @@ impl Pacer {
         }
         self.calls += 1;
         self.call_name = name;
-        let now = job_ns();
+        let now = entry.wall_ns;
         let mut call_start = now;
         if let Some(last) = self.last_exit_ns {
             let wall = now.saturating_sub(last);
-            let cpu = cpu_now
+            let cpu = entry
+                .cpu_ns
                 .saturating_sub(self.last_exit_cpu_ns)
                 .saturating_sub(self.cpu_read_cost_ns);
             let measured = match self.clock {
-                ComputeClock::Cpu => cpu,
+                ComputeClock::Cpu => {
+                    cpu_computation_ns(cpu, wall.saturating_sub(self.wall_read_cost_ns))
+                }
                 ComputeClock::Wall => wall,
             };
             super::trace_record::record(mpinetsim_protocol::trace::TraceEvent::Compute {
@@ -247,9 +298,11 @@ impl Pacer {
         // computation owes that much less, so the rank catches up; what it
         // cannot make up is lateness.
         self.owed_srt_ns -= take_lag_ns().min(i64::MAX as u64) as i64;
-
-        self.last_exit_ns = Some(now);
+        // The CPU clock, then the wall clock last: the wall interval of
+        // the next computation holds neither CPU-clock read nor this
+        // bookkeeping.
         self.last_exit_cpu_ns = program_cpu_ns();
+        self.last_exit_ns = Some(job_ns());
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
         if self.call_name == "MPI_Finalize" {
             if let Some(log) = self.timeline.as_mut() {
@@ -282,10 +335,10 @@ mod tests {
         while job_ns() - t < ns {}
     }
 
-    /// Calls back to back compute (nearly) nothing: reading the CPU clock
-    /// costs about 170 ns of CPU, which once counted as the program's
-    /// computation at every call and put a constant error on every
-    /// message whatever the factor.
+    /// Calls back to back compute (nearly) nothing on the emulated
+    /// machine: reading the CPU clock costs about 170 ns of CPU, which
+    /// once counted as the program's computation at every call and put a
+    /// constant error on every message whatever the factor.
     #[test]
     fn back_to_back_calls_compute_nearly_nothing() {
         let _g = serial();
@@ -295,10 +348,10 @@ mod tests {
         p.exit(&c);
         let mut each: Vec<u64> = (0..1001)
             .map(|_| {
-                let before = p.compute_cpu_ns;
+                let before = p.compute_ns;
                 p.enter("MPI_Barrier", &c);
                 p.exit(&c);
-                p.compute_cpu_ns - before
+                p.compute_ns - before
             })
             .collect();
         each.sort_unstable();
@@ -309,6 +362,43 @@ mod tests {
             median < cost / 2,
             "a call right after another computed {median} ns; the clock read costs {cost} ns"
         );
+    }
+
+    /// A single thread cannot compute longer than the wall time between
+    /// two calls: CPU time beyond it up to 2 µs is the clock reads'
+    /// excess and goes; beyond that it is other threads' and stays.
+    #[test]
+    fn cpu_time_beyond_the_wall_interval_is_read_cost_up_to_a_bound() {
+        assert_eq!(cpu_computation_ns(100, 300), 100);
+        assert_eq!(cpu_computation_ns(500, 300), 300);
+        assert_eq!(cpu_computation_ns(2_300, 300), 300);
+        // Two threads computing 20 ms each in 20 ms of wall time.
+        assert_eq!(cpu_computation_ns(40_000_000, 20_000_000), 39_998_000);
+    }
+
+    /// A call that slept (its thread woke cold) and the next call right
+    /// after it: the computation between them is at most their wall
+    /// interval, though reading the CPU clock after a wake-up costs more
+    /// than the read cost subtracted.
+    #[test]
+    fn a_call_after_a_wake_up_computes_at_most_the_wall_interval() {
+        let _g = serial();
+        let c = ScaledClock::new(job_ns(), 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, 1.0);
+        for _ in 0..50 {
+            p.enter("MPI_Recv", &c);
+            std::thread::sleep(std::time::Duration::from_micros(500));
+            p.exit(&c);
+            let (exit_wall, before) = (p.last_exit_ns.unwrap(), p.compute_ns);
+            p.enter("MPI_Send", &c);
+            let wall = job_ns() - exit_wall;
+            p.exit(&c);
+            assert!(
+                p.compute_ns - before <= wall,
+                "{} in {wall}",
+                p.compute_ns - before
+            );
+        }
     }
 
     #[test]
@@ -326,9 +416,11 @@ mod tests {
         let wall = job_ns() - t0;
         p.exit(&c);
         // 20 ms of CPU at factor 4 takes at least 80 ms of wall time (more
-        // when a loaded machine made it late), never less.
+        // when a loaded machine made it late), never less. (The CPU clock
+        // may run a few ppm ahead of the wall clock: what it shows beyond
+        // the wall interval goes, up to CPU_READ_EXCESS_MAX_NS.)
         let compute = p.compute_ns - before;
-        assert!(compute >= 20_000_000 && p.compute_cpu_ns >= 20_000_000);
+        assert!(compute >= 20_000_000 - CPU_READ_EXCESS_MAX_NS && p.compute_cpu_ns >= 20_000_000);
         let owed = (compute as i64 + carry).max(0) as u64;
         assert!(wall + 200_000 >= 4 * owed, "wall {wall} for {compute}");
         // ... and at most that plus the sleep's overshoot, which is
@@ -444,7 +536,7 @@ mod tests {
             p.compute_ns,
             p.owed_srt_ns,
         );
-        p.enter_refreshing("MPI_Barrier", &c, program_cpu_ns(), &mut || {
+        p.enter_refreshing("MPI_Barrier", &c, CallEntry::now(), &mut || {
             Some(Arc::clone(&switched))
         });
         let srt = switched.srt(job_ns()) - srt0;

@@ -32,7 +32,8 @@ impl<C: WallClock> GatewayCore<C> {
                 return DueEvents::Done;
             };
             let deadline = self.time.deadline(t.0);
-            if deadline > now + self.settings.lookahead_ns {
+            let lookahead = self.settings.lookahead.wall_ns(self.time.factor_at(t.0));
+            if deadline > now + lookahead {
                 return DueEvents::Done;
             }
             let (t, class) = self.sim.step_classified().expect("an event is pending");
@@ -111,10 +112,8 @@ impl<C: WallClock> GatewayCore<C> {
     /// time); None when no event is pending.
     pub fn timer_deadline(&self) -> Option<u64> {
         self.sim.next_event_time().map(|t| {
-            self.time
-                .deadline(t.0)
-                .saturating_sub(self.settings.lookahead_ns)
-                .max(1)
+            let lookahead = self.settings.lookahead.wall_ns(self.time.factor_at(t.0));
+            self.time.deadline(t.0).saturating_sub(lookahead).max(1)
         })
     }
 

@@ -14,6 +14,7 @@ pub mod connection;
 mod events;
 mod frames;
 mod hello;
+mod lookahead;
 mod turn;
 
 #[cfg(test)]
@@ -21,6 +22,7 @@ mod tests;
 
 pub use connection::{ConnState, Peer, RankConnection};
 pub use events::DueEvents;
+pub use lookahead::{Lookahead, DEFAULT_LOOKAHEAD_NS};
 
 use crate::adaptive::{AdaptiveController, AdaptivePolicy, FactorChange};
 use crate::clock::{Monotonic, TimeMap, WallClock};
@@ -32,13 +34,6 @@ use std::collections::VecDeque;
 /// How long a new connection may take to send a Hello with the job's
 /// secret before it is dropped (`--handshake-timeout`).
 pub const DEFAULT_HANDSHAKE_TIMEOUT_NS: u64 = 5_000_000_000;
-
-/// How far ahead of its wall deadline an event may run. Deliveries carry
-/// their virtual arrival time and the shim holds them until then, so
-/// running a little early hides wake-up latencies; a message a rank sends
-/// inside this window after an event it could have affected already ran is
-/// injected at that event's time instead (counted as lateness).
-pub const DEFAULT_LOOKAHEAD_NS: u64 = 250_000;
 
 /// Output buffered for one rank beyond which the gateway stops reading new
 /// messages from every rank until it drains (backpressure, bounded memory).
@@ -133,8 +128,8 @@ pub struct CoreSettings {
     pub secret: JobSecret,
     /// A connection without a valid Hello after this long is dropped, ns.
     pub handshake_timeout_ns: u64,
-    /// Wall nanoseconds an event may run before its deadline.
-    pub lookahead_ns: u64,
+    /// How far before its deadline an event may run.
+    pub lookahead: Lookahead,
     /// Output queued for one rank beyond which no rank's input is read.
     pub output_limit_bytes: usize,
     /// Change the factor during the run (`--time-factor auto`).

@@ -45,7 +45,7 @@ fn settings(ranks: u32, factor: f64) -> CoreSettings {
         job_id: JOB,
         secret: SECRET,
         handshake_timeout_ns: super::DEFAULT_HANDSHAKE_TIMEOUT_NS,
-        lookahead_ns: super::DEFAULT_LOOKAHEAD_NS,
+        lookahead: super::Lookahead::fixed(super::DEFAULT_LOOKAHEAD_NS),
         output_limit_bytes: super::OUTPUT_LIMIT_BYTES,
         adaptive: None,
         stall: crate::stall::StallPolicy::default(),

@@ -54,6 +54,28 @@ fn an_event_runs_once_its_deadline_is_within_the_lookahead() {
     assert_eq!((s.events, s.max_ns), (1, 0));
 }
 
+/// On a network whose smallest latency is 1 ms, the lookahead spans at
+/// most a tenth of it in emulated time: at factor 1, 100 µs of wall time
+/// instead of 250 µs, so a rank's send can be clamped behind events run
+/// early by at most 100 µs of emulated time.
+#[test]
+fn a_network_bounded_lookahead_runs_events_at_most_a_tenth_of_its_latency_early() {
+    let mut s = settings(2, 1.0);
+    s.lookahead = crate::loop_core::Lookahead::for_network(Some(LATENCY));
+    let mut job = Job::new(s);
+    let (r0, r1) = (job.join(0), job.join(1));
+    send(&mut job, r0, 1, 1_000, 100);
+    let deadline = EPOCH + 1_000 + LATENCY;
+    let wake = deadline - LATENCY / 10;
+    assert_eq!(job.core.timer_deadline(), Some(wake));
+    job.at(wake - 1);
+    job.run_due();
+    assert_eq!((job.core.messages_out, job.output(r1)), (0, vec![]));
+    job.at(wake);
+    job.run_due();
+    assert_eq!(job.core.messages_out, 1);
+}
+
 /// The lookahead of `run` (the settings the tests use).
 const DEFAULT_LOOKAHEAD: u64 = crate::loop_core::DEFAULT_LOOKAHEAD_NS;
 
