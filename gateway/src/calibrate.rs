@@ -246,6 +246,9 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     crate::run::apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, Some(a.ranks));
+    }
     let origin = a.net.display().to_string();
     crate::network_model::from_config(&cfg, &origin, a.ranks, false, false)?;
     crate::trusted_folder::create_private_dir_all(&a.out)?;

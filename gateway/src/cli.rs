@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 /// A value clap refused for an option with listed values (a `ValueEnum`),
 /// as the one sentence mpinetsim prints for every usage error, e.g.
-/// "--workload chaos: unknown workload; give pingpong, alltoall, ring or
-/// random". `None` for every other kind of clap error.
+/// "--workload chaos: unknown workload; give `pingpong`, `alltoall`,
+/// `ring` or `random`". `None` for every other kind of clap error.
 pub fn invalid_value_sentence(e: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if e.kind() != ErrorKind::InvalidValue {
@@ -37,7 +37,8 @@ pub fn invalid_value_sentence(e: &clap::Error) -> Option<String> {
         None if arg.starts_with('<') => (value.clone(), what(&arg)),
         None => (format!("{arg} {value}"), "value".to_string()),
     };
-    let choices = match valid.split_last() {
+    let quoted: Vec<String> = valid.iter().map(|v| format!("`{v}`")).collect();
+    let choices = match quoted.split_last() {
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         None => return None,
@@ -242,6 +243,11 @@ pub struct GatewayArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
     #[arg(long, value_enum)]
@@ -293,6 +299,11 @@ pub struct CalibrateArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
     #[arg(long, value_enum)]
@@ -399,6 +410,11 @@ pub struct TopoArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Host pairs to analyse: random, ring or alltoall.
     #[arg(long, default_value = "random")]
     pub pattern: String,
@@ -439,6 +455,11 @@ pub struct RunArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
     #[arg(long, value_enum)]
@@ -498,6 +519,11 @@ pub struct ReplayArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'host.cpu_speed=0.5'.
     #[arg(long = "set")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Inject a fault (repeatable), as for `run`.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
@@ -533,6 +559,11 @@ pub struct SimulateArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// The communication pattern.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Pingpong)]
     pub workload: WorkloadArg,
@@ -586,7 +617,7 @@ mod tests {
                 "chaos"
             ])
             .as_deref(),
-            Some("--workload chaos: unknown workload; give pingpong, alltoall, ring or random")
+            Some("--workload chaos: unknown workload; give `pingpong`, `alltoall`, `ring` or `random`")
         );
         assert_eq!(
             refusal(&[
@@ -602,7 +633,7 @@ mod tests {
                 "a"
             ])
             .as_deref(),
-            Some("--compute-clock gpu: unknown compute clock; give cpu or wall")
+            Some("--compute-clock gpu: unknown compute clock; give `cpu` or `wall`")
         );
         assert_eq!(
             refusal(&[
@@ -615,7 +646,7 @@ mod tests {
                 "fluid"
             ])
             .as_deref(),
-            Some("--model fluid: unknown model; give packet or analytic")
+            Some("--model fluid: unknown model; give `packet` or `analytic`")
         );
         // Other usage errors stay clap's.
         assert_eq!(refusal(&["mpinetsim", "simulate"]), None);

@@ -45,6 +45,7 @@ pub mod replay_timeline;
 pub mod report;
 pub mod run;
 pub mod setup_progress;
+pub mod show_net;
 pub mod simulate;
 pub mod stall;
 pub mod storage_node;

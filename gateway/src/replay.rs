@@ -412,6 +412,9 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
     let mut cfg = crate::overrides::load_net(&a.net, Some(ranks), &a.sets)?;
     crate::run::apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, Some(ranks));
+    }
     let mut timeline = (a.timeline.is_some() || a.paraver.is_some()).then(ReplayTimeline::default);
     let replayed = replay_network(
         &trace,

@@ -31,6 +31,9 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     add_fault_specs(&mut cfg, &a.faults)?;
     apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
+    if a.show_net {
+        return show_net(&cfg, &a.net, Some(a.ranks));
+    }
     let spec = JobSpec {
         compute_clock: a.compute.clock()?,
         announce_cores: true,
@@ -78,6 +81,9 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         .map_err(|e| format!("--handshake-timeout: {e}"))?;
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
+    if a.show_net {
+        return show_net(&cfg, &a.net, Some(a.ranks));
+    }
     let label = vec![format!(
         "(ranks started by a launcher on {})",
         if a.listen.is_empty() {
@@ -249,6 +255,17 @@ pub fn apply_model(cfg: &mut NetworkConfig, model: Option<&str>) -> Result<(), S
         cfg.model = netsim::ModelKind::parse(m)?;
     }
     Ok(())
+}
+
+/// `--show-net`: prints the resolved network on stdout; exit code 0.
+pub fn show_net(
+    cfg: &NetworkConfig,
+    net: &std::path::Path,
+    ranks: Option<u32>,
+) -> Result<i32, String> {
+    let text = crate::show_net::text(cfg, &net.display().to_string(), ranks)?;
+    print!("{text}");
+    Ok(exit_code::SUCCESS)
 }
 
 /// Adds `--fault` specs to the network's faults (checked against the

@@ -89,6 +89,9 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
     let origin = a.net.display().to_string();
     let mut cfg = crate::overrides::load_net(&a.net, a.ranks.map(|r| r as u32), &a.sets)?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, a.ranks.map(|r| r as u32));
+    }
     if cfg.model == netsim::ModelKind::Analytic {
         return Err(format!(
             "{origin}: `model = \"analytic\"`: simulate runs synthetic workloads on the packet model only; remove the key or use `mpinetsim run --model analytic` with an MPI program"

@@ -35,6 +35,9 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
         }
     }
     let cfg = crate::overrides::load_net(&a.net, a.ranks, &a.sets)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, a.ranks).map(|_| ());
+    }
     let net = Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let built = started.elapsed();
     if let Some(path) = &a.dot {

@@ -87,7 +87,7 @@ fn a_value_outside_the_list_is_one_sentence_and_exit_code_two() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "mpinetsim: --model fluid: unknown model; give packet or analytic\n"
+        "mpinetsim: --model fluid: unknown model; give `packet` or `analytic`\n"
     );
 }
 
@@ -112,7 +112,7 @@ fn completions_for_each_shell_name_the_subcommands_and_options() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "mpinetsim: tcsh: unknown shell; give bash, elvish, fish, powershell or zsh\n"
+        "mpinetsim: tcsh: unknown shell; give `bash`, `elvish`, `fish`, `powershell` or `zsh`\n"
     );
 }
 
@@ -170,4 +170,40 @@ fn verbose_shows_debug_lines_quiet_and_default_do_not() {
     assert!(!run(&["-v"], Some("warn")).contains(debug));
     // The report summary is a result, not a diagnostic: -q keeps it.
     assert!(run(&["-q"], None).contains("mpinetsim: job report (completed)"));
+}
+
+#[test]
+fn show_net_prints_the_network_as_it_would_run_and_runs_nothing() {
+    // The program does not exist: --show-net stops before it is looked for.
+    let o = mpinetsim(&[
+        "run",
+        "-n",
+        "3",
+        "--net",
+        &config("reference.toml"),
+        "--set",
+        "link.\"host1-switch0\".rate=10Mbps",
+        "--fault",
+        "node switch0 down at 5ms",
+        "--show-net",
+        "--",
+        "/nonexistent/program",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("network reference "), "{text}");
+    assert!(
+        text.contains("link host1-switch0 host1 <-> switch0: rate 10Mbps,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("link host0-switch0 host0 <-> switch0: rate 1Gbps,"),
+        "{text}"
+    );
+    assert!(text.contains("ranks 0:host0 1:host1 2:host2\n"), "{text}");
+    assert!(
+        text.contains("fault node switch0 down at 5.000 ms"),
+        "{text}"
+    );
+    assert_eq!(stderr(&o), "");
 }
