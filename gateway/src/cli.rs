@@ -94,6 +94,29 @@ impl OnStallArg {
     }
 }
 
+/// The host pairs `topo` analyses.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopoPatternArg {
+    /// `--pairs` random host pairs (`--seed`).
+    Random,
+    /// Every host and the next one.
+    Ring,
+    /// Every ordered pair of hosts.
+    #[value(alias = "all-to-all")]
+    Alltoall,
+}
+
+impl TopoPatternArg {
+    /// The pattern's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TopoPatternArg::Random => "random",
+            TopoPatternArg::Ring => "ring",
+            TopoPatternArg::Alltoall => "alltoall",
+        }
+    }
+}
+
 /// The synthetic workloads of `simulate`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkloadArg {
@@ -415,9 +438,9 @@ pub struct TopoArgs {
     /// without running anything.
     #[arg(long)]
     pub show_net: bool,
-    /// Host pairs to analyse: random, ring or alltoall.
-    #[arg(long, default_value = "random")]
-    pub pattern: String,
+    /// Host pairs to analyse.
+    #[arg(long, value_enum, default_value_t = TopoPatternArg::Random)]
+    pub pattern: TopoPatternArg,
     /// Number of random pairs.
     #[arg(long, default_value_t = 10_000)]
     pub pairs: u64,
@@ -648,6 +671,14 @@ mod tests {
             .as_deref(),
             Some("--model fluid: unknown model; give `packet` or `analytic`")
         );
+        let Command::Topo(t) =
+            Cli::try_parse_from(["mpinetsim", "topo", "--net", "n", "--pattern", "all-to-all"])
+                .unwrap()
+                .command
+        else {
+            panic!("not topo")
+        };
+        assert_eq!(t.pattern, TopoPatternArg::Alltoall);
         // Other usage errors stay clap's.
         assert_eq!(refusal(&["mpinetsim", "simulate"]), None);
     }
