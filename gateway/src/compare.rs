@@ -24,8 +24,8 @@ pub struct CompareReport {
 pub struct CompareRow {
     /// The network (file, or the first file with the --set changes).
     pub network: String,
-    /// The network model of the runs ("packet" or "analytic").
-    pub model: String,
+    /// The network model of the runs.
+    pub model: netsim::ModelKind,
     /// Emulated runtime of every run, s.
     pub runtimes_s: Vec<f64>,
     /// Their median, s.
@@ -188,7 +188,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         let base = rows.first().map_or(median, |r| r.runtime_s);
         rows.push(CompareRow {
             network: name.clone(),
-            model: model.to_string(),
+            model: cfg.model,
             wall_s: self::median(&walls),
             walls_s: walls,
             runtimes_s: runtimes,
@@ -216,7 +216,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         out!(
             "{:<width$} {:>9} {:>14.6} {:>9.1}% {:>12.1}us {:>9.3}",
             r.network,
-            r.model,
+            r.model.name(),
             r.runtime_s,
             r.slowdown_percent,
             r.max_behind_us,

@@ -171,8 +171,8 @@ pub struct JobReport {
     pub command: Vec<String>,
     /// Network name.
     pub network: String,
-    /// Network model: "packet" or "analytic".
-    pub model: String,
+    /// Network model.
+    pub model: netsim::ModelKind,
     /// Counters of the analytic model (None with the packet model).
     pub analytic: Option<netsim::analytic::AnalyticStats>,
     /// Ranks.
@@ -306,7 +306,7 @@ impl JobReport {
             },
             self.ranks,
             self.network,
-            self.model,
+            self.model.name(),
             netsim::base::text::short_number(self.time_factor),
             self.wall_s,
             self.emulated_runtime_s

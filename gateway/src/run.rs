@@ -795,7 +795,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         schema_version: crate::report::SCHEMA_VERSION,
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
-        model: gw.core.sim.kind().name().to_string(),
+        model: gw.core.sim.kind(),
         analytic: analytic_stats(gw.core.sim.as_ref()),
         ranks: a.ranks,
         time_factor: a.time_factor,
