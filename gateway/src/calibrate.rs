@@ -475,7 +475,7 @@ fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
         ]
     }));
     let text = crate::vector_files::csv_bytes(records);
-    crate::output_file::write_whole(path, &text, "--out")
+    crate::output_file::write_whole(path, &text, "--out").map_err(String::from)
 }
 
 #[cfg(test)]

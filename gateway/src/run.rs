@@ -323,7 +323,7 @@ pub fn write_json(
     option: &str,
 ) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).expect("reports serialise");
-    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option)
+    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option).map_err(String::from)
 }
 
 /// Sampling period of `--vectors`, in virtual ns.
