@@ -291,6 +291,9 @@ impl Pacer {
         if self.depth > 0 {
             return;
         }
+        // The CPU clock, then the wall clock: the wall interval of the
+        // next computation holds no CPU-clock read.
+        self.last_exit_cpu_ns = program_cpu_ns();
         let now = job_ns();
         self.blocked_ns += clock.srt(now).saturating_sub(clock.srt(self.call_start_ns));
         // The call ended behind the emulated schedule by the rank's lag
@@ -298,11 +301,7 @@ impl Pacer {
         // computation owes that much less, so the rank catches up; what it
         // cannot make up is lateness.
         self.owed_srt_ns -= take_lag_ns().min(i64::MAX as u64) as i64;
-        // The CPU clock, then the wall clock last: the wall interval of
-        // the next computation holds neither CPU-clock read nor this
-        // bookkeeping.
-        self.last_exit_cpu_ns = program_cpu_ns();
-        self.last_exit_ns = Some(job_ns());
+        self.last_exit_ns = Some(now);
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
         if self.call_name == "MPI_Finalize" {
             if let Some(log) = self.timeline.as_mut() {
