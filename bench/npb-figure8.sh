@@ -112,7 +112,7 @@ for speed in $speeds; do
     fi
     rm -f "$out/$tag.out"
     "$mpinetsim" compare -n $ranks --time-factor "$factor" --repeat "$repeat" \
-      --net "$ref" --net "$slow" --json "$out/$tag.json" --rank-output "$out/$tag.out" \
+      --net "$ref" --net "$slow" --report "$out/$tag.json" --rank-output "$out/$tag.out" \
       -- "$bin" >"$out/$tag.log" 2>&1
     runs=$((2 * repeat))
     ok=$(grep -c 'Verification *= *SUCCESSFUL' "$out/$tag.out" || true)
@@ -123,7 +123,7 @@ for speed in $speeds; do
     python3 - "$out/$tag.json" "$b" "$speed" "$factor" "$(paper "$b")" >>"$table" <<'EOF'
 import json, sys
 path, bench, speed, factor, paper = sys.argv[1:]
-ref, slow = json.load(open(path))
+ref, slow = json.load(open(path))["rows"]
 r = sorted(ref["runtimes_s"])
 s = sorted(slow["runtimes_s"])
 pct = lambda a, b: 100.0 * (b / a - 1.0)

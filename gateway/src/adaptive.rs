@@ -10,6 +10,7 @@
 //! `max`); if `calm_windows` windows in a row stayed under a quarter of it,
 //! halve the factor (down to `min`).
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The controller's parameters.
@@ -44,7 +45,7 @@ impl Default for AdaptivePolicy {
 }
 
 /// One switch of the factor.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, JsonSchema)]
 pub struct FactorChange {
     /// Scaled time of the switch, s.
     pub at_srt_s: f64,

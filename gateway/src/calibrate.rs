@@ -23,11 +23,12 @@ use crate::run::{run_job, write_json, JobSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use netsim::base::text::short_number;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::time::Instant;
 
 /// One run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CalibrationRun {
     /// Time factor.
     pub factor: f64,
@@ -52,7 +53,7 @@ pub struct CalibrationRun {
 }
 
 /// The summary of one factor's runs (medians; spread of the runtime).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FactorRow {
     /// Time factor.
     pub factor: f64,
@@ -87,8 +88,10 @@ pub struct FactorRow {
 }
 
 /// The whole calibration, as written to calibration.json.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Calibration {
+    /// [`crate::report::SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// Program and arguments.
     pub command: Vec<String>,
     /// Ranks.
@@ -241,8 +244,11 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         .map_err(|e| format!("--behind-floor: {e}"))? as f64
         / 1000.0;
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
-    crate::run::apply_model(&mut cfg, a.model.as_deref())?;
+    crate::run::apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, Some(a.ranks));
+    }
     let origin = a.net.display().to_string();
     crate::network_model::from_config(&cfg, &origin, a.ranks, false, false)?;
     crate::trusted_folder::create_private_dir_all(&a.out)?;
@@ -296,16 +302,18 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
             };
             let job = run_job(&spec)?;
             let r = &job.report;
-            if job.exit_code != 0 || r.outcome != "completed" {
-                bar.abandon();
-                return Err(format!(
-                    "calibration needs runs that complete, but the run at time factor {} failed with exit code {}: {}; the ranks' output is in {}",
-                    short_number(factor),
-                    job.exit_code,
-                    r.outcome,
-                    log.display()
-                ));
-            }
+            let emulated_runtime_s = match r.measured_runtime() {
+                Ok(runtime) => runtime,
+                Err(why) => {
+                    bar.abandon();
+                    return Err(format!(
+                        "calibration needs runs that complete, but the run at time factor {} failed with exit code {}: {why}; the ranks' output is in {}",
+                        short_number(factor),
+                        job.exit_code,
+                        log.display()
+                    ));
+                }
+            };
             let mpi = || r.rank_reports.iter().filter_map(|x| x.mpi.as_ref());
             let unexpected = mpi().map(|m| m.unexpected).sum();
             let messages = mpi().map(|m| m.messages_received).sum();
@@ -313,7 +321,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 factor,
                 repeat,
                 wall_s: r.wall_s,
-                emulated_runtime_s: r.emulated_runtime_s,
+                emulated_runtime_s,
                 behind_p50_us: r.max_behind.p50_ns as f64 / 1e3,
                 behind_p99_us: r.max_behind.p99_ns as f64 / 1e3,
                 behind_max_us: r.max_behind.max_ns as f64 / 1e3,
@@ -363,6 +371,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
     out!("{verdict}");
     out!("calibration took {:.1} s", started.elapsed().as_secs_f64());
     let cal = Calibration {
+        schema_version: crate::report::SCHEMA_VERSION,
         command: a.command.clone(),
         ranks: a.ranks,
         network: network.clone(),
@@ -375,7 +384,11 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         runs,
     };
     write_csv(&a.out.join("calibration.csv"), &rows)?;
-    write_json(&a.out.join("calibration.json"), &cal, "--out")?;
+    write_json(
+        &a.out.join("calibration.json"),
+        &crate::report::Report::Calibrate(Box::new(cal)),
+        "--out",
+    )?;
     crate::plot::calibration(
         &rows,
         &format!("{} — {} ranks on {}", a.command[0], a.ranks, network),
@@ -423,30 +436,46 @@ fn print_table(rows: &[FactorRow]) {
 }
 
 fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
-    use std::fmt::Write as _;
-    let mut text = String::from("factor,runs,wall_s,runtime_s,runtime_min_s,runtime_max_s,spread,behind_p50_us,behind_p99_us,behind_max_us,unexpected,unexpected_range,messages,events,recommended\n");
-    for r in rows {
-        let _ = writeln!(
-            text,
-            "{},{},{:.6},{:.9},{:.9},{:.9},{:.6},{:.3},{:.3},{:.3},{},{},{},{},{}",
-            r.factor,
-            r.runs,
-            r.wall_s,
-            r.runtime_s,
-            r.runtime_min_s,
-            r.runtime_max_s,
-            r.spread,
-            r.behind_p50_us,
-            r.behind_p99_us,
-            r.behind_max_us,
-            r.unexpected,
-            r.unexpected_range,
-            r.messages,
-            r.events,
-            r.recommended
-        );
-    }
-    crate::output_file::write_whole(path, text.as_bytes(), "--out")
+    let header = [
+        "factor",
+        "runs",
+        "wall_s",
+        "runtime_s",
+        "runtime_min_s",
+        "runtime_max_s",
+        "spread",
+        "behind_p50_us",
+        "behind_p99_us",
+        "behind_max_us",
+        "unexpected",
+        "unexpected_range",
+        "messages",
+        "events",
+        "recommended",
+    ]
+    .map(String::from)
+    .to_vec();
+    let records = std::iter::once(header).chain(rows.iter().map(|r| {
+        vec![
+            r.factor.to_string(),
+            r.runs.to_string(),
+            format!("{:.6}", r.wall_s),
+            format!("{:.9}", r.runtime_s),
+            format!("{:.9}", r.runtime_min_s),
+            format!("{:.9}", r.runtime_max_s),
+            format!("{:.6}", r.spread),
+            format!("{:.3}", r.behind_p50_us),
+            format!("{:.3}", r.behind_p99_us),
+            format!("{:.3}", r.behind_max_us),
+            r.unexpected.to_string(),
+            r.unexpected_range.to_string(),
+            r.messages.to_string(),
+            r.events.to_string(),
+            r.recommended.to_string(),
+        ]
+    }));
+    let text = crate::vector_files::csv_bytes(records);
+    crate::output_file::write_whole(path, &text, "--out").map_err(String::from)
 }
 
 #[cfg(test)]

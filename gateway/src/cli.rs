@@ -4,14 +4,156 @@
 //! plain text (`tcp:[::]:PORT`, `[rank]`), not as rustdoc links.
 #![allow(rustdoc::broken_intra_doc_links)]
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+/// A value clap refused for an option with listed values (a `ValueEnum`),
+/// as the one sentence mpinetsim prints for every usage error, e.g.
+/// "--workload chaos: unknown workload; give `pingpong`, `alltoall`,
+/// `ring` or `random`". `None` for every other kind of clap error.
+pub fn invalid_value_sentence(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidValue {
+        return None;
+    }
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let arg = text(ContextKind::InvalidArg)?;
+    let value = text(ContextKind::InvalidValue)?;
+    let Some(ContextValue::Strings(valid)) = e.get(ContextKind::ValidValue) else {
+        return None;
+    };
+    // "--workload <WORKLOAD>": the option and what its value is; "<SHELL>"
+    // for a positional argument.
+    let what = |name: &str| {
+        name.trim_matches(['<', '>'])
+            .replace('_', " ")
+            .to_lowercase()
+    };
+    let (given, what) = match arg.split_once(' ') {
+        Some((option, name)) => (format!("{option} {value}"), what(name)),
+        None if arg.starts_with('<') => (value.clone(), what(&arg)),
+        None => (format!("{arg} {value}"), "value".to_string()),
+    };
+    let quoted: Vec<String> = valid.iter().map(|v| format!("`{v}`")).collect();
+    let choices = match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => return None,
+    };
+    Some(format!("{given}: unknown {what}; give {choices}"))
+}
+
+/// The network models `--model` chooses between (listed in `--help`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelArg {
+    /// The packet-level simulator (switches, routers, links, TCP).
+    Packet,
+    /// The Dimemas-style analytic model (latency + size ÷ bandwidth with
+    /// link and bus contention).
+    Analytic,
+}
+
+impl ModelArg {
+    /// The name as network files spell it (`model = "packet"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelArg::Packet => "packet",
+            ModelArg::Analytic => "analytic",
+        }
+    }
+}
+
+/// How a rank's computation between MPI calls is measured.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComputeClockArg {
+    /// CPU time of the rank's process, all its threads.
+    Cpu,
+    /// Wall time between MPI calls.
+    Wall,
+}
+
+/// What a stalled job does.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnStallArg {
+    /// End the job with the report (exit code 1).
+    Stop,
+    /// Say so and keep waiting.
+    Wait,
+}
+
+impl OnStallArg {
+    /// The value as typed.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnStallArg::Stop => "stop",
+            OnStallArg::Wait => "wait",
+        }
+    }
+}
+
+/// The host pairs `topo` analyses.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopoPatternArg {
+    /// `--pairs` random host pairs (`--seed`).
+    Random,
+    /// Every host and the next one.
+    Ring,
+    /// Every ordered pair of hosts.
+    #[value(alias = "all-to-all")]
+    Alltoall,
+}
+
+impl TopoPatternArg {
+    /// The pattern's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TopoPatternArg::Random => "random",
+            TopoPatternArg::Ring => "ring",
+            TopoPatternArg::Alltoall => "alltoall",
+        }
+    }
+}
+
+/// The synthetic workloads of `simulate`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadArg {
+    /// Rank 0 and rank 1 send a message back and forth.
+    Pingpong,
+    /// Every rank sends to every other rank, round after round.
+    Alltoall,
+    /// Every rank sends to its right neighbour, shift after shift.
+    Ring,
+    /// Every rank sends to ranks drawn at random (`--seed`).
+    Random,
+}
+
+impl WorkloadArg {
+    /// The pattern's name, as netsim's workload parser takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadArg::Pingpong => "pingpong",
+            WorkloadArg::Alltoall => "alltoall",
+            WorkloadArg::Ring => "ring",
+            WorkloadArg::Random => "random",
+        }
+    }
+}
 
 /// Run unmodified MPI programs, or synthetic workloads, on a simulated
 /// packet network.
 #[derive(Parser, Debug)]
 #[command(name = "mpinetsim", version, long_version = crate::version::LONG_VERSION.as_str(), about)]
 pub struct Cli {
+    /// More diagnostic lines on stderr (-v debug, -vv trace); `RUST_LOG`
+    /// overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Fewer diagnostic lines (-q hides progress, -qq warnings too).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, conflicts_with = "verbose")]
+    pub quiet: u8,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -39,6 +181,16 @@ pub enum Command {
     /// Run a program on several networks (or what-if variants) and compare
     /// its emulated runtime.
     Compare(CompareArgs),
+    /// Print a completion script for SHELL on stdout, e.g.
+    /// `mpinetsim completions bash > ~/.local/share/bash-completion/completions/mpinetsim`.
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print mpinetsim's man page (roff) on stdout, e.g.
+    /// `mpinetsim man > ~/.local/share/man/man1/mpinetsim.1`.
+    Man,
     /// Internal: kills the ranks' process groups when `mpinetsim run` ends
     /// or dies (see the rank_watchdog module).
     #[command(name = "rank-watchdog", hide = true)]
@@ -72,18 +224,16 @@ pub struct ComputeArgs {
     /// rank's process (`cpu`, all its threads: independent of machine load
     /// and of more ranks than cores) or as wall time (`wall`: a rank
     /// waiting for a core computes longer).
-    #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
-    pub compute_clock: String,
+    #[arg(long, value_enum, default_value_t = ComputeClockArg::Cpu)]
+    pub compute_clock: ComputeClockArg,
 }
 
 impl ComputeArgs {
-    /// The clock, or one sentence saying what to give.
+    /// The clock (a `Result` for the callers that once parsed a string).
     pub fn clock(&self) -> Result<mpinetsim_protocol::ComputeClock, String> {
-        mpinetsim_protocol::ComputeClock::parse(&self.compute_clock).ok_or_else(|| {
-            format!(
-                "--compute-clock {}: give `cpu` (CPU time of each rank, the default) or `wall` (wall time between MPI calls)",
-                self.compute_clock
-            )
+        Ok(match self.compute_clock {
+            ComputeClockArg::Cpu => mpinetsim_protocol::ComputeClock::Cpu,
+            ComputeClockArg::Wall => mpinetsim_protocol::ComputeClock::Wall,
         })
     }
 }
@@ -99,15 +249,15 @@ pub struct StallArgs {
     /// Then `stop` the job with the report (the default of `run`) or
     /// `wait` on after saying so (the default of `gateway`, whose ranks a
     /// launcher may still be starting).
-    #[arg(long, value_name = "stop|wait")]
-    pub on_stall: Option<String>,
+    #[arg(long, value_enum)]
+    pub on_stall: Option<OnStallArg>,
 }
 
 /// Arguments of `mpinetsim gateway`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GatewayArgs {
     /// Number of ranks to wait for (also `-np N`, as mpiexec takes it).
-    #[arg(short = 'n', long = "np")]
+    #[arg(short = 'n', long = "np", visible_alias = "ranks")]
     pub ranks: u32,
     /// Network description.
     #[arg(long)]
@@ -116,10 +266,15 @@ pub struct GatewayArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
-    #[arg(long)]
-    pub model: Option<String>,
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
@@ -158,7 +313,7 @@ pub struct GatewayArgs {
 #[command(trailing_var_arg = true)]
 pub struct CalibrateArgs {
     /// Number of ranks (also `-np N`, as mpiexec takes it).
-    #[arg(short = 'n', long = "np")]
+    #[arg(short = 'n', long = "np", visible_alias = "ranks")]
     pub ranks: u32,
     /// Network description.
     #[arg(long)]
@@ -167,10 +322,15 @@ pub struct CalibrateArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
-    #[arg(long)]
-    pub model: Option<String>,
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
     /// Time factors to try, in increasing order (e.g. 1,2,4,8).
     #[arg(long, value_delimiter = ',', conflicts_with = "max")]
     pub factors: Option<Vec<f64>>,
@@ -212,7 +372,12 @@ pub struct CalibrateArgs {
 pub struct CompareArgs {
     /// Number of ranks (also `-np N`, as mpiexec takes it); with
     /// `--replay`, the trace's.
-    #[arg(short = 'n', long = "np", required_unless_present = "replay")]
+    #[arg(
+        short = 'n',
+        long = "np",
+        visible_alias = "ranks",
+        required_unless_present = "replay"
+    )]
     pub ranks: Option<u32>,
     /// Replay this trace (`run --record`) on every network in virtual
     /// time instead of running a program: no processes, no time factor.
@@ -231,14 +396,14 @@ pub struct CompareArgs {
     /// Run every network under this model (repeat the option to put
     /// models side by side: `--model packet --model analytic`); default:
     /// each file's own `model` key.
-    #[arg(long = "model")]
-    pub models: Vec<String>,
+    #[arg(long = "model", value_enum)]
+    pub models: Vec<ModelArg>,
     /// Runs per network (the median runtime is compared).
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
-    /// Write the comparison as JSON to this file.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
+    /// Write the comparison as JSON to this file (also `--json`).
+    #[arg(long, alias = "json")]
+    pub report: Option<PathBuf>,
     /// Append the ranks' output to this file instead of the terminal.
     #[arg(long)]
     pub rank_output: Option<PathBuf>,
@@ -268,9 +433,14 @@ pub struct TopoArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
-    /// Host pairs to analyse: random, ring or alltoall.
-    #[arg(long, default_value = "random")]
-    pub pattern: String,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
+    /// Host pairs to analyse.
+    #[arg(long, value_enum, default_value_t = TopoPatternArg::Random)]
+    pub pattern: TopoPatternArg,
     /// Number of random pairs.
     #[arg(long, default_value_t = 10_000)]
     pub pairs: u64,
@@ -280,8 +450,8 @@ pub struct TopoArgs {
     /// Message size for the zero-load latency (accepts units: 64, 1KiB).
     #[arg(long, default_value = "1KiB")]
     pub size: String,
-    /// Ranks, for `xsim:` strings without `vp=`.
-    #[arg(short = 'n', long)]
+    /// Ranks, for `xsim:` strings without `vp=` (also `-np N`).
+    #[arg(short = 'n', long = "np", visible_alias = "ranks")]
     pub ranks: Option<u32>,
     /// Write the network as Graphviz DOT to this file.
     #[arg(long)]
@@ -299,7 +469,7 @@ pub struct TopoArgs {
 #[command(trailing_var_arg = true)]
 pub struct RunArgs {
     /// Number of ranks (also `-np N`, as mpiexec takes it).
-    #[arg(short = 'n', long = "np")]
+    #[arg(short = 'n', long = "np", visible_alias = "ranks")]
     pub ranks: u32,
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
@@ -308,10 +478,15 @@ pub struct RunArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model); overrides the file's `model` key.
-    #[arg(long)]
-    pub model: Option<String>,
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
     /// Time factor, fixed or adaptive.
     #[command(flatten)]
     pub factor: FactorArgs,
@@ -367,6 +542,11 @@ pub struct ReplayArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'host.cpu_speed=0.5'.
     #[arg(long = "set")]
     pub sets: Vec<String>,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
     /// Inject a fault (repeatable), as for `run`.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
@@ -380,8 +560,8 @@ pub struct ReplayArgs {
     /// Network model: `packet` (the packet-level simulator) or `analytic`
     /// (the Dimemas-style model, each message latency + size ÷ bandwidth
     /// plus its waits); overrides the file's `model` key.
-    #[arg(long)]
-    pub model: Option<String>,
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
     /// Write the replay's computations, waits and messages as Chrome
     /// trace-event JSON (Perfetto, chrome://tracing), as `run --timeline`.
     #[arg(long)]
@@ -402,17 +582,22 @@ pub struct SimulateArgs {
     /// 'link."host0-switch0".rate=100Mbps' or 'link_defaults.delay=500ns'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
-    /// pingpong, alltoall, ring or random.
-    #[arg(long, default_value = "pingpong")]
-    pub workload: String,
+    /// Print the network as it will run (after --set, --fault, --model
+    /// and the generators: nodes, links, rank placement, faults) and exit
+    /// without running anything.
+    #[arg(long)]
+    pub show_net: bool,
+    /// The communication pattern.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Pingpong)]
+    pub workload: WorkloadArg,
     /// Bytes per message (accepts units: 32, 64KiB, 16MiB).
     #[arg(long, default_value = "32")]
     pub size: String,
     /// Round trips (pingpong), rounds (alltoall), shifts (ring) or messages per rank (random).
     #[arg(long, default_value_t = 1000)]
     pub iters: u64,
-    /// Number of ranks; default: one per host.
-    #[arg(short = 'n', long)]
+    /// Number of ranks (also `-np N`); default: one per host.
+    #[arg(short = 'n', long = "np", visible_alias = "ranks")]
     pub ranks: Option<usize>,
     /// Seed of the random workload.
     #[arg(long, default_value_t = 1)]
@@ -431,4 +616,99 @@ pub struct SimulateArgs {
     /// 'link PATTERN mtbf 10s mttr 1s' (see docs/user-guide.md, Faults).
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn refusal(args: &[&str]) -> Option<String> {
+        let e = Cli::try_parse_from(args).unwrap_err();
+        invalid_value_sentence(&e)
+    }
+
+    #[test]
+    fn a_value_outside_the_list_is_one_sentence_naming_the_choices() {
+        assert_eq!(
+            refusal(&[
+                "mpinetsim",
+                "simulate",
+                "--net",
+                "n.toml",
+                "--workload",
+                "chaos"
+            ])
+            .as_deref(),
+            Some("--workload chaos: unknown workload; give `pingpong`, `alltoall`, `ring` or `random`")
+        );
+        assert_eq!(
+            refusal(&[
+                "mpinetsim",
+                "run",
+                "-n",
+                "2",
+                "--net",
+                "n.toml",
+                "--compute-clock",
+                "gpu",
+                "--",
+                "a"
+            ])
+            .as_deref(),
+            Some("--compute-clock gpu: unknown compute clock; give `cpu` or `wall`")
+        );
+        assert_eq!(
+            refusal(&[
+                "mpinetsim",
+                "replay",
+                "t.mnt",
+                "--net",
+                "n.toml",
+                "--model",
+                "fluid"
+            ])
+            .as_deref(),
+            Some("--model fluid: unknown model; give `packet` or `analytic`")
+        );
+        let Command::Topo(t) =
+            Cli::try_parse_from(["mpinetsim", "topo", "--net", "n", "--pattern", "all-to-all"])
+                .unwrap()
+                .command
+        else {
+            panic!("not topo")
+        };
+        assert_eq!(t.pattern, TopoPatternArg::Alltoall);
+        // Other usage errors stay clap's.
+        assert_eq!(refusal(&["mpinetsim", "simulate"]), None);
+    }
+
+    #[test]
+    fn ranks_are_minus_n_or_np_or_ranks_in_every_command() {
+        for sub in ["run", "gateway", "calibrate", "compare", "simulate", "topo"] {
+            let cmd = Cli::command();
+            let arg = cmd
+                .find_subcommand(sub)
+                .unwrap()
+                .get_arguments()
+                .find(|a| a.get_short() == Some('n'))
+                .unwrap_or_else(|| panic!("{sub} has no -n"));
+            assert_eq!(arg.get_long(), Some("np"), "{sub}");
+            assert_eq!(arg.get_visible_aliases(), Some(vec!["ranks"]), "{sub}");
+        }
+    }
+
+    #[test]
+    fn json_files_are_written_by_report_in_every_command_that_writes_one() {
+        for sub in ["run", "gateway", "compare", "simulate", "replay"] {
+            let cmd = Cli::command();
+            assert!(
+                cmd.find_subcommand(sub)
+                    .unwrap()
+                    .get_arguments()
+                    .any(|a| a.get_long() == Some("report")),
+                "{sub}"
+            );
+        }
+    }
 }

@@ -7,15 +7,25 @@ use crate::cli::CompareArgs;
 use crate::launcher::RankOutput;
 use crate::run::{run_job, write_json, JobSpec};
 use netsim::NetworkConfig;
+use schemars::JsonSchema;
 use serde::Serialize;
 
+/// What `compare --report` writes: one row per network and model.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CompareReport {
+    /// [`crate::report::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Per network and model, in the order they ran.
+    pub rows: Vec<CompareRow>,
+}
+
 /// One network's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CompareRow {
     /// The network (file, or the first file with the --set changes).
     pub network: String,
-    /// The network model of the runs ("packet" or "analytic").
-    pub model: String,
+    /// The network model of the runs.
+    pub model: netsim::ModelKind,
     /// Emulated runtime of every run, s.
     pub runtimes_s: Vec<f64>,
     /// Their median, s.
@@ -95,7 +105,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         let models = a
             .models
             .iter()
-            .map(|m| netsim::ModelKind::parse(m))
+            .map(|m| netsim::ModelKind::parse(m.name()))
             .collect::<Result<Vec<_>, _>>()?;
         nets = nets
             .into_iter()
@@ -116,8 +126,8 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
     for (name, cfg) in &nets {
         crate::network_model::from_config(cfg, name, ranks, false, false)?;
     }
-    if let Some(path) = &a.json {
-        crate::output_file::check_writable(path, "--json")?;
+    if let Some(path) = &a.report {
+        crate::output_file::check_writable(path, "--report")?;
     }
     let output = match &a.rank_output {
         Some(p) => RankOutput::File(p.clone()),
@@ -131,7 +141,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         let model = cfg.model.name();
         if let Some(t) = &trace {
             // Virtual time: one replay gives the answer (it is deterministic).
-            eprintln!("mpinetsim compare: replaying on {name}");
+            tracing::info!("compare: replaying on {name}");
             let r = crate::replay::replay_network(t, cfg, name, None, None)?;
             if let Some(f) = &r.outcome.network_failure {
                 return Err(format!("the replay on {name} stopped: {f}"));
@@ -143,10 +153,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             if trace.is_some() {
                 break;
             }
-            eprintln!(
-                "mpinetsim compare: {name} ({model} model), run {run}/{}",
-                a.repeat
-            );
+            tracing::info!("compare: {name} ({model} model), run {run}/{}", a.repeat);
             let spec = JobSpec {
                 compute_clock: a.compute.clock()?,
                 announce_cores: false,
@@ -167,13 +174,13 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 stall: crate::stall::StallPolicy::default(),
             };
             let job = run_job(&spec)?;
-            if job.exit_code != 0 || job.report.outcome != "completed" {
-                return Err(format!(
-                    "a comparison needs runs that complete, but the run on {name} failed with exit code {}: {}",
-                    job.exit_code, job.report.outcome
-                ));
-            }
-            runtimes.push(job.report.emulated_runtime_s);
+            let runtime = job.report.measured_runtime().map_err(|why| {
+                format!(
+                    "a comparison needs runs that complete, but the run on {name} failed with exit code {}: {why}",
+                    job.exit_code
+                )
+            })?;
+            runtimes.push(runtime);
             walls.push(job.report.wall_s);
             behind = behind.max(job.report.max_behind.max_ns as f64 / 1e3);
         }
@@ -181,7 +188,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         let base = rows.first().map_or(median, |r| r.runtime_s);
         rows.push(CompareRow {
             network: name.clone(),
-            model: model.to_string(),
+            model: cfg.model,
             wall_s: self::median(&walls),
             walls_s: walls,
             runtimes_s: runtimes,
@@ -209,15 +216,19 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         out!(
             "{:<width$} {:>9} {:>14.6} {:>9.1}% {:>12.1}us {:>9.3}",
             r.network,
-            r.model,
+            r.model.name(),
             r.runtime_s,
             r.slowdown_percent,
             r.max_behind_us,
             r.wall_s
         );
     }
-    if let Some(path) = &a.json {
-        write_json(path, &rows, "--json")?;
+    if let Some(path) = &a.report {
+        let report = crate::report::Report::Compare(Box::new(CompareReport {
+            schema_version: crate::report::SCHEMA_VERSION,
+            rows,
+        }));
+        write_json(path, &report, "--report")?;
     }
     Ok(0)
 }

@@ -7,7 +7,9 @@
 use hdrhistogram::Histogram;
 use mpinetsim_protocol::RankCounters;
 use netsim::EventClass;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
+use std::borrow::Cow;
 
 /// What ran late: a simulator event, or a rank's computation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,21 @@ impl Serialize for LatenessKind {
     }
 }
 
+/// Written as a string: the event class's name, or `compute`.
+impl JsonSchema for LatenessKind {
+    fn schema_name() -> Cow<'static, str> {
+        "LatenessKind".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let event = generator.subschema_for::<EventClass>();
+        json_schema!({
+            "description": "What ran late: a simulator event class, or a rank's computation (\"compute\").",
+            "anyOf": [event, { "const": "compute" }]
+        })
+    }
+}
+
 /// The same names as the JSON report (`transmit-done`, `compute`).
 impl std::fmt::Display for LatenessKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -54,7 +71,7 @@ pub struct LatenessRecorder {
 }
 
 /// Summary for the report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct LatenessSummary {
     /// Events measured.
     pub events: u64,
@@ -68,14 +85,15 @@ pub struct LatenessSummary {
     pub max_ns: u64,
     /// Kind of the latest event.
     pub max_kind: Option<LatenessKind>,
-    /// Virtual time of the latest event, ns.
-    pub max_at_ns: u64,
+    /// Virtual time of the latest event, ns (null when nothing was
+    /// measured).
+    pub max_at_ns: Option<u64>,
     /// The same per kind of event.
     pub by_kind: Vec<KindLateness>,
 }
 
 /// Lateness of one kind of event.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct KindLateness {
     /// Event kind.
     pub kind: LatenessKind,
@@ -161,7 +179,7 @@ impl LatenessRecorder {
             p999_ns: q(0.999),
             max_ns: self.max_ns,
             max_kind: self.max_kind,
-            max_at_ns: self.max_at_ns,
+            max_at_ns: self.max_kind.map(|_| self.max_at_ns),
             by_kind: self
                 .by_class
                 .iter()

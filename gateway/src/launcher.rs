@@ -150,13 +150,10 @@ pub fn resolve_program(program: &str) -> Result<PathBuf, String> {
             ))
         };
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| is_exec(p))
-        .ok_or_else(|| {
-            format!("the program {program} was not found on PATH; give its path after --")
-        })
+    // A bare name is looked up on PATH as a shell would (the which crate:
+    // the first executable file of that name).
+    which::which(program)
+        .map_err(|_| format!("the program {program} was not found on PATH; give its path after --"))
 }
 
 /// A launched rank.

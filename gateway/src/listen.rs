@@ -112,7 +112,7 @@ impl Listener {
                 let (s, peer) = l.accept()?;
                 use std::os::fd::AsFd;
                 if let Err(e) = tune_tcp(socket2::SockRef::from(&s.as_fd())) {
-                    eprintln!("mpinetsim: TCP options on the connection from {peer}: {e}");
+                    tracing::warn!("TCP options on the connection from {peer}: {e}");
                 }
                 Ok(RankStream(UnixOrTcp::Tcp(s)))
             }

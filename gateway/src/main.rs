@@ -9,10 +9,23 @@ use gateway::{
 
 fn main() {
     // `-np N` as mpiexec users type it (see mpiexec_args).
-    let args = cli::Cli::parse_from(mpiexec_args::rewrite(
+    let parsed = cli::Cli::try_parse_from(mpiexec_args::rewrite(
         std::env::args_os().collect(),
         &cli::Cli::command(),
     ));
+    let args = match parsed {
+        Ok(args) => args,
+        // A value outside an option's list: one sentence, as every other
+        // usage error (clap's own error would span several lines).
+        Err(e) => match cli::invalid_value_sentence(&e) {
+            Some(sentence) => {
+                eprintln!("mpinetsim: {sentence}");
+                std::process::exit(exit_code::USAGE);
+            }
+            None => e.exit(),
+        },
+    };
+    gateway::logging::init(args.verbose, args.quiet);
     // A job holds a descriptor per rank: allow as many as the system lets us.
     fd_limit::raise_to_hard();
     let result = match args.command {
@@ -24,6 +37,15 @@ fn main() {
         cli::Command::Calibrate(a) => calibrate::run(&a),
         cli::Command::Compare(a) => compare::run(&a),
         cli::Command::RankWatchdog { private_dir } => Ok(rank_watchdog::serve(&private_dir)),
+        cli::Command::Completions { shell } => {
+            let mut cmd = cli::Cli::command();
+            clap_complete::generate(shell, &mut cmd, "mpinetsim", &mut std::io::stdout());
+            Ok(exit_code::SUCCESS)
+        }
+        cli::Command::Man => clap_mangen::Man::new(cli::Cli::command())
+            .render(&mut std::io::stdout())
+            .map(|()| exit_code::SUCCESS)
+            .map_err(|e| format!("cannot write the man page: {e}")),
     };
     match result {
         Ok(code) => std::process::exit(code),

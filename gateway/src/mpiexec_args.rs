@@ -36,7 +36,11 @@ pub fn rewrite(mut args: Vec<OsString>, cli: &clap::Command) -> Vec<OsString> {
             args[i] = format!("--np={value}").into();
             i += 1;
         } else if let Some(long) = token.strip_prefix("--") {
-            let arg = sub.get_arguments().find(|a| a.get_long() == Some(long));
+            let arg = sub.get_arguments().find(|a| {
+                a.get_long() == Some(long)
+                    || a.get_all_aliases()
+                        .is_some_and(|names| names.contains(&long))
+            });
             i += if takes_value(arg) { 2 } else { 1 };
         } else if let Some(short) = token.strip_prefix('-').filter(|s| !s.is_empty()) {
             let c = short.chars().next().unwrap_or('-');
@@ -108,13 +112,21 @@ mod tests {
 
     #[test]
     fn a_command_without_an_np_option_is_left_to_clap() {
-        let line = "mpinetsim simulate -np 4 --net n.toml";
+        let line = "mpinetsim replay -np 4 t.mnt --net n.toml";
         assert_eq!(rewritten(line).join(" "), line);
     }
 
     #[test]
-    fn gateway_compare_and_calibrate_take_np_too() {
-        for sub in ["gateway", "compare", "calibrate"] {
+    fn np_after_an_alias_with_its_value_is_still_found() {
+        assert_eq!(
+            rewritten("mpinetsim compare --json c.json -np 2 --net n.toml -- ./a.out")[4],
+            "--np"
+        );
+    }
+
+    #[test]
+    fn gateway_compare_calibrate_simulate_and_topo_take_np_too() {
+        for sub in ["gateway", "compare", "calibrate", "simulate", "topo"] {
             assert_eq!(
                 rewritten(&format!("mpinetsim {sub} -np 2 --net n.toml"))[2],
                 "--np",

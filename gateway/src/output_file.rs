@@ -10,6 +10,70 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// Why a file for the user cannot be written. Its text is the one
+/// sentence the command prints (what, where, what to do); callers that
+/// speak in sentences take it as a `String`.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputFileError {
+    /// The path names a folder.
+    #[error("{option} {path} is a folder; give a file name")]
+    IsAFolder {
+        /// The option that gave the path.
+        option: String,
+        /// The path as given.
+        path: String,
+    },
+    /// A device or pipe (`/dev/stdout`) that cannot be opened for writing.
+    #[error("cannot write {option} {path}: {source}")]
+    Special {
+        /// The option that gave the path.
+        option: String,
+        /// The path as given.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The folder does not exist.
+    #[error("cannot write {option} {path}: {source}; the folder {dir} does not exist; create it or choose another {option} path")]
+    NoFolder {
+        /// The option that gave the path.
+        option: String,
+        /// The path as given.
+        path: String,
+        /// The missing folder.
+        dir: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// No file can be created in the folder.
+    #[error("cannot write {option} {path}: {source}; choose a writable {option} path")]
+    NotWritable {
+        /// The option that gave the path.
+        option: String,
+        /// The path as given.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Writing failed part-way (a full disk); the previous file was kept.
+    #[error("cannot write {option} {path} ({source}); the previous file, if any, was kept: free space or choose another {option} path")]
+    WriteFailed {
+        /// The option that gave the path.
+        option: String,
+        /// The path as given.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}
+
+/// The sentence, for the callers whose errors are sentences.
+impl From<OutputFileError> for String {
+    fn from(e: OutputFileError) -> String {
+        e.to_string()
+    }
+}
+
 /// Creates `path`, which must not exist, readable and writable by its owner
 /// only (whatever the umask).
 pub fn create_new_private(path: &Path) -> std::io::Result<File> {
@@ -31,13 +95,13 @@ enum Destination {
     Regular(PathBuf),
 }
 
-fn destination(path: &Path, option: &str) -> Result<Destination, String> {
+fn destination(path: &Path, option: &str) -> Result<Destination, OutputFileError> {
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     match std::fs::metadata(&target) {
-        Ok(m) if m.is_dir() => Err(format!(
-            "{option} {} is a folder; give a file name",
-            path.display()
-        )),
+        Ok(m) if m.is_dir() => Err(OutputFileError::IsAFolder {
+            option: option.to_string(),
+            path: path.display().to_string(),
+        }),
         Ok(m) if !m.is_file() => Ok(Destination::Special(target)),
         _ => Ok(Destination::Regular(target)),
     }
@@ -66,14 +130,19 @@ fn temporary_beside(target: &Path) -> std::io::Result<(PathBuf, File)> {
 /// Checks, before a job starts, that `path` (given with `option`) can be
 /// written: not a folder, in an existing folder where a file can be
 /// created. One sentence naming the option and what to do otherwise.
-pub fn check_writable(path: &Path, option: &str) -> Result<(), String> {
-    let target = match destination(path, option)? {
+pub fn check_writable(path: &Path, option: &str) -> Result<(), OutputFileError> {
+    let (option, shown) = (option.to_string(), path.display().to_string());
+    let target = match destination(path, &option)? {
         Destination::Special(p) => {
             return File::options()
                 .write(true)
                 .open(&p)
                 .map(|_| ())
-                .map_err(|e| format!("cannot write {option} {}: {e}", path.display()))
+                .map_err(|source| OutputFileError::Special {
+                    option,
+                    path: shown,
+                    source,
+                })
         }
         Destination::Regular(p) => p,
     };
@@ -82,21 +151,23 @@ pub fn check_writable(path: &Path, option: &str) -> Result<(), String> {
             let _ = std::fs::remove_file(tmp);
             Ok(())
         }
-        Err(e) => {
-            let dir = target.parent().unwrap_or(Path::new("."));
-            let hint = if e.kind() == std::io::ErrorKind::NotFound {
-                format!(
-                    "the folder {} does not exist; create it or choose another {option} path",
-                    dir.display()
-                )
-            } else {
-                format!("choose a writable {option} path")
-            };
-            Err(format!(
-                "cannot write {option} {}: {e}; {hint}",
-                path.display()
-            ))
+        Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+            Err(OutputFileError::NoFolder {
+                option,
+                path: shown,
+                dir: target
+                    .parent()
+                    .unwrap_or(Path::new("."))
+                    .display()
+                    .to_string(),
+                source,
+            })
         }
+        Err(source) => Err(OutputFileError::NotWritable {
+            option,
+            path: shown,
+            source,
+        }),
     }
 }
 
@@ -104,12 +175,11 @@ pub fn check_writable(path: &Path, option: &str) -> Result<(), String> {
 /// the same folder, synced, then renamed over `path`. On failure the
 /// temporary file is removed and `path` is left as it was; the error says
 /// so in one sentence.
-pub fn write_whole(path: &Path, bytes: &[u8], option: &str) -> Result<(), String> {
-    let fail = |e: std::io::Error| {
-        format!(
-            "cannot write {option} {} ({e}); the previous file, if any, was kept: free space or choose another {option} path",
-            path.display()
-        )
+pub fn write_whole(path: &Path, bytes: &[u8], option: &str) -> Result<(), OutputFileError> {
+    let fail = |source: std::io::Error| OutputFileError::WriteFailed {
+        option: option.to_string(),
+        path: path.display().to_string(),
+        source,
     };
     let target = match destination(path, option)? {
         Destination::Special(p) => {
@@ -170,9 +240,13 @@ mod tests {
     fn bad_paths_are_refused_before_anything_runs() {
         let d = tempfile::tempdir().unwrap();
         let e = check_writable(d.path(), "--report").unwrap_err();
+        assert!(matches!(e, OutputFileError::IsAFolder { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.ends_with("is a folder; give a file name"), "{e}");
         let missing = d.path().join("no/such/r.json");
         let e = check_writable(&missing, "--timeline").unwrap_err();
+        assert!(matches!(e, OutputFileError::NoFolder { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("does not exist; create it or choose another --timeline path"),
             "{e}"

@@ -238,7 +238,7 @@ impl Gateway {
                 Ok(mut stream) => {
                     if self.accept_blocked[listener] {
                         self.accept_blocked[listener] = false;
-                        eprintln!("mpinetsim: descriptors are free again; accepting connections");
+                        tracing::info!("descriptors are free again; accepting connections");
                     }
                     let id = self.core.next_conn_id();
                     if self
@@ -273,8 +273,8 @@ impl Gateway {
                 Err(e) => {
                     if !self.accept_blocked[listener] {
                         self.accept_blocked[listener] = true;
-                        eprintln!(
-                            "mpinetsim: cannot accept a connection on {} ({e}); it waits until descriptors free up (connections refused or closed, or a higher ulimit -n)",
+                        tracing::warn!(
+                            "cannot accept a connection on {} ({e}); it waits until descriptors free up (connections refused or closed, or a higher ulimit -n)",
                             self.listeners[listener].address
                         );
                     }

@@ -57,8 +57,32 @@ struct Rank {
     answers: HashMap<(u32, u64), Vec<Message>>,
 }
 
+/// What `replay --report` writes.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct ReplayReport {
+    /// [`crate::report::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The trace file replayed.
+    pub trace: String,
+    /// The network's name (or its file).
+    pub network: String,
+    /// Ranks of the trace.
+    pub ranks: u32,
+    /// `completed`, or `network_failed` when a partition outlasted its
+    /// timeout (the rank ends are then those reached).
+    pub outcome: crate::report::Outcome,
+    /// The last rank's MPI_Finalize, s of virtual time.
+    pub emulated_runtime_s: f64,
+    /// What the replay found.
+    pub result: ReplayOutcome,
+    /// Wall time of the replay, s.
+    pub wall_s: f64,
+    /// The network's counters.
+    pub stats: netsim::model::stats::SimStats,
+}
+
 /// What a replay found.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct ReplayOutcome {
     /// When the last rank's program ended (its MPI_Finalize), ns.
     pub runtime_ns: u64,
@@ -72,8 +96,7 @@ pub struct ReplayOutcome {
     pub bytes: u64,
     /// Why the network could not carry the replay on (a partition that
     /// outlasted its timeout), when it could not; the rank ends are then
-    /// those reached so far.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// those reached so far; null when it could.
     pub network_failure: Option<String>,
 }
 
@@ -387,8 +410,11 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
     }
     let origin = a.net.display().to_string();
     let mut cfg = crate::overrides::load_net(&a.net, Some(ranks), &a.sets)?;
-    crate::run::apply_model(&mut cfg, a.model.as_deref())?;
+    crate::run::apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, Some(ranks));
+    }
     let mut timeline = (a.timeline.is_some() || a.paraver.is_some()).then(ReplayTimeline::default);
     let replayed = replay_network(
         &trace,
@@ -437,15 +463,20 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
         );
     }
     if let Some(path) = &a.report {
-        let report = serde_json::json!({
-            "trace": a.trace.display().to_string(),
-            "network": cfg.name.clone().unwrap_or(origin.clone()),
-            "ranks": ranks,
-            "emulated_runtime_s": outcome.runtime_ns as f64 / 1e9,
-            "outcome": outcome,
-            "wall_s": wall,
-            "stats": stats,
-        });
+        let report = crate::report::Report::Replay(Box::new(ReplayReport {
+            schema_version: crate::report::SCHEMA_VERSION,
+            trace: a.trace.display().to_string(),
+            network: cfg.name.clone().unwrap_or(origin.clone()),
+            ranks,
+            outcome: match outcome.network_failure {
+                Some(_) => crate::report::Outcome::NetworkFailed,
+                None => crate::report::Outcome::Completed,
+            },
+            emulated_runtime_s: outcome.runtime_ns as f64 / 1e9,
+            result: outcome.clone(),
+            wall_s: wall,
+            stats,
+        }));
         crate::run::write_json(path, &report, "--report")?;
         out!("report:           {}", path.display());
     }

@@ -113,7 +113,7 @@ impl ReplayTimeline {
         }
         let text = serde_json::to_string(&json!({ "traceEvents": events }))
             .map_err(|e| format!("--timeline: {e}"))?;
-        crate::output_file::write_whole(path, text.as_bytes(), "--timeline")
+        crate::output_file::write_whole(path, text.as_bytes(), "--timeline").map_err(String::from)
     }
 
     /// Writes the Paraver trace of `ranks` ranks (one task of one thread
@@ -153,6 +153,7 @@ impl ReplayTimeline {
         let pcf = "STATES\n0    Idle\n1    Running\n3    Waiting a message\n\n\
                    STATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n3    {255,0,0}\n";
         crate::output_file::write_whole(&path.with_extension("pcf"), pcf.as_bytes(), "--paraver")
+            .map_err(String::from)
     }
 }
 

@@ -1,17 +1,83 @@
-//! The job report: written as JSON and summarised on stderr.
+//! The reports mpinetsim writes as JSON, and the run report's summary on
+//! stderr.
+//!
+//! The JSON is a contract with the scripts that read it: every report is a
+//! typed struct here (none is built by hand), each carries
+//! [`SCHEMA_VERSION`], and [`Report`] is the one type whose JSON Schema
+//! (`schema()`) ships as docs/report.schema.json; a test regenerates it and
+//! fails when the file differs. A value the run could not know is `null`,
+//! never a made-up 0.
 
 use crate::lateness::LatenessSummary;
 use mpinetsim_protocol::RankCounters;
 use netsim::model::stats::SimStats;
+use schemars::JsonSchema;
 use serde::Serialize;
 
+/// The layout version of every report. Raise it when a field is removed,
+/// renamed or changes meaning (adding a field keeps it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Any report mpinetsim writes, tagged by the command that wrote it
+/// (`"report": "run"`, ...). Only this type is serialised to a report file,
+/// so the schema of the file is the schema of this type.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(tag = "report", rename_all = "snake_case")]
+pub enum Report {
+    /// `mpinetsim run --report` and `mpinetsim gateway --report`.
+    Run(Box<JobReport>),
+    /// `mpinetsim simulate --report`.
+    Simulate(Box<crate::simulate::SimulateReport>),
+    /// `mpinetsim replay --report`.
+    Replay(Box<crate::replay::ReplayReport>),
+    /// `mpinetsim compare --report`.
+    Compare(Box<crate::compare::CompareReport>),
+    /// `calibration.json` of `mpinetsim calibrate`.
+    Calibrate(Box<crate::calibrate::Calibration>),
+}
+
+/// The JSON Schema of [`Report`], as docs/report.schema.json holds it
+/// (pretty-printed, with a final newline).
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(Report);
+    serde_json::to_string_pretty(&schema).expect("the schema serialises") + "\n"
+}
+
+/// How a run, simulation or replay ended. The exit code follows from it
+/// (docs/user-guide.md, "Exit codes"); the sentence saying why is the
+/// run report's `reason` (a simulation's `failure`, a replay's
+/// `result.network_failure`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every rank (or the whole workload) finished.
+    Completed,
+    /// A rank crashed or left before MPI_Finalize, or never got through
+    /// MPI_Init.
+    RankFailed,
+    /// A rank called MPI_Abort or the shim ended the job for it.
+    Aborted,
+    /// A process broke the gateway protocol.
+    ProtocolError,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// The job stopped making progress (`--on-stall`).
+    Stalled,
+    /// A partition outlasted its timeout.
+    NetworkFailed,
+    /// A capture file could not be written.
+    CaptureFailed,
+    /// The gateway's event loop failed.
+    GatewayFailed,
+}
+
 /// One rank's line in the report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct RankReport {
     /// Rank.
     pub rank: u32,
-    /// Process id.
-    pub pid: u32,
+    /// Process id (null when no process or connection told it).
+    pub pid: Option<u32>,
     /// How the process ended.
     pub ended: String,
     /// Exit code (128 + signal for signals).
@@ -30,14 +96,15 @@ pub struct RankReport {
     /// Clock probes the gateway answered for the rank (8 at MPI_Init, then
     /// 4 per second of wall time in which the rank called MPI).
     pub clock_probes: u64,
-    /// The host the rank runs on (empty with the analytic model).
-    pub host: String,
+    /// The host the rank runs on (null with the analytic model, which has
+    /// no hosts).
+    pub host: Option<String>,
     /// Its host's CPU speed (the computation measured is divided by it).
     pub cpu_speed: f64,
 }
 
 /// A rank's MPI counters (from the shim), times in seconds of SRT.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct MpiCounters {
     /// MPI calls.
     pub calls: u64,
@@ -96,14 +163,16 @@ impl From<&RankCounters> for MpiCounters {
 }
 
 /// Everything about one `mpinetsim run`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct JobReport {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// Program and arguments.
     pub command: Vec<String>,
     /// Network name.
     pub network: String,
-    /// Network model: "packet" or "analytic".
-    pub model: String,
+    /// Network model.
+    pub model: netsim::ModelKind,
     /// Counters of the analytic model (None with the packet model).
     pub analytic: Option<netsim::analytic::AnalyticStats>,
     /// Ranks.
@@ -114,15 +183,18 @@ pub struct JobReport {
     pub compute_clock: String,
     /// Cores this machine gave the job.
     pub cores: usize,
-    /// "completed", or what went wrong.
-    pub outcome: String,
+    /// How the job ended.
+    pub outcome: Outcome,
+    /// What went wrong, one sentence (null when it completed).
+    pub reason: Option<String>,
     /// The job's exit code.
     pub exit_code: i32,
     /// Wall time of the job, s.
     pub wall_s: f64,
     /// Emulated runtime: last MPI_Finalize − last MPI_Init (the job can
-    /// communicate only once every rank is up), in SRT seconds.
-    pub emulated_runtime_s: f64,
+    /// communicate only once every rank is up), in SRT seconds; null when
+    /// no rank got through both.
+    pub emulated_runtime_s: Option<f64>,
     /// Lateness of simulation events (maxBehind).
     pub max_behind: LatenessSummary,
     /// Messages ranks sent / were delivered.
@@ -156,7 +228,7 @@ pub struct JobReport {
 }
 
 /// The saving of an adaptive run against a fixed factor.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct AdaptiveSummary {
     /// Largest factor used (the fixed factor that would have kept up throughout).
     pub max_factor: f64,
@@ -206,28 +278,49 @@ fn us(ns: u64) -> String {
 }
 
 impl JobReport {
+    /// The emulated runtime of a job that completed with exit code 0 (what
+    /// calibrate and compare measure), or the sentence saying why there is
+    /// none.
+    pub fn measured_runtime(&self) -> Result<f64, String> {
+        match (&self.reason, self.emulated_runtime_s) {
+            (Some(reason), _) => Err(reason.clone()),
+            (None, _) if self.exit_code != 0 => {
+                Err("a rank exited with a non-zero status".to_string())
+            }
+            (None, Some(runtime)) => Ok(runtime),
+            (None, None) => Err("no rank got through both MPI_Init and MPI_Finalize".to_string()),
+        }
+    }
+
     /// The human summary for stderr.
     pub fn summary(&self) -> String {
         let m = &self.max_behind;
         let mut s = format!(
             "mpinetsim: job report ({}) — {} ranks on {} ({} model), time factor {}\n\
-             mpinetsim: wall {:.3} s, emulated runtime {:.6} s, {} events, {} packets, {} messages\n\
+             mpinetsim: wall {:.3} s, emulated runtime {}, {} events, {} packets, {} messages\n\
              mpinetsim: maxBehind {} (p50 {}, p99 {}), latest: {} at {:.6} s\n",
-            if self.exit_code == 0 { "completed" } else { "failed" },
+            if self.exit_code == 0 {
+                "completed"
+            } else {
+                "failed"
+            },
             self.ranks,
             self.network,
-            self.model,
+            self.model.name(),
             netsim::base::text::short_number(self.time_factor),
             self.wall_s,
-            self.emulated_runtime_s,
+            self.emulated_runtime_s
+                .map_or_else(|| "unknown".to_string(), |r| format!("{r:.6} s")),
             m.events,
             self.packets,
             self.messages_in,
             us(m.max_ns),
             us(m.p50_ns),
             us(m.p99_ns),
-            m.max_kind.map(|k| k.to_string()).unwrap_or_else(|| "-".into()),
-            m.max_at_ns as f64 / 1e9,
+            m.max_kind
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "-".into()),
+            m.max_at_ns.unwrap_or(0) as f64 / 1e9,
         );
         if !m.by_kind.is_empty() {
             let kinds: Vec<String> = (m.by_kind.iter())

@@ -11,7 +11,7 @@ use crate::loop_core::{CoreSettings, JobOutcome};
 use crate::mpi_linkage::{self, MpiLinkage};
 use crate::network_model::{analytic_stats, packet_mut};
 use crate::realtime::{Gateway, GatewaySettings};
-use crate::report::{JobReport, MpiCounters, RankReport};
+use crate::report::{JobReport, MpiCounters, Outcome, RankReport};
 use crate::stall::StallPolicy;
 use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
 use netsim::base::text::short_number;
@@ -30,7 +30,10 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     }
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     add_fault_specs(&mut cfg, &a.faults)?;
-    apply_model(&mut cfg, a.model.as_deref())?;
+    apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
+    if a.show_net {
+        return show_net(&cfg, &a.net, Some(a.ranks));
+    }
     let spec = JobSpec {
         compute_clock: a.compute.clock()?,
         announce_cores: true,
@@ -52,7 +55,11 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         timeline: a.timeline.clone(),
         record: a.record.clone(),
         external: None,
-        stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), true)?,
+        stall: StallPolicy::parse(
+            &a.stall.stall_timeout,
+            a.stall.on_stall.map(crate::cli::OnStallArg::name),
+            true,
+        )?,
     };
     let job = run_job(&spec)?;
     Ok(conclude(job, a.report.as_deref()))
@@ -73,7 +80,10 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
     let handshake_timeout_ns = netsim::base::units::parse_duration_ns(&a.handshake_timeout)
         .map_err(|e| format!("--handshake-timeout: {e}"))?;
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
-    apply_model(&mut cfg, a.model.as_deref())?;
+    apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
+    if a.show_net {
+        return show_net(&cfg, &a.net, Some(a.ranks));
+    }
     let label = vec![format!(
         "(ranks started by a launcher on {})",
         if a.listen.is_empty() {
@@ -103,7 +113,11 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
             lib_dir: a.lib_dir.clone(),
             handshake_timeout_ns,
         }),
-        stall: StallPolicy::parse(&a.stall.stall_timeout, a.stall.on_stall.as_deref(), false)?,
+        stall: StallPolicy::parse(
+            &a.stall.stall_timeout,
+            a.stall.on_stall.map(crate::cli::OnStallArg::name),
+            false,
+        )?,
     };
     let job = run_job(&spec)?;
     Ok(conclude(job, a.report.as_deref()))
@@ -115,8 +129,8 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
 /// [`exit_code::INTERNAL`] when its files could not all be written.
 fn conclude(job: JobResult, report_path: Option<&std::path::Path>) -> i32 {
     eprint!("{}", job.report.summary());
-    if job.report.outcome != "completed" {
-        eprintln!("mpinetsim: {}", job.report.outcome);
+    if let Some(reason) = &job.report.reason {
+        eprintln!("mpinetsim: {reason}");
     }
     let mut code = job.exit_code;
     if let Some(e) = &job.finish_error {
@@ -124,7 +138,11 @@ fn conclude(job: JobResult, report_path: Option<&std::path::Path>) -> i32 {
         code = code.max(exit_code::INTERNAL);
     }
     if let Some(path) = report_path {
-        match write_json(path, &job.report, "--report") {
+        match write_json(
+            path,
+            &crate::report::Report::Run(Box::new(job.report)),
+            "--report",
+        ) {
             Ok(()) => eprintln!("mpinetsim: report written to {}", path.display()),
             Err(e) => {
                 eprintln!("mpinetsim: {e}");
@@ -239,6 +257,17 @@ pub fn apply_model(cfg: &mut NetworkConfig, model: Option<&str>) -> Result<(), S
     Ok(())
 }
 
+/// `--show-net`: prints the resolved network on stdout; exit code 0.
+pub fn show_net(
+    cfg: &NetworkConfig,
+    net: &std::path::Path,
+    ranks: Option<u32>,
+) -> Result<i32, String> {
+    let text = crate::show_net::text(cfg, &net.display().to_string(), ranks)?;
+    print!("{text}");
+    Ok(exit_code::SUCCESS)
+}
+
 /// Adds `--fault` specs to the network's faults (checked against the
 /// network when the simulator is built).
 pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), String> {
@@ -294,7 +323,7 @@ pub fn write_json(
     option: &str,
 ) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).expect("reports serialise");
-    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option)
+    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option).map_err(String::from)
 }
 
 /// Sampling period of `--vectors`, in virtual ns.
@@ -410,6 +439,13 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         }
     }
     let shim = launcher::locate_shim()?;
+    tracing::debug!(
+        "network {origin}: {} model, {} ranks, time factor {}; shim {}",
+        cfg.model.name(),
+        a.ranks,
+        short_number(a.time_factor),
+        shim.display()
+    );
     let rank_hosts = sim.rank_host_names();
     let rank_cpu_speeds: Vec<f64> = rank_hosts.iter().map(|h| cfg.cpu_speed(h)).collect();
     let captures = match (&a.capture, packet_mut(sim.as_mut())) {
@@ -445,6 +481,15 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         None => "the library folder",
     };
     let lib_dir = launcher::install_shim(&shim, &lib_dir, lib_role)?;
+    tracing::debug!(
+        "job {job_id:x}: listening on {}; libraries in {}",
+        listen
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        lib_dir.display()
+    );
     // A standalone gateway's ranks read the secret from a private file,
     // so it never appears on a launcher's command line.
     let secret_file = match &a.external {
@@ -572,14 +617,16 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let flush_result = gw.flush_captures();
     let wall = started.elapsed().as_secs_f64();
 
-    let (outcome_text, mut exit_code) = match &outcome {
-        JobOutcome::Completed => ("completed".to_string(), exit_code::SUCCESS),
+    let (outcome_kind, reason_text, mut exit_code) = match &outcome {
+        JobOutcome::Completed => (Outcome::Completed, String::new(), exit_code::SUCCESS),
         JobOutcome::RankFailed { rank, reason } => (
+            Outcome::RankFailed,
             format!("rank {rank} {reason}; the other ranks were stopped"),
             exit_code::JOB_FAILED,
         ),
         JobOutcome::Aborted { rank, code, text } => {
             (
+                Outcome::Aborted,
                 if text.is_empty() {
                     format!("rank {rank} called MPI_Abort with code {code}; the other ranks were stopped")
                 } else {
@@ -607,27 +654,37 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
                     "a process that is not one of the ranks broke the gateway protocol: {message}; the job was stopped"
                 ),
             };
-            (text, exit_code::JOB_FAILED)
+            (Outcome::ProtocolError, text, exit_code::JOB_FAILED)
         }
         JobOutcome::Interrupted => (
+            Outcome::Interrupted,
             "interrupted; the ranks were stopped".to_string(),
             exit_code::INTERRUPTED,
         ),
         JobOutcome::Stalled(message) => (
+            Outcome::Stalled,
             format!(
                 "{message}; the ranks were stopped (--on-stall wait keeps a stalled job waiting)"
             ),
             exit_code::JOB_FAILED,
         ),
         JobOutcome::NetworkFailed(message) => (
+            Outcome::NetworkFailed,
             format!("{message}; the ranks were stopped"),
             exit_code::NETWORK_FAILED,
         ),
-        JobOutcome::CaptureFailed(message) | JobOutcome::GatewayFailed(message) => (
+        JobOutcome::CaptureFailed(message) => (
+            Outcome::CaptureFailed,
+            format!("{message}; the ranks were stopped"),
+            exit_code::INTERNAL,
+        ),
+        JobOutcome::GatewayFailed(message) => (
+            Outcome::GatewayFailed,
             format!("{message}; the ranks were stopped"),
             exit_code::INTERNAL,
         ),
     };
+    let reason = (outcome_kind != Outcome::Completed).then_some(reason_text);
     let mut rank_reports = Vec::new();
     let mut last_init = 0u64;
     let mut any_init = false;
@@ -670,7 +727,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         }
         rank_reports.push(RankReport {
             rank,
-            pid: p.map_or(conn.map_or(0, |c| c.pid), |p| p.child.id()),
+            pid: p
+                .map(|p| p.child.id())
+                .or(conn.map(|c| c.pid).filter(|&pid| pid != 0)),
             ended,
             exit_code: code,
             mpi: counters.map(MpiCounters::from),
@@ -680,7 +739,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             max_uncertainty_ns: conn
                 .and_then(|c| c.clock_offset_ns.map(|_| c.max_clock_uncertainty_ns)),
             clock_probes: conn.map_or(0, |c| c.clock_probes),
-            host: rank_hosts.get(rank as usize).cloned().unwrap_or_default(),
+            host: rank_hosts
+                .get(rank as usize)
+                .filter(|h| !h.is_empty())
+                .cloned(),
             cpu_speed: rank_cpu_speeds.get(rank as usize).copied().unwrap_or(1.0),
         });
     }
@@ -730,22 +792,21 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         .flatten()
         .collect();
     let report = JobReport {
+        schema_version: crate::report::SCHEMA_VERSION,
         command: a.command.to_vec(),
         network: cfg.name.clone().unwrap_or(origin),
-        model: gw.core.sim.kind().name().to_string(),
+        model: gw.core.sim.kind(),
         analytic: analytic_stats(gw.core.sim.as_ref()),
         ranks: a.ranks,
         time_factor: a.time_factor,
         compute_clock: a.compute_clock.name().to_string(),
         cores: crate::cores::available(),
-        outcome: outcome_text.clone(),
+        outcome: outcome_kind,
+        reason,
         exit_code,
         wall_s: wall,
-        emulated_runtime_s: if any_init && last_finalize >= last_init {
-            (last_finalize - last_init) as f64 / 1e9
-        } else {
-            0.0
-        },
+        emulated_runtime_s: (any_init && last_finalize >= last_init)
+            .then(|| (last_finalize - last_init) as f64 / 1e9),
         max_behind,
         rank_reports,
         messages_in: gw.core.messages_in,

@@ -2,10 +2,64 @@
 
 use crate::capture_files::CaptureFiles;
 use crate::cli::SimulateArgs;
+use crate::report::{Outcome, SCHEMA_VERSION};
 use crate::setup_progress::SetupProgress;
+use netsim::model::stats::SimStats;
+use netsim::workload::WorkloadOutcome;
 use netsim::workload::{self, Pattern, Workload};
 use netsim::Simulator;
+use schemars::JsonSchema;
+use serde::Serialize;
 use std::time::Instant;
+
+/// What `simulate --report` writes.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SimulateReport {
+    /// [`crate::report::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The network's name (or its file).
+    pub network: String,
+    /// The workload as asked for.
+    pub workload: WorkloadSpec,
+    /// `completed`, or `network_failed` when a partition outlasted its
+    /// timeout.
+    pub outcome: Outcome,
+    /// What the workload measured (null when the network stopped it).
+    pub result: Option<WorkloadOutcome>,
+    /// Why and when the network stopped the run (null when it completed).
+    pub failure: Option<NetworkFailure>,
+    /// Wall time of the simulation, s (null when it did not complete).
+    pub wall_s: Option<f64>,
+    /// Simulator events per second of wall time (null when it did not
+    /// complete).
+    pub events_per_s: Option<f64>,
+    /// The network's counters.
+    pub stats: SimStats,
+}
+
+/// The synthetic workload of a `simulate` run.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkloadSpec {
+    /// Communication pattern (`--workload`).
+    pub pattern: String,
+    /// Bytes per message.
+    pub size: u64,
+    /// Iterations.
+    pub iters: u64,
+    /// Ranks.
+    pub ranks: u64,
+    /// Seed of the random patterns.
+    pub seed: u64,
+}
+
+/// The network failure that ended a simulation.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct NetworkFailure {
+    /// Virtual time of the failure, ns.
+    pub at_ns: u64,
+    /// What failed.
+    pub message: String,
+}
 
 /// Refuses a workload whose messages cannot fit in this machine's
 /// available memory (it would abort in the allocator or be killed).
@@ -29,12 +83,15 @@ fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> R
 /// its timeout is [`crate::exit_code::NETWORK_FAILED`]). The error is one
 /// sentence for the user.
 pub fn run(a: &SimulateArgs) -> Result<i32, String> {
-    let pattern: Pattern = a.workload.parse()?;
+    let pattern: Pattern = a.workload.name().parse()?;
     let size =
         netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
     let origin = a.net.display().to_string();
     let mut cfg = crate::overrides::load_net(&a.net, a.ranks.map(|r| r as u32), &a.sets)?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, a.ranks.map(|r| r as u32));
+    }
     if cfg.model == netsim::ModelKind::Analytic {
         return Err(format!(
             "{origin}: `model = \"analytic\"`: simulate runs synthetic workloads on the packet model only; remove the key or use `mpinetsim run --model analytic` with an MPI program"
@@ -61,7 +118,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
         seed: a.seed,
         verify: a.verify,
     };
-    check_memory(&w, ranks, &a.size, &a.workload)?;
+    check_memory(&w, ranks, &a.size, a.workload.name())?;
     let started = Instant::now();
     let result = workload::run_with(
         &mut sim,
@@ -73,6 +130,13 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
         },
     );
     let stats = sim.stats();
+    let spec = WorkloadSpec {
+        pattern: a.workload.name().to_string(),
+        size: size as u64,
+        iters: a.iters,
+        ranks: ranks as u64,
+        seed: a.seed,
+    };
     let outcome = match result {
         Ok(o) => o,
         Err(e) => {
@@ -85,12 +149,21 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
             }
             print!("{}", network_events_text(&stats));
             if let Some(path) = &a.report {
-                let report = serde_json::json!({
-                    "network": cfg.name.clone().unwrap_or(origin.clone()),
-                    "workload": { "pattern": a.workload, "size": size, "iters": a.iters, "ranks": ranks, "seed": a.seed },
-                    "failure": { "at_ns": failure.at.0, "message": failure.message },
-                    "stats": stats,
-                });
+                let report = SimulateReport {
+                    schema_version: SCHEMA_VERSION,
+                    network: cfg.name.clone().unwrap_or(origin.clone()),
+                    workload: spec,
+                    outcome: Outcome::NetworkFailed,
+                    result: None,
+                    failure: Some(NetworkFailure {
+                        at_ns: failure.at.0,
+                        message: failure.message,
+                    }),
+                    wall_s: None,
+                    events_per_s: None,
+                    stats,
+                };
+                let report = crate::report::Report::Simulate(Box::new(report));
                 crate::run::write_json(path, &report, "--report")?;
             }
             eprintln!("mpinetsim: {e}");
@@ -105,7 +178,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
     );
     out!(
         "workload:         {} ({} B x {} on {} ranks)",
-        a.workload,
+        a.workload.name(),
         size,
         a.iters,
         ranks
@@ -144,14 +217,17 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
         }
     }
     if let Some(path) = &a.report {
-        let report = serde_json::json!({
-            "network": cfg.name.clone().unwrap_or(origin.clone()),
-            "workload": { "pattern": a.workload, "size": size, "iters": a.iters, "ranks": ranks, "seed": a.seed },
-            "outcome": outcome,
-            "wall_s": wall,
-            "events_per_s": eps,
-            "stats": stats,
-        });
+        let report = crate::report::Report::Simulate(Box::new(SimulateReport {
+            schema_version: SCHEMA_VERSION,
+            network: cfg.name.clone().unwrap_or(origin.clone()),
+            workload: spec,
+            outcome: Outcome::Completed,
+            result: Some(outcome.clone()),
+            failure: None,
+            wall_s: Some(wall),
+            events_per_s: Some(eps),
+            stats,
+        }));
         crate::run::write_json(path, &report, "--report")?;
         out!("report:           {}", path.display());
     }

@@ -10,10 +10,11 @@ use mpinetsim_protocol::storage::{StorageOp, StorageRequest};
 use netsim::model::storage::StorageServer;
 use netsim::NetworkModel;
 use netsim::{Delivery, Nanos, NetworkConfig};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// One rank's storage traffic.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 pub struct RankIo {
     /// Bytes the rank read through the node.
     pub bytes_read: u64,
@@ -41,7 +42,7 @@ impl RankIo {
 }
 
 /// What the report says about the storage node.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct StorageReport {
     /// The host it sits on.
     pub host: String,

@@ -128,7 +128,7 @@ pub fn write(
     }
     let doc = json!({"traceEvents": events, "displayTimeUnit": "ms"});
     let text = serde_json::to_vec(&doc).expect("the timeline serialises");
-    crate::output_file::write_whole(path, &text, "--timeline")
+    crate::output_file::write_whole(path, &text, "--timeline").map_err(String::from)
 }
 
 #[cfg(test)]

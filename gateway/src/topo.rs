@@ -2,7 +2,7 @@
 //! simulating it — counts, diameter, mean hops and zero-load latency of a
 //! pattern, per-node load for all-to-all, and a Graphviz drawing.
 
-use crate::cli::TopoArgs;
+use crate::cli::{TopoArgs, TopoPatternArg};
 use netsim::analysis::{self, Analysis, Pattern};
 use netsim::topology::routing::Routing;
 use netsim::Network;
@@ -13,18 +13,13 @@ const TABLE_NODES: usize = 64;
 
 /// Runs the command; the error is one sentence for the user.
 pub fn run(a: &TopoArgs) -> Result<(), String> {
-    let pattern = match a.pattern.as_str() {
-        "random" => Pattern::Random {
+    let pattern = match a.pattern {
+        TopoPatternArg::Random => Pattern::Random {
             pairs: a.pairs,
             seed: a.seed,
         },
-        "ring" => Pattern::Ring,
-        "alltoall" | "all-to-all" => Pattern::AllToAll,
-        other => {
-            return Err(format!(
-                "--pattern {other}: unknown pattern; use random, ring or alltoall"
-            ))
-        }
+        TopoPatternArg::Ring => Pattern::Ring,
+        TopoPatternArg::Alltoall => Pattern::AllToAll,
     };
     let size = netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))?;
     let origin = a.net.display().to_string();
@@ -35,6 +30,9 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
         }
     }
     let cfg = crate::overrides::load_net(&a.net, a.ranks, &a.sets)?;
+    if a.show_net {
+        return crate::run::show_net(&cfg, &a.net, a.ranks).map(|_| ());
+    }
     let net = Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
     let built = started.elapsed();
     if let Some(path) = &a.dot {
@@ -50,7 +48,7 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
     let routing = Routing::new(&net);
     let result = analysis::analyse(&net, &routing, pattern, size);
     let analysed = started.elapsed() - built;
-    print_report(&origin, &a.pattern, &result, &routing, a.all_nodes);
+    print_report(&origin, a.pattern.name(), &result, &routing, a.all_nodes);
     out!(
         "time: build {:.3} s, routing and analysis {:.3} s",
         built.as_secs_f64(),

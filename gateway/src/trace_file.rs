@@ -25,7 +25,7 @@ pub fn merge(path: &Path, dir: &Path, ranks: u32) -> Result<(), String> {
         }
         trace.ranks.push(events);
     }
-    crate::output_file::write_whole(path, &trace.to_bytes(), "--record")
+    crate::output_file::write_whole(path, &trace.to_bytes(), "--record").map_err(String::from)
 }
 
 /// Reads a trace file; the error is one sentence naming it.

@@ -6,24 +6,54 @@
 //! cuts both files back to the end of the last flush that succeeded, so
 //! they end at a whole row, is reported once, and stops the series: later
 //! flushes discard their samples.
+//!
+//! Rows are written by the `csv` crate, so a link or port name holding a
+//! comma or a quote is quoted as RFC 4180 says rather than breaking the row.
 
 use netsim::Simulator;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Header line of `links.csv`.
-const LINKS_HEADER: &str = "time_s,link,from_port,queue_packets,queue_bytes,utilisation\n";
-/// Header line of `tcp.csv`.
-const TCP_HEADER: &str = "time_s,src_rank,dst_rank,cwnd_bytes,srtt_us,unacked_bytes\n";
+/// Header of `links.csv`.
+const LINKS_HEADER: [&str; 6] = [
+    "time_s",
+    "link",
+    "from_port",
+    "queue_packets",
+    "queue_bytes",
+    "utilisation",
+];
+/// Header of `tcp.csv`.
+const TCP_HEADER: [&str; 6] = [
+    "time_s",
+    "src_rank",
+    "dst_rank",
+    "cwnd_bytes",
+    "srtt_us",
+    "unacked_bytes",
+];
+
+/// `records` as CSV text (fields quoted where they need it).
+pub fn csv_bytes<R, F>(records: R) -> Vec<u8>
+where
+    R: IntoIterator<Item = Vec<F>>,
+    F: AsRef<[u8]>,
+{
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in records {
+        w.write_record(r).expect("CSV into memory");
+    }
+    w.into_inner().expect("CSV into memory")
+}
 
 /// The two CSV files of a run.
 pub struct VectorFiles {
     dir: PathBuf,
     links: CsvFile,
     tcp: CsvFile,
-    /// Per port: "link,port" as written in `links.csv`.
-    port_label: Vec<String>,
+    /// Per port: its link's name and its own.
+    port_label: Vec<(String, String)>,
     /// The first write failure (already reported).
     failed: bool,
 }
@@ -36,7 +66,7 @@ struct CsvFile {
 
 impl CsvFile {
     /// Creates (or empties) `path`, private, holding `header`.
-    fn create(path: &Path, header: &str) -> std::io::Result<CsvFile> {
+    fn create(path: &Path, header: &[&str]) -> std::io::Result<CsvFile> {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         let mut file = File::options()
             .write(true)
@@ -45,7 +75,8 @@ impl CsvFile {
             .mode(0o600)
             .open(path)?;
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        file.write_all(header.as_bytes())?;
+        let header = csv_bytes([header.to_vec()]);
+        file.write_all(&header)?;
         Ok(CsvFile {
             file,
             whole_bytes: header.len() as u64,
@@ -70,7 +101,7 @@ impl VectorFiles {
     /// header lines; a file that cannot be completed is removed again.
     pub fn create(dir: &Path, sim: &Simulator) -> Result<VectorFiles, String> {
         crate::trusted_folder::create_private_dir_all(dir)?;
-        let open = |name: &str, header: &str| {
+        let open = |name: &str, header: &[&str]| {
             let path = dir.join(name);
             CsvFile::create(&path, header).map_err(|e| {
                 let _ = std::fs::remove_file(&path);
@@ -80,8 +111,8 @@ impl VectorFiles {
                 )
             })
         };
-        let links = open("links.csv", LINKS_HEADER)?;
-        let tcp = match open("tcp.csv", TCP_HEADER) {
+        let links = open("links.csv", &LINKS_HEADER)?;
+        let tcp = match open("tcp.csv", &TCP_HEADER) {
             Ok(t) => t,
             Err(e) => {
                 let _ = std::fs::remove_file(dir.join("links.csv"));
@@ -92,7 +123,7 @@ impl VectorFiles {
         let port_label = net
             .ports
             .iter()
-            .map(|p| format!("{},{}", net.links[p.link as usize].name, p.name))
+            .map(|p| (net.links[p.link as usize].name.clone(), p.name.clone()))
             .collect();
         Ok(VectorFiles {
             dir: dir.to_path_buf(),
@@ -106,43 +137,38 @@ impl VectorFiles {
     /// Appends the samples taken since the last flush. The first failure
     /// is returned once, as one sentence; later flushes only discard.
     pub fn flush(&mut self, sim: &mut Simulator) -> Result<(), String> {
-        use std::fmt::Write as _;
         let s = sim.take_samples();
         if self.failed {
             return Ok(());
         }
-        let mut links = String::new();
-        for r in &s.links {
-            let _ = writeln!(
-                links,
-                "{:.9},{},{},{},{:.6}",
-                r.t_ns as f64 / 1e9,
-                self.port_label[r.port as usize],
-                r.queue_packets,
-                r.queue_bytes,
-                r.utilisation
-            );
-        }
-        let mut tcp = String::new();
-        for r in &s.tcp {
-            let srtt = r
-                .srtt_ns
-                .map(|v| format!("{:.3}", v as f64 / 1e3))
-                .unwrap_or_default();
-            let _ = writeln!(
-                tcp,
-                "{:.9},{},{},{},{srtt},{}",
-                r.t_ns as f64 / 1e9,
-                r.src_rank,
-                r.dst_rank,
-                r.cwnd_bytes,
-                r.unacked_bytes
-            );
-        }
+        let links = csv_bytes(s.links.iter().map(|r| {
+            let (link, port) = &self.port_label[r.port as usize];
+            vec![
+                format!("{:.9}", r.t_ns as f64 / 1e9),
+                link.clone(),
+                port.clone(),
+                r.queue_packets.to_string(),
+                r.queue_bytes.to_string(),
+                format!("{:.6}", r.utilisation),
+            ]
+        }));
+        let tcp = csv_bytes(s.tcp.iter().map(|r| {
+            vec![
+                format!("{:.9}", r.t_ns as f64 / 1e9),
+                r.src_rank.to_string(),
+                r.dst_rank.to_string(),
+                r.cwnd_bytes.to_string(),
+                // Empty before the first RTT sample.
+                r.srtt_ns
+                    .map(|v| format!("{:.3}", v as f64 / 1e3))
+                    .unwrap_or_default(),
+                r.unacked_bytes.to_string(),
+            ]
+        }));
         let written = self
             .links
-            .append(links.as_bytes())
-            .and_then(|()| self.tcp.append(tcp.as_bytes()));
+            .append(&links)
+            .and_then(|()| self.tcp.append(&tcp));
         let Err(e) = written else {
             return Ok(());
         };
@@ -161,5 +187,22 @@ impl VectorFiles {
             self.dir.display(),
             self.dir.display()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_bytes;
+
+    #[test]
+    fn names_with_commas_or_quotes_are_quoted_and_numbers_are_not() {
+        let text = csv_bytes([
+            vec!["time_s", "link", "from_port"],
+            vec!["0.000001000", "a,b", "say \"hi\""],
+        ]);
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            "time_s,link,from_port\n0.000001000,\"a,b\",\"say \"\"hi\"\"\"\n"
+        );
     }
 }

@@ -249,7 +249,9 @@ fn compare_puts_the_two_models_side_by_side() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap())
+            .unwrap()["rows"]
+            .clone();
     assert_eq!(rows.as_array().unwrap().len(), 2);
     assert_eq!(
         (rows[0]["model"].as_str(), rows[1]["model"].as_str()),

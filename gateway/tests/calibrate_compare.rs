@@ -180,7 +180,9 @@ fn slow_rank0_slows_an_alltoall_by_what_its_link_implies() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap())
+            .unwrap()["rows"]
+            .clone();
     let reference = rows[0]["runtime_s"].as_f64().unwrap();
     let slow = rows[1]["runtime_s"].as_f64().unwrap();
     let slowdown = rows[1]["slowdown_percent"].as_f64().unwrap();
@@ -234,7 +236,9 @@ fn what_if_overrides_and_vectors() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap())
+            .unwrap()["rows"]
+            .clone();
     let extra = rows[1]["runtime_s"].as_f64().unwrap() - rows[0]["runtime_s"].as_f64().unwrap();
     // 20 round trips, 2 ms more each way.
     assert!((extra - 20.0 * 2.0 * 0.002).abs() < 0.02, "extra {extra} s");

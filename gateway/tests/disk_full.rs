@@ -91,13 +91,14 @@ fn a_full_disk_stops_the_run_and_leaves_valid_truncated_captures() {
     // The report, on another disk, was written and says why the job ended.
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["outcome"], "capture_failed");
     assert!(
-        r["outcome"]
+        r["reason"]
             .as_str()
             .unwrap()
             .contains("No space left on device"),
         "{}",
-        r["outcome"]
+        r["reason"]
     );
     // Every file is readable to its end; the one that hit the limit holds
     // the packets that fit.

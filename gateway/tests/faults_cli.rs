@@ -84,14 +84,14 @@ fn simulate_with_a_link_down_delays_the_pingpong_by_one_rto_and_reports_the_even
     assert!(out.contains("network events:   5"), "{out}");
     assert!(out.contains("10.000 ms link-down h0-s: scheduled"), "{out}");
     let (b, f) = (json(&base), json(&faulty));
-    assert_eq!(b["outcome"]["messages"], 200);
-    assert_eq!(f["outcome"]["messages"], 200);
-    assert_eq!(f["outcome"]["corrupted"], 0);
+    assert_eq!(b["result"]["messages"], 200);
+    assert_eq!(f["result"]["messages"], 200);
+    assert_eq!(f["result"]["corrupted"], 0);
     // The one message on (or toward) the failed link is retransmitted one
     // RTO (200 ms) after it was sent instead of waiting one ACK (672 ns)
     // behind the previous message's ACK; every other message is unchanged.
     let delay =
-        f["outcome"]["runtime_ns"].as_u64().unwrap() - b["outcome"]["runtime_ns"].as_u64().unwrap();
+        f["result"]["runtime_ns"].as_u64().unwrap() - b["result"]["runtime_ns"].as_u64().unwrap();
     assert_eq!(delay, 200 * MS - 672);
     assert_eq!(
         events(&f["stats"]["network_events"]),
@@ -192,6 +192,7 @@ fn a_partition_that_outlasts_its_timeout_ends_simulate_naming_the_groups() {
     );
     assert!(out.contains("partition-timeout"), "{out}");
     let r = json(&rep);
+    assert_eq!(r["outcome"], "network_failed");
     // The waiting message was sent before or soon after the split: the run
     // ends one timeout after the later of the two.
     let at = r["failure"]["at_ns"].as_u64().unwrap();
@@ -425,7 +426,7 @@ fn compare_puts_a_link_outage_beside_the_healthy_network() {
         .unwrap();
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
-    let rows = json(&out_json);
+    let rows = json(&out_json)["rows"].clone();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(

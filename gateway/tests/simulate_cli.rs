@@ -86,7 +86,8 @@ fn pingpong_report_and_clean_captures() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("events per s"), "{stdout}");
     let r = report(&rep);
-    assert_eq!(r["outcome"]["messages"], 400);
+    assert_eq!(r["outcome"], "completed");
+    assert_eq!(r["result"]["messages"], 400);
     // Frames on host0's link, as counted by the simulator: both directions.
     let links = r["stats"]["links"].as_array().unwrap();
     let count = |port: &str| {

@@ -386,6 +386,7 @@ fn action_name(a: FaultActionConfig) -> &'static str {
 
 /// What happened to the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum NetworkEventKind {
     /// A link failed.
@@ -430,6 +431,7 @@ impl NetworkEventKind {
 
 /// One entry of the fault and routing log.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NetworkEvent {
     /// Virtual time, ns.
     pub at_ns: u64,

@@ -57,6 +57,7 @@ pub struct Workload {
 
 /// What a workload run measured.
 #[derive(Clone, Debug, Default, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorkloadOutcome {
     /// Virtual time of the last delivery.
     pub runtime_ns: u64,

@@ -8,13 +8,13 @@
 pub struct JobSecret(pub u128);
 
 impl JobSecret {
-    /// Draws a secret from the kernel's random source (/dev/urandom).
+    /// Draws a secret from the kernel's random source (getrandom(2)
+    /// through the getrandom crate: no file descriptor, and no
+    /// /dev/urandom needed inside a chroot or a sandbox).
     pub fn generate() -> Result<JobSecret, String> {
-        use std::io::Read;
         let mut b = [0u8; 16];
-        std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| f.read_exact(&mut b))
-            .map_err(|e| format!("cannot read /dev/urandom for the job secret: {e}"))?;
+        getrandom::fill(&mut b)
+            .map_err(|e| format!("cannot draw random bytes for the job secret: {e}"))?;
         Ok(JobSecret(u128::from_le_bytes(b)))
     }
 

@@ -14,7 +14,7 @@
 //! different threads). Only one of them at a time may offer the real
 //! mask — the others offer an empty one, so their round finds nothing and
 //! is repeated — and the one allowed is the waiting agreement with the
-//! lowest [`AgreeKey`], which every member computes alike, so the
+//! lowest `AgreeKey`, which every member computes alike, so the
 //! agreement that is lowest everywhere always succeeds and none starves.
 //!
 //! An agreement may hold the mask only once every member has joined it,

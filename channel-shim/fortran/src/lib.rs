@@ -11,7 +11,7 @@
 //! the sentinels Fortran passes by address (`MPI_IN_PLACE`,
 //! `MPI_STATUS_IGNORE`, ...) are translated by [`sentinel`].
 //!
-//! Most routines are declared in one line of a table ([`fortran_wrappers!`]):
+//! Most routines are declared in one line of a table (`fortran_wrappers!`, below):
 //! the C function and the kind of each argument ([`args`]). The others
 //! (character arguments, 1-based indices, MPI-1 `INTEGER` addresses,
 //! attribute callbacks, functions) are written out.

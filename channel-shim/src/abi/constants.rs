@@ -158,9 +158,9 @@ mpi_constants! {
         MPI_OFFSET = h(0x4c00_0844) => "MPI_Offset (C long)";
         MPI_COUNT = h(0x4c00_0845) => "MPI_Count (C long)";
         MPI_CXX_BOOL = h(0x4c00_0133) => "C++ bool";
-        MPI_CXX_FLOAT_COMPLEX = h(0x4c00_0834) => "C++ std::complex<float>";
-        MPI_CXX_DOUBLE_COMPLEX = h(0x4c00_1035) => "C++ std::complex<double>";
-        MPI_CXX_LONG_DOUBLE_COMPLEX = h(0x4c00_2036) => "C++ std::complex<long double>";
+        MPI_CXX_FLOAT_COMPLEX = h(0x4c00_0834) => "C++ `std::complex<float>`";
+        MPI_CXX_DOUBLE_COMPLEX = h(0x4c00_1035) => "C++ `std::complex<double>`";
+        MPI_CXX_LONG_DOUBLE_COMPLEX = h(0x4c00_2036) => "C++ `std::complex<long double>`";
     }
 
     /// Type classes of MPI_Type_match_size.

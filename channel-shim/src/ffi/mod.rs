@@ -43,7 +43,7 @@ macro_rules! mpi_fn {
     };
     (fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block) => {
         paste::paste! {
-            #[doc = concat!("`P", stringify!($name), "`: the profiling name of [`", stringify!($name), "`].")]
+            #[doc = concat!("`P", stringify!($name), "`: the profiling name of [`", stringify!($name), "`](fn@", stringify!($name), ").")]
             #[no_mangle]
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn [<P $name>]($($arg: $ty),*) -> ::std::os::raw::c_int {

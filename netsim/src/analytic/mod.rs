@@ -42,6 +42,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Counters of an analytic run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnalyticStats {
     /// The machine the run used.
     pub machine: Option<MachineParams>,

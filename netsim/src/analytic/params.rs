@@ -9,6 +9,7 @@ use crate::topology::Network;
 
 /// Resolved machine parameters (every default filled in).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MachineParams {
     /// Latency of an inter-node message, ns.
     pub latency_ns: u64,

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 /// Which network model a run uses (top-level `model` key, `--model`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     /// The packet-level simulator (TCP, links, queues, switches).

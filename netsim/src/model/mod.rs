@@ -162,6 +162,7 @@ pub enum InjectError {
 
 /// What kind of event ran: the gateway reports which kind ran latest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum EventClass {
     /// A message entered its connection.

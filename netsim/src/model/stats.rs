@@ -6,6 +6,7 @@ use serde::Serialize;
 
 /// Counters of one node.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NodeStats {
     /// Node name.
     pub name: String,
@@ -38,6 +39,7 @@ pub struct NodeStats {
 
 /// Counters of one direction of one link (named by its transmitting port).
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LinkDirectionStats {
     /// Link name.
     pub link: String,
@@ -64,6 +66,7 @@ pub struct LinkDirectionStats {
 
 /// Counters of one TCP connection.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ConnectionReport {
     /// Sending rank.
     pub src_rank: u32,
@@ -76,6 +79,7 @@ pub struct ConnectionReport {
 
 /// Everything a run counted.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SimStats {
     /// Virtual time of the last event run, ns.
     pub simulated_ns: u64,

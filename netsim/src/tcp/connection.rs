@@ -32,6 +32,7 @@ pub struct TcpParams {
 
 /// Counters of one connection.
 #[derive(Clone, Debug, Default, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ConnectionStats {
     /// Data segments sent for the first time.
     pub data_segments: u64,

@@ -25,7 +25,7 @@
 //!    one found last wins).
 //!
 //! MPICH computes the squares and powers that decide steps 1 and 3 in C
-//! `int`, which wraps for factors above 46340; [`square`] and the search
+//! `int`, which wraps for factors above 46340; `square` and the search
 //! wrap the same way, so even those results agree.
 
 use crate::error::{MpiError, MpiResult};

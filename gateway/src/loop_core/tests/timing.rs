@@ -91,7 +91,7 @@ fn an_event_run_late_counts_its_lateness_in_scaled_time() {
     let s = job.core.lateness.summary();
     assert_eq!(s.max_ns, 100_000);
     assert_eq!(s.max_kind, Some(LatenessKind::Event(EventClass::Arrival)));
-    assert_eq!(s.max_at_ns, v);
+    assert_eq!(s.max_at_ns, Some(v));
     assert_eq!(job.core.messages_out, 1);
 }
 
