@@ -85,25 +85,32 @@ fn cpu_computation_ns(cpu_ns: u64, wall_ns: u64) -> u64 {
     cpu_ns - cpu_ns.saturating_sub(wall_ns).min(CPU_READ_EXCESS_MAX_NS)
 }
 
-/// The clocks as an MPI call began: the wall clock first (a vDSO read of
-/// a few ns), then the CPU clock (a system call), so neither the shim's
-/// bookkeeping nor the CPU clock's own cost falls into the wall interval
-/// of the computation that just ended.
+/// The clocks as an MPI call began: the wall clock, the CPU clock (a
+/// system call), the wall clock again. The interval between the exit's
+/// second and the entry's first wall reading holds no CPU-clock read nor
+/// the shim's bookkeeping, and bounds the computation (see
+/// [`cpu_computation_ns`]); the enclosing one, from the exit's first to
+/// the entry's second reading, holds the CPU interval whole and is the
+/// computation's span on the wall clock.
 #[derive(Clone, Copy, Debug)]
 pub struct CallEntry {
-    /// Job clock (wall), ns.
+    /// Job clock (wall) before the CPU clock was read, ns.
     pub wall_ns: u64,
     /// The program's CPU time, ns.
     pub cpu_ns: u64,
+    /// Job clock (wall) after the CPU clock was read, ns.
+    pub wall_after_cpu_ns: u64,
 }
 
 impl CallEntry {
-    /// Reads both clocks, wall first.
+    /// Reads the wall clock, the CPU clock and the wall clock.
     pub fn now() -> CallEntry {
         let wall_ns = job_ns();
+        let cpu_ns = program_cpu_ns();
         CallEntry {
             wall_ns,
-            cpu_ns: program_cpu_ns(),
+            cpu_ns,
+            wall_after_cpu_ns: job_ns(),
         }
     }
 }
@@ -118,6 +125,8 @@ pub struct Pacer {
     /// What reading the wall clock adds to each interval, ns (subtracted).
     wall_read_cost_ns: u64,
     last_exit_ns: Option<u64>,
+    /// Job clock after the last exit's CPU-clock read, ns.
+    last_exit_after_cpu_ns: u64,
     last_exit_cpu_ns: u64,
     call_start_ns: u64,
     /// Scaled time the computation still owes, ns.
@@ -164,6 +173,7 @@ impl Pacer {
                 1.0
             },
             last_exit_ns: Some(job_ns()),
+            last_exit_after_cpu_ns: job_ns(),
             last_exit_cpu_ns: program_cpu_ns(),
             call_start_ns: 0,
             owed_srt_ns: 0,
@@ -220,7 +230,7 @@ impl Pacer {
         }
         self.calls += 1;
         self.call_name = name;
-        let now = entry.wall_ns;
+        let now = entry.wall_after_cpu_ns;
         let mut call_start = now;
         if let Some(last) = self.last_exit_ns {
             let wall = now.saturating_sub(last);
@@ -230,7 +240,11 @@ impl Pacer {
                 .saturating_sub(self.cpu_read_cost_ns);
             let measured = match self.clock {
                 ComputeClock::Cpu => {
-                    cpu_computation_ns(cpu, wall.saturating_sub(self.wall_read_cost_ns))
+                    let between_reads = entry
+                        .wall_ns
+                        .saturating_sub(self.last_exit_after_cpu_ns)
+                        .saturating_sub(self.wall_read_cost_ns);
+                    cpu_computation_ns(cpu, between_reads)
                 }
                 ComputeClock::Wall => wall,
             };
@@ -295,9 +309,6 @@ impl Pacer {
         if self.depth > 0 {
             return;
         }
-        // The CPU clock, then the wall clock: the wall interval of the
-        // next computation holds no CPU-clock read.
-        self.last_exit_cpu_ns = program_cpu_ns();
         let now = job_ns();
         self.blocked_ns += clock.srt(now).saturating_sub(clock.srt(self.call_start_ns));
         // The call ended behind the emulated schedule by the rank's lag
@@ -306,6 +317,10 @@ impl Pacer {
         // cannot make up is lateness.
         self.owed_srt_ns -= take_lag_ns().min(i64::MAX as u64) as i64;
         self.last_exit_ns = Some(now);
+        // The CPU clock last, then the wall clock once more (see
+        // [`CallEntry`]).
+        self.last_exit_cpu_ns = program_cpu_ns();
+        self.last_exit_after_cpu_ns = job_ns();
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
         if self.call_name == "MPI_Finalize" {
             if let Some(log) = self.timeline.as_mut() {
