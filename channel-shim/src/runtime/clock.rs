@@ -57,15 +57,7 @@ pub fn program_cpu_ns() -> u64 {
 /// instead of 0.2 µs per call whatever the time factor.
 pub fn cpu_clock_read_cost_ns() -> u64 {
     static COST: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *COST.get_or_init(|| {
-        (0..64)
-            .map(|_| {
-                let a = process_cpu_ns();
-                process_cpu_ns().saturating_sub(a)
-            })
-            .min()
-            .unwrap_or(0)
-    })
+    *COST.get_or_init(|| least_read_cost(process_cpu_ns))
 }
 
 /// The wall time one reading of [`job_ns`] adds to the interval it closes
@@ -74,15 +66,18 @@ pub fn cpu_clock_read_cost_ns() -> u64 {
 /// interval between two calls, which it compares the CPU time with.
 pub fn wall_clock_read_cost_ns() -> u64 {
     static COST: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *COST.get_or_init(|| {
-        (0..64)
-            .map(|_| {
-                let a = job_ns();
-                job_ns().saturating_sub(a)
-            })
-            .min()
-            .unwrap_or(0)
-    })
+    *COST.get_or_init(|| least_read_cost(job_ns))
+}
+
+/// The least difference of 64 back-to-back readings of `clock`, ns.
+fn least_read_cost(clock: fn() -> u64) -> u64 {
+    (0..64)
+        .map(|_| {
+            let a = clock();
+            clock().saturating_sub(a)
+        })
+        .min()
+        .unwrap_or(0)
 }
 
 /// Gateway clock − this host's clock, ns.
