@@ -283,6 +283,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
             ));
             let spec = JobSpec {
                 compute_clock: a.compute.clock()?,
+                transport: a.transport.transport.kind(),
                 announce_cores: false,
                 ranks: a.ranks,
                 origin: origin.clone(),

@@ -75,6 +75,37 @@ pub enum ComputeClockArg {
     Wall,
 }
 
+/// How local ranks exchange frames with the gateway.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportArg {
+    /// The Unix socket.
+    Socket,
+    /// Shared-memory rings (set up over the Unix socket).
+    Shm,
+}
+
+impl TransportArg {
+    /// The protocol's transport.
+    pub fn kind(self) -> mpinetsim_protocol::transport::TransportKind {
+        use mpinetsim_protocol::transport::TransportKind;
+        match self {
+            TransportArg::Socket => TransportKind::Socket,
+            TransportArg::Shm => TransportKind::Shm,
+        }
+    }
+}
+
+/// The transport option of `run`, `calibrate` and `compare`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TransportArgs {
+    /// How the ranks exchange frames with the gateway: `shm`
+    /// (shared-memory rings, set up over the Unix socket) or `socket`
+    /// (the Unix socket itself). The environment variable
+    /// MPINETSIM_TRANSPORT gives the default.
+    #[arg(long, value_enum, env = "MPINETSIM_TRANSPORT", default_value_t = TransportArg::Socket)]
+    pub transport: TransportArg,
+}
+
 /// What a stalled job does.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnStallArg {
@@ -357,6 +388,9 @@ pub struct CalibrateArgs {
     /// How computation is measured.
     #[command(flatten)]
     pub compute: ComputeArgs,
+    /// How local ranks reach the gateway.
+    #[command(flatten)]
+    pub transport: TransportArgs,
     /// Inject a fault into every run (repeatable), as `run --fault`:
     /// 'link NAME down at 10ms for 50ms', 'link PATTERN mtbf 10s mttr 1s'.
     #[arg(long = "fault", value_name = "SPEC")]
@@ -413,6 +447,9 @@ pub struct CompareArgs {
     /// How computation is measured.
     #[command(flatten)]
     pub compute: ComputeArgs,
+    /// How local ranks reach the gateway.
+    #[command(flatten)]
+    pub transport: TransportArgs,
     /// Adds a what-if variant of the first network with this fault
     /// (repeatable; applied together with any --set), as `run --fault`:
     /// 'link NAME down at 10ms for 50ms', 'node NAME down at 1s'.
@@ -493,6 +530,9 @@ pub struct RunArgs {
     /// How computation is measured.
     #[command(flatten)]
     pub compute: ComputeArgs,
+    /// How local ranks reach the gateway.
+    #[command(flatten)]
+    pub transport: TransportArgs,
     /// A job that stops making progress.
     #[command(flatten)]
     pub stall: StallArgs,

@@ -156,6 +156,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             tracing::info!("compare: {name} ({model} model), run {run}/{}", a.repeat);
             let spec = JobSpec {
                 compute_clock: a.compute.clock()?,
+                transport: a.transport.transport.kind(),
                 announce_cores: false,
                 ranks,
                 origin: name.clone(),

@@ -198,6 +198,8 @@ pub struct LaunchSpec<'a> {
     pub private_dir: &'a Path,
     /// The storage node's endpoint, told to the ranks (`[[storage]]`).
     pub storage_endpoint: Option<u32>,
+    /// How the ranks reach the gateway.
+    pub transport: mpinetsim_protocol::transport::TransportKind,
 }
 
 /// Where the ranks' output goes, always line by line and whole (see
@@ -297,6 +299,10 @@ fn start_rank(
         .env(ENV_JOB, spec.job_id.to_string())
         .env(ENV_SECRET, spec.secret.to_hex())
         .env(ENV_LAUNCHER_PID, launcher_pid)
+        .env(
+            mpinetsim_protocol::transport::ENV_TRANSPORT,
+            spec.transport.name(),
+        )
         .stdin(if rank == 0 && spec.stdin_to_rank0 {
             rank0_stdin()?
         } else {

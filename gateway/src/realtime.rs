@@ -7,17 +7,17 @@
 //! is late, who is refused, how the job ends) is the core's.
 
 use crate::capture_files::CaptureFiles;
-use crate::clock::monotonic_ns;
 use crate::listen::Listener;
-use crate::loop_core::{Action, ConnId, ConnState, DueEvents, GatewayCore, Peer, RankConnection};
+use crate::loop_core::{Action, ConnId, ConnState, DueEvents, GatewayCore, Peer};
 use crate::network_model::{packet_mut, Model};
-use crate::stream::RankStream;
+use crate::rank_link::{RankLink, ReadOutcome};
+use mpinetsim_shm::spin::Spinner;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use mpinetsim_protocol::GatewayAddress;
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
-use std::io::{self, Read};
+use std::io;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -30,10 +30,10 @@ const TIMER: Token = Token(0);
 const FIRST_LISTENER: usize = 1;
 /// Most `--listen` addresses.
 pub const MAX_LISTENERS: usize = 16;
+/// Connection i's socket has token FIRST_CONN + 2i, its shared-memory
+/// doorbell (if any) FIRST_CONN + 2i + 1.
 const FIRST_CONN: usize = FIRST_LISTENER + MAX_LISTENERS;
 
-/// Most bytes read from one connection in one turn (fairness between ranks).
-const READ_TURN_BYTES: usize = 1 << 20;
 
 /// Job parameters of the gateway: the core's, and where to listen.
 #[derive(Clone, Debug)]
@@ -42,13 +42,6 @@ pub struct GatewaySettings {
     pub core: CoreSettings,
     /// Addresses to listen on (Unix sockets, TCP endpoints).
     pub listen: Vec<GatewayAddress>,
-}
-
-/// One accepted socket.
-struct Transport {
-    stream: RankStream,
-    /// Readable data may be waiting (edge-triggered readiness not yet consumed).
-    wants_read: bool,
 }
 
 /// The gateway: the core and the sockets, timer and files around it.
@@ -63,8 +56,10 @@ pub struct Gateway {
     /// take (out of descriptors): retried every turn, since no new
     /// readiness event announces connections already queued.
     accept_blocked: Vec<bool>,
-    /// Sockets by [`ConnId`] (None once closed).
-    transports: Vec<Option<Transport>>,
+    /// Connections by [`ConnId`] (None once closed).
+    transports: Vec<Option<RankLink>>,
+    /// How long the loop spins on shared-memory rings before it sleeps.
+    spinner: Spinner,
     timer: TimerFd,
     captures: Option<CaptureFiles>,
     interrupted: Arc<AtomicBool>,
@@ -117,6 +112,7 @@ impl Gateway {
             accept_blocked: vec![false; listeners.len()],
             listeners,
             transports: Vec::new(),
+            spinner: Spinner::default(),
             timer,
             captures,
             interrupted,
@@ -187,7 +183,10 @@ impl Gateway {
                 return o;
             }
             self.arm_timer();
-            match self.poll.poll(&mut events, Some(Duration::from_millis(20))) {
+            let timeout = self.sleep_or_spin();
+            let polled = self.poll.poll(&mut events, Some(timeout));
+            self.end_sleep();
+            match polled {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
@@ -206,9 +205,13 @@ impl Gateway {
                         self.armed_ns = None; // fired: must be armed again
                     }
                     Token(t) => {
-                        if let Some(Some(c)) = self.transports.get_mut(t - FIRST_CONN) {
-                            if ev.is_readable() || ev.is_read_closed() {
+                        let (id, bell) = ((t - FIRST_CONN) / 2, (t - FIRST_CONN) % 2 == 1);
+                        if let Some(Some(c)) = self.transports.get_mut(id) {
+                            if bell {
                                 c.wants_read = true;
+                            } else if ev.is_readable() || ev.is_read_closed() {
+                                c.wants_read = true;
+                                c.socket_event = true;
                             }
                         }
                     }
@@ -246,7 +249,7 @@ impl Gateway {
                         .registry()
                         .register(
                             &mut stream,
-                            Token(FIRST_CONN + id),
+                            Token(FIRST_CONN + 2 * id),
                             Interest::READABLE | Interest::WRITABLE,
                         )
                         .is_ok()
@@ -258,10 +261,7 @@ impl Gateway {
                         };
                         let accepted = self.core.accept(peer);
                         debug_assert_eq!(accepted, id);
-                        self.transports.push(Some(Transport {
-                            stream,
-                            wants_read: true,
-                        }));
+                        self.transports.push(Some(RankLink::new(stream)));
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -295,10 +295,40 @@ impl Gateway {
             else {
                 continue;
             };
-            if !t.wants_read || c.state == ConnState::Closed {
+            if !t.should_read() || c.state == ConnState::Closed {
                 continue;
             }
-            let eof = read_available(t, c).unwrap_or(true);
+            let eof = match t.read_into(c) {
+                Ok(ReadOutcome::Open) => false,
+                Ok(ReadOutcome::SwitchedToShm) => {
+                    if let Some(fd) = t.bell_fd() {
+                        let registered = self.poll.registry().register(
+                            &mut SourceFd(&fd.as_raw_fd()),
+                            Token(FIRST_CONN + 2 * id + 1),
+                            Interest::READABLE,
+                        );
+                        match registered {
+                            Ok(()) => false,
+                            Err(e) => {
+                                eprintln!("mpinetsim: cannot watch a rank's shared-memory doorbell ({e}); its connection is closed");
+                                true
+                            }
+                        }
+                    } else {
+                        false
+                    }
+                }
+                Ok(ReadOutcome::Ended(why)) => {
+                    if let Some(why) = why {
+                        eprintln!(
+                            "mpinetsim: refused a connection from {}: {why}",
+                            t.stream.peer()
+                        );
+                    }
+                    true
+                }
+                Err(_) => true,
+            };
             let handled = self.core.on_input(id, eof);
             self.carry_out_actions();
             handled?;
@@ -315,12 +345,12 @@ impl Gateway {
                 Action::Flush(id) => self.flush(id),
                 Action::Unwatch(id) => {
                     if let Some(t) = self.transports[id].as_mut() {
-                        let _ = self.poll.registry().deregister(&mut t.stream);
+                        unwatch(&self.poll, t);
                     }
                 }
                 Action::Close(id) => {
                     if let Some(mut t) = self.transports[id].take() {
-                        let _ = self.poll.registry().deregister(&mut t.stream);
+                        unwatch(&self.poll, &mut t);
                     }
                 }
                 Action::Say(line) => eprintln!("mpinetsim: {line}"),
@@ -333,7 +363,7 @@ impl Gateway {
     /// it now (a peer that went away is noticed by its read side).
     fn flush(&mut self, id: ConnId) {
         if let (Some(t), Some(c)) = (self.transports[id].as_mut(), self.core.connection_mut(id)) {
-            let _ = c.flush_to(&mut t.stream);
+            let _ = t.flush_from(c);
         }
     }
 
@@ -346,6 +376,48 @@ impl Gateway {
             if due {
                 self.flush(id);
             }
+        }
+    }
+
+    /// Before the loop waits in epoll: with shared-memory connections,
+    /// spins a while (adaptively, never past the next deadline) looking
+    /// at their rings, then asks each rank to ring its doorbell when it
+    /// writes. Returns how long epoll may sleep: zero when bytes are
+    /// already there.
+    fn sleep_or_spin(&mut self) -> Duration {
+        const IDLE: Duration = Duration::from_millis(20);
+        if !self.transports.iter().flatten().any(RankLink::is_shm) {
+            return IDLE;
+        }
+        let now = self.core.now_ns();
+        let until_deadline = self
+            .core
+            .timer_deadline()
+            .map_or(u64::MAX, |d| d.saturating_sub(now));
+        if until_deadline > self.spinner.budget_ns() {
+            let transports = &self.transports;
+            let found = self.spinner.spin(u64::MAX, || {
+                transports.iter().flatten().any(RankLink::ring_readable)
+            });
+            if found {
+                return Duration::ZERO;
+            }
+        }
+        let mut sleep = true;
+        for t in self.transports.iter_mut().flatten() {
+            sleep &= t.begin_sleep();
+        }
+        if sleep {
+            IDLE
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// After epoll returned: the ranks need not ring any more.
+    fn end_sleep(&mut self) {
+        for t in self.transports.iter_mut().flatten() {
+            t.end_sleep();
         }
     }
 
@@ -372,32 +444,12 @@ impl Gateway {
     }
 }
 
-/// Reads what the socket has (up to one turn's worth) into the
-/// connection. Returns true at end of stream.
-fn read_available(t: &mut Transport, c: &mut RankConnection) -> io::Result<bool> {
-    let mut total = 0;
-    let mut chunk = [0u8; 64 * 1024];
-    loop {
-        if total >= READ_TURN_BYTES {
-            return Ok(false); // more may wait: keep wants_read
-        }
-        match t.stream.read(&mut chunk) {
-            Ok(0) => {
-                t.wants_read = false;
-                return Ok(true);
-            }
-            Ok(n) => {
-                c.received(&chunk[..n], monotonic_ns());
-                total += n;
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                t.wants_read = false;
-                return Ok(false);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+/// Stops watching a connection's socket and doorbell.
+fn unwatch(poll: &Poll, t: &mut RankLink) {
+    if let Some(fd) = t.bell_fd() {
+        let _ = poll.registry().deregister(&mut SourceFd(&fd.as_raw_fd()));
     }
+    let _ = poll.registry().deregister(&mut t.stream);
 }
 
 trait RawFdOf {

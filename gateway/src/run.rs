@@ -36,6 +36,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
     }
     let spec = JobSpec {
         compute_clock: a.compute.clock()?,
+        transport: a.transport.transport.kind(),
         announce_cores: true,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
@@ -94,6 +95,8 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
     )];
     let spec = JobSpec {
         compute_clock: a.compute.clock()?,
+        // The external launcher's ranks choose (MPINETSIM_TRANSPORT).
+        transport: mpinetsim_protocol::transport::TransportKind::DEFAULT,
         announce_cores: false,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
@@ -366,6 +369,9 @@ pub struct JobSpec<'a> {
     pub stall: StallPolicy,
     /// How ranks measure their computation.
     pub compute_clock: mpinetsim_protocol::ComputeClock,
+    /// How the ranks `run` starts reach the gateway (ranks another
+    /// launcher starts follow their own MPINETSIM_TRANSPORT).
+    pub transport: mpinetsim_protocol::transport::TransportKind,
     /// Print the cores this machine has for the ranks, and the factor
     /// that keeps up when they all compute at once.
     pub announce_cores: bool,
@@ -570,6 +576,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
             record_dir: a.record.as_ref().map(|_| record_dir.as_path()),
             private_dir: &job_dir,
             storage_endpoint,
+            transport: a.transport,
         })?,
         None => {
             print_launch_environment(

@@ -5,8 +5,9 @@
 
 use super::clock::{self, monotonic_ns};
 use super::clock_sync::{self, ClockSync};
-use super::gateway_stream::GatewayStream;
+use super::gateway_stream::{GatewayStream, GatewayWaiter};
 use mpinetsim_protocol::trace::{TraceEvent, TRACE_HEADER_BYTES};
+use mpinetsim_protocol::transport::TransportKind;
 use mpinetsim_protocol::{
     ComputeClock, Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY,
     VERSION,
@@ -49,6 +50,9 @@ pub struct GatewayTransport {
     size: u32,
     eager_limit: u64,
     inbuf: Vec<u8>,
+    /// What one read takes (allocated once: zeroing 64 KiB per read
+    /// cost microseconds per message).
+    chunk: Vec<u8>,
     ready: VecDeque<Incoming>,
     out: Vec<u8>,
     /// CLOCK_MONOTONIC (this host) of the latest read, ns: a clock reply's t4.
@@ -112,8 +116,14 @@ fn is_collective_message(bytes: &[u8]) -> bool {
 impl GatewayTransport {
     /// Connects, says Hello, waits for Welcome and measures the clock
     /// offset. Errors are one sentence naming the gateway.
-    pub fn connect(addr: &GatewayAddress, me: &Identity) -> Result<GatewayTransport, String> {
-        let stream = GatewayStream::connect(addr)
+    /// `kind` is the transport asked for (shared memory applies to a Unix
+    /// address only).
+    pub fn connect(
+        addr: &GatewayAddress,
+        kind: TransportKind,
+        me: &Identity,
+    ) -> Result<GatewayTransport, String> {
+        let mut stream = GatewayStream::connect(addr, kind)
             .map_err(|e| format!("cannot reach the mpinetsim gateway at {addr}: {e}"))?;
         let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
         let mut t = GatewayTransport {
@@ -124,6 +134,7 @@ impl GatewayTransport {
             size: me.size,
             eager_limit: 64 * 1024,
             inbuf: Vec::new(),
+            chunk: vec![0; 64 * 1024],
             ready: VecDeque::new(),
             out: Vec::new(),
             last_read_ns: 0,
@@ -313,10 +324,10 @@ impl GatewayTransport {
         self.srt_ns().saturating_sub(clock::lag_ns())
     }
 
-    /// A second descriptor of the gateway socket (see
-    /// [`GatewayStream::try_clone_fd`]).
-    pub fn socket_clone(&self) -> std::io::Result<std::os::fd::OwnedFd> {
-        self.stream.try_clone_fd()
+    /// What another thread sleeps on until the gateway has sent
+    /// something (see [`GatewayStream::waiter`]).
+    pub fn waiter(&self) -> std::io::Result<GatewayWaiter> {
+        self.stream.waiter()
     }
 
     /// Reads whatever the gateway has sent (deliveries are kept; factor
@@ -366,9 +377,8 @@ impl GatewayTransport {
                     self.addr
                 )),
             }
-            let mut chunk = [0u8; 64 * 1024];
             let n = if block {
-                match self.stream.read(&mut chunk) {
+                match self.stream.read(&mut self.chunk) {
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                     Err(e)
@@ -388,7 +398,7 @@ impl GatewayTransport {
                     Err(e) => self.lost(&format!("could not be read from ({e})")),
                 }
             } else {
-                match self.stream.read_nonblocking(&mut chunk) {
+                match self.stream.read_nonblocking(&mut self.chunk) {
                     Ok(Some(n)) => n,
                     Ok(None) => return None,
                     Err(e) => self.lost(&format!("could not be read from ({e})")),
@@ -398,7 +408,7 @@ impl GatewayTransport {
                 self.lost("closed the connection");
             }
             self.last_read_ns = monotonic_ns();
-            self.inbuf.extend_from_slice(&chunk[..n]);
+            self.inbuf.extend_from_slice(&self.chunk[..n]);
         }
     }
 
@@ -552,7 +562,6 @@ impl GatewayTransport {
             return false;
         }
         let deadline = std::time::Instant::now() + ABORT_ACK_TIMEOUT;
-        let mut chunk = [0u8; 64 * 1024];
         while std::time::Instant::now() < deadline {
             // Frames before the ack (deliveries) no longer matter.
             while let Ok(Some((f, used))) = Frame::decode(&self.inbuf) {
@@ -561,9 +570,9 @@ impl GatewayTransport {
                     return true;
                 }
             }
-            match self.stream.read(&mut chunk) {
+            match self.stream.read(&mut self.chunk) {
                 Ok(0) => return true, // the gateway ended the job: it read the Abort
-                Ok(n) => self.inbuf.extend_from_slice(&chunk[..n]),
+                Ok(n) => self.inbuf.extend_from_slice(&self.chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e)
                     if matches!(

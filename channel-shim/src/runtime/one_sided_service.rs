@@ -4,7 +4,7 @@
 //! target program's next MPI call.
 //!
 //! The thread starts with the process's first window and sleeps on the
-//! gateway socket. When frames arrive it takes the engine — which waits
+//! gateway connection (socket or shared-memory doorbell). When frames arrive it takes the engine — which waits
 //! while the program is inside an MPI call, whose own progress serves
 //! them then — and handles the one-sided messages that are due, leaving
 //! everything else for the program (see
@@ -16,11 +16,9 @@
 //! not counted as the program's computation.
 
 use super::clock::{add_shim_thread_cpu_ns, job_ns, snapshot, thread_cpu_ns};
-use super::state::{gateway_stream_clone, with_engine};
-use nix::poll::{ppoll, PollFd, PollFlags};
+use super::gateway_stream::GatewayWaiter;
+use super::state::{gateway_waiter, with_engine};
 use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
-use nix::sys::time::TimeSpec;
-use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -41,7 +39,7 @@ pub fn window_created() {
         t.unpark();
         return;
     }
-    let Some(socket) = gateway_stream_clone() else {
+    let Some(socket) = gateway_waiter() else {
         return;
     };
     let spawned = std::thread::Builder::new()
@@ -75,7 +73,7 @@ enum Turn {
 }
 
 /// The thread's loop.
-fn serve(socket: OwnedFd) {
+fn serve(socket: GatewayWaiter) {
     // The program's signals go to the program's threads.
     let _ = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&SigSet::all()), None);
     let mut published_cpu_ns = thread_cpu_ns();
@@ -106,7 +104,7 @@ fn serve(socket: OwnedFd) {
 
 /// Sleeps until the gateway socket has something to read, scaled time
 /// reaches `due_srt_ns`, or [`IDLE_WAIT`] passed.
-fn wait_for_frames(socket: &OwnedFd, due_srt_ns: Option<u64>) {
+fn wait_for_frames(socket: &GatewayWaiter, due_srt_ns: Option<u64>) {
     let mut wait = IDLE_WAIT;
     if let (Some(due), Some(clock)) = (due_srt_ns, snapshot()) {
         let left_ns = clock.wall(due).saturating_sub(job_ns());
@@ -115,6 +113,5 @@ fn wait_for_frames(socket: &OwnedFd, due_srt_ns: Option<u64>) {
             return;
         }
     }
-    let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN)];
-    let _ = ppoll(&mut fds, Some(TimeSpec::from_duration(wait)), None);
+    socket.wait(wait);
 }

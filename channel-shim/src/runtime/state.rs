@@ -189,7 +189,8 @@ fn connect() -> Result<JobInfo, String> {
         job,
         secret,
     };
-    let t = GatewayTransport::connect(&address, &me)?;
+    let kind = mpinetsim_protocol::transport::TransportKind::from_env()?;
+    let t = GatewayTransport::connect(&address, kind, &me)?;
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
     let (compute_clock, cpu_speed) = t.compute_model();
@@ -281,9 +282,10 @@ pub fn try_with_engine<R>(f: impl FnOnce(&mut Engine<GatewayTransport>) -> R) ->
     g.as_mut().map(f)
 }
 
-/// A second descriptor of the gateway socket, while connected.
-pub fn gateway_stream_clone() -> Option<std::os::fd::OwnedFd> {
-    with_engine(|e| e.transport().socket_clone().ok()).flatten()
+/// What a thread sleeps on until the gateway has sent something, while
+/// connected.
+pub fn gateway_waiter() -> Option<super::gateway_stream::GatewayWaiter> {
+    with_engine(|e| e.transport().waiter().ok()).flatten()
 }
 
 /// Runs `f` with the pacer, if MPI is initialised.

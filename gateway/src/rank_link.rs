@@ -1,0 +1,236 @@
+//! How bytes move between the loop and one rank: its socket, or the
+//! shared-memory rings a local rank offered over its Unix socket before
+//! its Hello (`mpinetsim-shm`). The shell's I/O only: the core sees the
+//! same bytes either way.
+//!
+//! A Unix connection's first read takes descriptors passed with it
+//! (SCM_RIGHTS): the rank's offer of a channel, checked and mapped here;
+//! bytes without descriptors are a Hello, and the connection stays on the
+//! socket. Once on shared memory, the socket only tells that the rank
+//! process is gone (its end of stream) after the rings were drained.
+
+use crate::clock::monotonic_ns;
+use crate::loop_core::RankConnection;
+use crate::stream::RankStream;
+use mpinetsim_protocol::stream::UnixOrTcp;
+use mpinetsim_shm::Channel;
+use std::io::{self, Read, Write};
+use std::os::fd::BorrowedFd;
+
+/// Most bytes read from one connection in one turn (fairness between ranks).
+const READ_TURN_BYTES: usize = 1 << 20;
+
+/// Which way the frames go.
+enum Path {
+    /// A Unix connection before its first bytes: an offer or a Hello.
+    Undecided,
+    /// Frames on the socket.
+    Socket,
+    /// Frames through the rings; the socket only for the end.
+    Shm(Channel),
+}
+
+/// What a read found.
+pub enum ReadOutcome {
+    /// Bytes (or nothing) read; the connection goes on.
+    Open,
+    /// The connection switched to shared memory: watch the doorbell.
+    SwitchedToShm,
+    /// The rank's end of stream (or a refused offer, said in the text).
+    Ended(Option<String>),
+}
+
+/// One accepted connection.
+pub struct RankLink {
+    /// The socket.
+    pub stream: RankStream,
+    path: Path,
+    /// Readable data may be waiting (edge-triggered readiness not yet
+    /// consumed, or the doorbell rang).
+    pub wants_read: bool,
+    /// The socket had an event: on shared memory, look for its end.
+    pub socket_event: bool,
+    /// Counted as a sleeper on its ring (see [`RankLink::begin_sleep`]).
+    asleep: bool,
+    /// What one read takes (allocated once, not zeroed per read).
+    scratch: Vec<u8>,
+}
+
+impl RankLink {
+    /// A new connection; a Unix one may still offer shared memory.
+    pub fn new(stream: RankStream) -> RankLink {
+        let path = match &stream.0 {
+            UnixOrTcp::Unix(_) => Path::Undecided,
+            UnixOrTcp::Tcp(_) => Path::Socket,
+        };
+        RankLink {
+            stream,
+            path,
+            wants_read: true,
+            socket_event: true,
+            asleep: false,
+            scratch: vec![0; 64 * 1024],
+        }
+    }
+
+    /// The doorbell the rank rings, once on shared memory.
+    pub fn bell_fd(&self) -> Option<BorrowedFd<'_>> {
+        match &self.path {
+            Path::Shm(c) => Some(c.bell_fd()),
+            _ => None,
+        }
+    }
+
+    /// True on shared memory.
+    pub fn is_shm(&self) -> bool {
+        matches!(self.path, Path::Shm(_))
+    }
+
+    /// True when a read would find something: readiness not consumed, or
+    /// bytes in the ring.
+    pub fn should_read(&self) -> bool {
+        match &self.path {
+            Path::Shm(c) => self.wants_read || self.socket_event || c.readable(),
+            _ => self.wants_read,
+        }
+    }
+
+    /// True when queued output could move now (only the ring says so
+    /// without an event).
+    pub fn ring_writable(&self) -> bool {
+        matches!(&self.path, Path::Shm(c) if c.writable())
+    }
+
+    /// Reads what the rank sent (up to one turn's worth) into `c`.
+    pub fn read_into(&mut self, c: &mut RankConnection) -> io::Result<ReadOutcome> {
+        let chunk = &mut self.scratch;
+        let mut outcome = ReadOutcome::Open;
+        if let Path::Undecided = self.path {
+            let fd = self.stream.0.raw_fd();
+            let (n, fds) = match mpinetsim_shm::offer::recv_with_fds(fd, chunk) {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.wants_read = false;
+                    self.socket_event = false;
+                    return Ok(ReadOutcome::Open);
+                }
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                return Ok(ReadOutcome::Ended(None));
+            }
+            match mpinetsim_shm::offer::parse_offer(&chunk[..n], fds) {
+                Ok(None) => {
+                    self.path = Path::Socket;
+                    c.received(&chunk[..n], monotonic_ns());
+                }
+                Ok(Some(offer)) => match Channel::accept(offer) {
+                    Ok(ch) => {
+                        self.path = Path::Shm(ch);
+                        outcome = ReadOutcome::SwitchedToShm;
+                    }
+                    Err(e) => return Ok(ReadOutcome::Ended(Some(e))),
+                },
+                Err(e) => return Ok(ReadOutcome::Ended(Some(e))),
+            }
+        }
+        let mut total = 0;
+        loop {
+            if total >= READ_TURN_BYTES {
+                return Ok(outcome); // more may wait: keep wants_read
+            }
+            let r = match &mut self.path {
+                Path::Shm(ch) => ch.try_read(chunk),
+                _ => self.stream.read(chunk),
+            };
+            match r {
+                Ok(0) => {
+                    self.wants_read = false;
+                    return Ok(ReadOutcome::Ended(None));
+                }
+                Ok(n) => {
+                    c.received(&chunk[..n], monotonic_ns());
+                    total += n;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.wants_read = false;
+        if self.is_shm() && std::mem::take(&mut self.socket_event) && self.socket_ended()? {
+            return Ok(ReadOutcome::Ended(None));
+        }
+        Ok(outcome)
+    }
+
+    /// On shared memory: the socket's end of stream (any byte on it
+    /// breaks the protocol, and ends the connection as well).
+    fn socket_ended(&mut self) -> io::Result<bool> {
+        let mut b = [0u8; 1];
+        loop {
+            return match self.stream.read(&mut b) {
+                Ok(_) => Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => Err(e),
+            };
+        }
+    }
+
+    /// Writes what `c` has queued, as far as the socket or ring takes it
+    /// now. On shared memory, a full ring asks the rank to ring the
+    /// doorbell when it frees room.
+    pub fn flush_from(&mut self, c: &mut RankConnection) -> io::Result<()> {
+        match &mut self.path {
+            Path::Shm(ch) => {
+                // Room may appear between the write and the request.
+                for _ in 0..2 {
+                    c.flush_to(&mut RingWriter(ch))?;
+                    if c.pending_out() == 0 || ch.ask_for_room() {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            _ => c.flush_to(&mut self.stream),
+        }
+    }
+
+    /// Before the loop sleeps: on shared memory, asks the rank to ring
+    /// the doorbell when it writes. False when bytes already wait (do
+    /// not sleep); true otherwise ([`RankLink::end_sleep`] ends it).
+    pub fn begin_sleep(&mut self) -> bool {
+        match &self.path {
+            Path::Shm(c) => {
+                self.asleep = c.begin_sleep();
+                self.asleep
+            }
+            _ => true,
+        }
+    }
+
+    /// After the loop woke: no longer counted as a sleeper.
+    pub fn end_sleep(&mut self) {
+        if let (Path::Shm(c), true) = (&self.path, std::mem::take(&mut self.asleep)) {
+            c.end_sleep();
+        }
+    }
+
+    /// True when the ring has bytes (the loop's spin looks at this).
+    pub fn ring_readable(&self) -> bool {
+        matches!(&self.path, Path::Shm(c) if c.readable())
+    }
+}
+
+/// A channel as the connection's [`Write`] target.
+struct RingWriter<'a>(&'a mut Channel);
+
+impl Write for RingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.try_write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
