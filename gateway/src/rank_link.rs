@@ -54,6 +54,8 @@ pub struct RankLink {
     asleep: bool,
     /// What one read takes (allocated once, not zeroed per read).
     scratch: Vec<u8>,
+    /// The loop still reads it (false once the rank's end was seen).
+    pub watched: bool,
 }
 
 impl RankLink {
@@ -70,6 +72,7 @@ impl RankLink {
             socket_event: true,
             asleep: false,
             scratch: vec![0; 64 * 1024],
+            watched: true,
         }
     }
 
@@ -86,11 +89,19 @@ impl RankLink {
         matches!(self.path, Path::Shm(_))
     }
 
+    /// True on shared memory while the loop reads it: the links the loop
+    /// spins on and sleeps with.
+    pub fn is_watched_shm(&self) -> bool {
+        self.watched && self.is_shm()
+    }
+
     /// True when a read would find something: readiness not consumed, or
     /// bytes in the ring.
     pub fn should_read(&self) -> bool {
         match &self.path {
-            Path::Shm(c) => self.wants_read || self.socket_event || c.readable(),
+            Path::Shm(c) => {
+                self.watched && (self.wants_read || self.socket_event || c.readable())
+            }
             _ => self.wants_read,
         }
     }
@@ -202,7 +213,7 @@ impl RankLink {
     /// not sleep); true otherwise ([`RankLink::end_sleep`] ends it).
     pub fn begin_sleep(&mut self) -> bool {
         match &self.path {
-            Path::Shm(c) => {
+            Path::Shm(c) if self.watched => {
                 self.asleep = c.begin_sleep();
                 self.asleep
             }
@@ -217,9 +228,10 @@ impl RankLink {
         }
     }
 
-    /// True when the ring has bytes (the loop's spin looks at this).
+    /// True when the ring of a watched link has bytes (the loop's spin
+    /// looks at this).
     pub fn ring_readable(&self) -> bool {
-        matches!(&self.path, Path::Shm(c) if c.readable())
+        matches!(&self.path, Path::Shm(c) if self.watched && c.readable())
     }
 }
 

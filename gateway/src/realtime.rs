@@ -346,6 +346,8 @@ impl Gateway {
                 Action::Unwatch(id) => {
                     if let Some(t) = self.transports[id].as_mut() {
                         unwatch(&self.poll, t);
+                        t.end_sleep();
+                        t.watched = false;
                     }
                 }
                 Action::Close(id) => {
@@ -386,7 +388,10 @@ impl Gateway {
     /// already there.
     fn sleep_or_spin(&mut self) -> Duration {
         const IDLE: Duration = Duration::from_millis(20);
-        if !self.transports.iter().flatten().any(RankLink::is_shm) {
+        // Backpressure: bytes waiting in a ring are no reason to wake.
+        if !self.core.accepts_input()
+            || !self.transports.iter().flatten().any(RankLink::is_watched_shm)
+        {
             return IDLE;
         }
         let now = self.core.now_ns();
