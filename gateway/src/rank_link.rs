@@ -99,9 +99,7 @@ impl RankLink {
     /// bytes in the ring.
     pub fn should_read(&self) -> bool {
         match &self.path {
-            Path::Shm(c) => {
-                self.watched && (self.wants_read || self.socket_event || c.readable())
-            }
+            Path::Shm(c) => self.watched && (self.wants_read || self.socket_event || c.readable()),
             _ => self.wants_read,
         }
     }
@@ -244,5 +242,113 @@ impl Write for RingWriter<'_> {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loop_core::Peer;
+    use mpinetsim_protocol::Frame;
+    use mpinetsim_shm::offer::send_offer;
+    use std::os::fd::AsRawFd;
+
+    fn connection() -> RankConnection {
+        let peer = Peer {
+            description: "a test".into(),
+            pid: None,
+            tcp: false,
+        };
+        RankConnection::new(peer, 0)
+    }
+
+    /// A link whose rank end offered shared memory: the rank's socket and
+    /// channel, the gateway's link and connection.
+    fn offered() -> (
+        std::os::unix::net::UnixStream,
+        Channel,
+        RankLink,
+        RankConnection,
+    ) {
+        let (rank_sock, gw_sock) = std::os::unix::net::UnixStream::pair().unwrap();
+        gw_sock.set_nonblocking(true).unwrap();
+        let gw_sock = mio::net::UnixStream::from_std(gw_sock);
+        let mut link = RankLink::new(RankStream(UnixOrTcp::Unix(gw_sock)));
+        let (rank, offer) = Channel::create(capacity_bytes).unwrap();
+        send_offer(rank_sock.as_raw_fd(), &offer).unwrap();
+        let mut c = connection();
+        assert!(matches!(
+            link.read_into(&mut c).unwrap(),
+            ReadOutcome::SwitchedToShm
+        ));
+        assert!(link.is_shm() && link.bell_fd().is_some());
+        (rank_sock, rank, link, c)
+    }
+
+    #[test]
+    fn frames_come_through_the_offered_rings_and_a_plain_hello_stays_on_the_socket() {
+        let (_sock, mut rank, mut link, mut c) = offered(mpinetsim_shm::DEFAULT_CAPACITY_BYTES);
+        let f = Frame::ClockProbe { t1_ns: 42 };
+        rank.try_write(&f.to_bytes()).unwrap();
+        assert!(link.should_read());
+        assert!(matches!(link.read_into(&mut c).unwrap(), ReadOutcome::Open));
+        assert_eq!(c.next_frame().unwrap(), Some(f));
+
+        let (mut rank_sock, gw_sock) = std::os::unix::net::UnixStream::pair().unwrap();
+        gw_sock.set_nonblocking(true).unwrap();
+        let mut link = RankLink::new(RankStream(UnixOrTcp::Unix(mio::net::UnixStream::from_std(
+            gw_sock,
+        ))));
+        let f = Frame::ClockProbe { t1_ns: 7 };
+        rank_sock.write_all(&f.to_bytes()).unwrap();
+        let mut c = connection();
+        assert!(matches!(link.read_into(&mut c).unwrap(), ReadOutcome::Open));
+        assert!(!link.is_shm());
+        assert_eq!(c.next_frame().unwrap(), Some(f));
+    }
+
+    #[test]
+    fn a_delivery_larger_than_the_ring_goes_out_in_pieces_as_the_rank_reads() {
+        const RING: usize = 256 * 1024;
+        let (sock, mut rank, mut link, mut c) = offered(RING);
+        let bytes: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 253) as u8).collect();
+        c.queue_deliver(3, 99, &bytes);
+        let total = c.pending_out();
+        assert!(total > RING);
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; 100_000];
+        let mut flushes = 0;
+        while got.len() < total {
+            link.flush_from(&mut c).unwrap();
+            flushes += 1;
+            while let Ok(n) = rank.try_read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+            assert!(flushes < 100, "no progress");
+        }
+        assert!(flushes >= total / RING);
+        let (f, _) = Frame::decode(&got).unwrap().unwrap();
+        assert_eq!(
+            f,
+            Frame::Deliver {
+                src: 3,
+                vtime_ns: 99,
+                bytes
+            }
+        );
+        // A rank whose process is gone: the socket's end, after the rings.
+        rank.try_write(&Frame::ClockProbe { t1_ns: 1 }.to_bytes())
+            .unwrap();
+        std::mem::forget(rank); // a crash: the ring is never marked closed
+        drop(sock);
+        link.socket_event = true;
+        assert!(matches!(
+            link.read_into(&mut c).unwrap(),
+            ReadOutcome::Ended(None)
+        ));
+        assert_eq!(
+            c.next_frame().unwrap(),
+            Some(Frame::ClockProbe { t1_ns: 1 })
+        );
     }
 }

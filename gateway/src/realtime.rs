@@ -11,10 +11,10 @@ use crate::listen::Listener;
 use crate::loop_core::{Action, ConnId, ConnState, DueEvents, GatewayCore, Peer};
 use crate::network_model::{packet_mut, Model};
 use crate::rank_link::{RankLink, ReadOutcome};
-use mpinetsim_shm::spin::Spinner;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use mpinetsim_protocol::GatewayAddress;
+use mpinetsim_shm::spin::Spinner;
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 use std::io;
@@ -33,7 +33,6 @@ pub const MAX_LISTENERS: usize = 16;
 /// Connection i's socket has token FIRST_CONN + 2i, its shared-memory
 /// doorbell (if any) FIRST_CONN + 2i + 1.
 const FIRST_CONN: usize = FIRST_LISTENER + MAX_LISTENERS;
-
 
 /// Job parameters of the gateway: the core's, and where to listen.
 #[derive(Clone, Debug)]
@@ -390,7 +389,11 @@ impl Gateway {
         const IDLE: Duration = Duration::from_millis(20);
         // Backpressure: bytes waiting in a ring are no reason to wake.
         if !self.core.accepts_input()
-            || !self.transports.iter().flatten().any(RankLink::is_watched_shm)
+            || !self
+                .transports
+                .iter()
+                .flatten()
+                .any(RankLink::is_watched_shm)
         {
             return IDLE;
         }

@@ -59,6 +59,8 @@ mod tests {
         for k in [TransportKind::Socket, TransportKind::Shm] {
             assert_eq!(TransportKind::parse(k.name()), Ok(k));
         }
-        assert!(TransportKind::parse("rdma").unwrap_err().contains("neither"));
+        assert!(TransportKind::parse("rdma")
+            .unwrap_err()
+            .contains("neither"));
     }
 }

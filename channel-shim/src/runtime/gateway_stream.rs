@@ -224,9 +224,7 @@ impl Write for GatewayStream {
 }
 
 /// The socket's descriptor, borrowed.
-fn socket_fd(
-    s: &UnixOrTcp<std::os::unix::net::UnixStream, std::net::TcpStream>,
-) -> BorrowedFd<'_> {
+fn socket_fd(s: &UnixOrTcp<std::os::unix::net::UnixStream, std::net::TcpStream>) -> BorrowedFd<'_> {
     match s {
         UnixOrTcp::Unix(s) => s.as_fd(),
         UnixOrTcp::Tcp(s) => s.as_fd(),
