@@ -264,7 +264,9 @@ mod tests {
 
     /// A link whose rank end offered shared memory: the rank's socket and
     /// channel, the gateway's link and connection.
-    fn offered() -> (
+    fn offered(
+        capacity_bytes: usize,
+    ) -> (
         std::os::unix::net::UnixStream,
         Channel,
         RankLink,
