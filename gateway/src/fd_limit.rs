@@ -1,5 +1,6 @@
-//! File descriptors. The gateway holds one socket per rank (and the two
-//! output pipes of every rank it launches), so a large job needs more than
+//! File descriptors. The gateway holds one socket per rank (two eventfds
+//! more for a rank on shared memory, and the two output pipes of every
+//! rank it launches), so a large job needs more than
 //! the usual soft limit of 1024: mpinetsim raises its soft limit to the
 //! hard one at start, and refuses a job that cannot fit under it with the
 //! number it needs, before anything is launched.

@@ -544,9 +544,16 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         crate::trusted_folder::create_private_dir_all(&record_dir)?;
     }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
-    let (per_rank, what) = match &a.external {
-        None => (3, "a socket and two output pipes per rank"),
-        Some(_) => (1, "a socket per rank"),
+    // A rank on shared memory adds its two doorbells (eventfds); the
+    // mapping's memfd is closed once mapped.
+    let shm = a.transport == mpinetsim_protocol::transport::TransportKind::Shm;
+    let (per_rank, what) = match (&a.external, shm) {
+        (None, true) => (
+            5,
+            "a socket, two shared-memory doorbells and two output pipes per rank",
+        ),
+        (None, false) => (3, "a socket and two output pipes per rank"),
+        (Some(_), _) => (3, "a socket and two shared-memory doorbells per rank"),
     };
     crate::fd_limit::check(a.ranks, per_rank, what)?;
     // Said once the job is sure to start (a refusal stays one sentence).

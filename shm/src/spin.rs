@@ -2,9 +2,9 @@
 //! a wait that ended while spinning lengthens the next spin (up to a
 //! ceiling), one that had to sleep halves it. A waiter whose peer answers
 //! within microseconds keeps spinning and never pays a wake-up; one whose
-//! waits are long soon spins only briefly, leaving the CPU to others;
-//! past its first few microseconds a spin yields the CPU at each turn, so
-//! a peer that waits for this core is not kept from answering.
+//! waits are long soon spins only briefly, leaving the CPU to others. A
+//! spin does not call sched_yield, which can hand a whole time slice to
+//! an unrelated busy process.
 
 use std::time::{Duration, Instant};
 
@@ -12,10 +12,6 @@ use std::time::{Duration, Instant};
 pub const MIN_SPIN_NS: u64 = 1_000;
 /// Longest spin, ns.
 pub const MAX_SPIN_NS: u64 = 50_000;
-
-/// Busy spins (about 10 ns each) before each further turn yields the
-/// CPU to any thread waiting for it.
-const YIELD_AFTER_SPINS: u32 = 256;
 
 /// The adaptive spin budget of one waiter.
 #[derive(Debug, Clone)]
@@ -49,15 +45,9 @@ impl Spinner {
                 self.succeeded();
                 return true;
             }
+            std::hint::spin_loop();
             i = i.wrapping_add(1);
-            if i < YIELD_AFTER_SPINS {
-                std::hint::spin_loop();
-            } else {
-                // Let a thread waiting for this core (the peer, on a
-                // machine with fewer cores than busy threads) run first.
-                std::thread::yield_now();
-            }
-            if i.is_multiple_of(16) && start.elapsed() >= end {
+            if i.is_multiple_of(32) && start.elapsed() >= end {
                 break;
             }
         }

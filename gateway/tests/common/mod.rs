@@ -1,6 +1,10 @@
 //! Helpers for end-to-end tests: build MPI programs from tests/mpi with
 //! Debian's mpicc or mpif90, make sure the shim library is built, run
 //! `mpinetsim`, compare a self-checking program's output with native MPICH.
+//!
+//! The transport between ranks and gateway follows `MPINETSIM_TRANSPORT`
+//! in the tests' environment (`mpinetsim` reads it as the default of
+//! `--transport`): .ci/run runs the MPI-program tests once with each.
 
 #![allow(dead_code)]
 
@@ -19,6 +23,17 @@ pub fn root() -> PathBuf {
         .join("..")
         .canonicalize()
         .unwrap()
+}
+
+/// The transport `mpinetsim run` uses in these tests: `MPINETSIM_TRANSPORT`
+/// if set, else the default (`socket`).
+pub fn transport() -> String {
+    match std::env::var(mpinetsim_protocol::transport::ENV_TRANSPORT) {
+        Ok(v) if !v.is_empty() => v,
+        _ => mpinetsim_protocol::transport::TransportKind::DEFAULT
+            .name()
+            .to_string(),
+    }
 }
 
 /// The `mpinetsim` binary under test.
