@@ -143,7 +143,13 @@ pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<Com
 
 mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
     let func = "MPI_Comm_dup";
-    let r = comm_from(comm).and_then(|c| dup_comm(func, c, newcomm).map(|_| ()));
+    let r = comm_from(comm).and_then(|c| {
+        dup_comm(func, c, newcomm)?;
+        if let Ok(new) = comm_from(*newcomm) {
+            crate::ffi::call_record::dup(c, new);
+        }
+        Ok(())
+    });
     finish(comm, func, r)
 } }
 
@@ -162,8 +168,12 @@ mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut
     let r = (|| {
         let c = comm_from(comm)?;
         // MPICH takes every colour but MPI_UNDEFINED, negative ones too.
-        let color = (color != MPI_UNDEFINED).then_some(color);
-        create("MPI_Comm_split", newcomm, |e| e.start_comm_split(c, color, key))
+        let colour = (color != MPI_UNDEFINED).then_some(color);
+        let r = create("MPI_Comm_split", newcomm, |e| e.start_comm_split(c, colour, key));
+        if r.is_ok() {
+            crate::ffi::call_record::split(c, color, key, comm_from(*newcomm).ok());
+        }
+        r
     })();
     finish(comm, "MPI_Comm_split", r)
 } }
@@ -285,7 +295,11 @@ mpi_fn! { fn MPI_Comm_get_parent(parent: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
-    end_comm("MPI_Comm_free", comm, |e, c| e.comm_free(c))
+    end_comm("MPI_Comm_free", comm, |e, c| {
+        e.comm_free(c)?;
+        crate::ffi::call_record::comm_free(c);
+        Ok(())
+    })
 } }
 
 mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {

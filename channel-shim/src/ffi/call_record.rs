@@ -1,0 +1,336 @@
+//! What a recording rank (`mpinetsim run --record`) notes of its MPI calls
+//! for the replay through the MPI engine (`mpinetsim_protocol::trace_calls`):
+//! the calls that replay makes, recorded where the C functions make them,
+//! and which routines the replay need not see (they do not touch the
+//! network or the objects a replay uses). Any other routine marks the
+//! trace as replayable only message by message.
+
+use crate::ffi::p2p::Eng;
+use crate::runtime::trace_record;
+use mpinetsim_protocol::trace_calls::{CallRecord, CollKind, CollRec, Done, OpRec, TypeRec};
+use shim_engine::collectives::Form;
+use shim_engine::replay_codes::{op_code, type_code};
+use shim_engine::{CommId, DatatypeId, OpId, SendMode, Source, Status, Tag};
+
+/// Routines whose calls the engine replay makes (recorded below).
+const REPLAYED: &[&str] = &[
+    "MPI_Init",
+    "MPI_Init_thread",
+    "MPI_Finalize",
+    "MPI_Send",
+    "MPI_Ssend",
+    "MPI_Bsend",
+    "MPI_Rsend",
+    "MPI_Isend",
+    "MPI_Issend",
+    "MPI_Ibsend",
+    "MPI_Irsend",
+    "MPI_Recv",
+    "MPI_Irecv",
+    "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Waitany",
+    "MPI_Waitsome",
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Testany",
+    "MPI_Testsome",
+    "MPI_Barrier",
+    "MPI_Bcast",
+    "MPI_Reduce",
+    "MPI_Allreduce",
+    "MPI_Scan",
+    "MPI_Exscan",
+    "MPI_Reduce_scatter",
+    "MPI_Reduce_scatter_block",
+    "MPI_Gather",
+    "MPI_Gatherv",
+    "MPI_Scatter",
+    "MPI_Scatterv",
+    "MPI_Allgather",
+    "MPI_Allgatherv",
+    "MPI_Alltoall",
+    "MPI_Alltoallv",
+    "MPI_Comm_split",
+    "MPI_Comm_dup",
+    "MPI_Comm_free",
+    // Buffered sends need an attached buffer; the replay's engine copies.
+    "MPI_Buffer_attach",
+    "MPI_Buffer_detach",
+];
+
+/// Routine families that neither communicate nor create what a replayed
+/// call uses (a derived datatype is recorded by its size).
+const LOCAL_PREFIXES: &[&str] = &[
+    "MPI_Type_",
+    "MPI_Info_",
+    "MPI_Group_",
+    "MPI_Errhandler_",
+    "MPI_Keyval_",
+    "MPI_Attr_",
+    "MPI_Error_",
+    "MPI_Op_",
+    "MPI_Status_",
+    "MPI_Aint_",
+    "MPI_Comm_get_",
+    "MPI_Comm_set_",
+    "MPI_Comm_call_",
+    "MPI_Comm_create_errhandler",
+    "MPI_Comm_create_keyval",
+    "MPI_Comm_free_keyval",
+    "MPI_Comm_delete_attr",
+    "MPI_Add_error_",
+    "MPI_T_",
+];
+
+/// Single routines that neither communicate nor create what a replayed
+/// call uses.
+const LOCAL: &[&str] = &[
+    "MPI_Comm_rank",
+    "MPI_Comm_size",
+    "MPI_Comm_group",
+    "MPI_Comm_compare",
+    "MPI_Comm_test_inter",
+    "MPI_Comm_remote_size",
+    "MPI_Wtime",
+    "MPI_Wtick",
+    "MPI_Get_count",
+    "MPI_Get_elements",
+    "MPI_Get_elements_x",
+    "MPI_Get_processor_name",
+    "MPI_Get_version",
+    "MPI_Get_library_version",
+    "MPI_Get_address",
+    "MPI_Address",
+    "MPI_Initialized",
+    "MPI_Finalized",
+    "MPI_Query_thread",
+    "MPI_Is_thread_main",
+    "MPI_Pcontrol",
+    "MPI_Pack",
+    "MPI_Unpack",
+    "MPI_Pack_size",
+    "MPI_Pack_external",
+    "MPI_Unpack_external",
+    "MPI_Pack_external_size",
+    "MPI_Dims_create",
+    "MPI_Abort",
+    "MPI_Reduce_local",
+    "MPI_Test_cancelled",
+    "MPI_Alloc_mem",
+    "MPI_Free_mem",
+    "MPI_Add_error_class",
+    "MPI_Add_error_code",
+    "MPI_Add_error_string",
+];
+
+/// Notes a call to `name` the engine replay cannot make (at the entry of
+/// every MPI function, while recording).
+pub fn note_entry(name: &'static str) {
+    if !trace_record::is_on() {
+        return;
+    }
+    let base = name.strip_suffix("_c").unwrap_or(name);
+    let base = base
+        .strip_prefix('P')
+        .filter(|b| b.starts_with("MPI_"))
+        .unwrap_or(base);
+    if REPLAYED.contains(&base)
+        || LOCAL.contains(&base)
+        || LOCAL_PREFIXES.iter().any(|p| base.starts_with(p))
+    {
+        return;
+    }
+    trace_record::unsupported(name);
+}
+
+/// A datatype as the replay needs it.
+pub fn type_rec(e: &Eng, dt: DatatypeId) -> TypeRec {
+    TypeRec {
+        builtin: type_code(dt),
+        size: e.datatypes().committed(dt).map_or(0, |t| t.size),
+    }
+}
+
+fn op_rec(e: &Eng, op: OpId) -> OpRec {
+    OpRec {
+        builtin: op_code(op),
+        commutative: e.ops_commutative(op),
+    }
+}
+
+fn mode_code(m: SendMode) -> u8 {
+    match m {
+        SendMode::Standard => 0,
+        SendMode::Synchronous => 1,
+        SendMode::Buffered => 2,
+        SendMode::Ready => 3,
+    }
+}
+
+/// The matched source and tag of a status (-1 when it has none).
+fn matched(st: &Status) -> (i32, i32) {
+    let peer = match st.source {
+        Source::Rank(r) => r as i32,
+        _ => -1,
+    };
+    let tag = match st.tag {
+        Tag::Value(t) => t,
+        Tag::Any => -1,
+    };
+    (peer, tag)
+}
+
+/// A send (`req`: the handle of a nonblocking one).
+#[allow(clippy::too_many_arguments)]
+pub fn send(
+    e: &Eng,
+    mode: SendMode,
+    c: CommId,
+    dest: i32,
+    tag: i32,
+    n: usize,
+    dt: DatatypeId,
+    req: Option<i32>,
+) {
+    trace_record::call(|| CallRecord::Send {
+        mode: mode_code(mode),
+        comm: c.0,
+        peer: dest,
+        tag,
+        count: n as u64,
+        ty: type_rec(e, dt),
+        req: req.map(|h| h as u32),
+    });
+}
+
+/// A blocking receive (what it matched) or a nonblocking one (as posted).
+#[allow(clippy::too_many_arguments)]
+pub fn recv(
+    e: &Eng,
+    c: CommId,
+    source: i32,
+    tag: i32,
+    n: usize,
+    dt: DatatypeId,
+    got: Option<&Status>,
+    req: Option<i32>,
+) {
+    let (peer, tag) = got.map_or((source, tag), matched);
+    trace_record::call(|| CallRecord::Recv {
+        comm: c.0,
+        peer,
+        tag,
+        count: n as u64,
+        ty: type_rec(e, dt),
+        req: req.map(|h| h as u32),
+    });
+}
+
+/// MPI_Sendrecv(_replace), with what the receive matched.
+pub fn sendrecv(
+    e: &Eng,
+    c: CommId,
+    send: (i32, i32, usize, DatatypeId),
+    recv: (usize, DatatypeId),
+    got: &Status,
+) {
+    let (peer, tag) = matched(got);
+    trace_record::call(|| CallRecord::Sendrecv {
+        comm: c.0,
+        send: (send.0, send.1, send.2 as u64, type_rec(e, send.3)),
+        recv: (peer, tag, recv.0 as u64, type_rec(e, recv.1)),
+    });
+}
+
+/// Request `handle` completed for the program with `st`.
+pub fn completed(handle: i32, st: &Status) {
+    let (peer, tag) = matched(st);
+    trace_record::call(|| CallRecord::Complete {
+        done: vec![Done {
+            req: handle as u32,
+            peer,
+            tag,
+        }],
+    });
+}
+
+/// A test completed nothing.
+pub fn progressed() {
+    trace_record::call(|| CallRecord::Progress);
+}
+
+/// What a collective's record holds beyond its kind and communicator.
+#[derive(Default)]
+pub struct CollArgs {
+    /// Root (rooted collectives).
+    pub root: u32,
+    /// Send count and type.
+    pub send: Option<(usize, DatatypeId)>,
+    /// Receive count and type.
+    pub recv: Option<(usize, DatatypeId)>,
+    /// The reduction.
+    pub op: Option<OpId>,
+    /// `MPI_IN_PLACE`.
+    pub in_place: bool,
+    /// Per-rank send counts.
+    pub counts: Vec<usize>,
+    /// Per-rank receive counts.
+    pub rcounts: Vec<usize>,
+}
+
+/// A collective call started: recorded when blocking on an
+/// intracommunicator; any other form is not replayed through the engine.
+pub fn collective(e: &Eng, func: &str, form: Form, kind: CollKind, c: CommId, a: CollArgs) {
+    if !trace_record::is_on() {
+        return;
+    }
+    if !matches!(form, Form::Blocking) || e.comm_test_inter(c).unwrap_or(true) {
+        trace_record::unsupported(func);
+        return;
+    }
+    let byte = DatatypeId::Builtin(shim_engine::BuiltinType::Byte);
+    let (n, st) = a.send.unwrap_or((0, byte));
+    let (rn, rt) = a.recv.unwrap_or((0, byte));
+    let u = |v: &[usize]| v.iter().map(|x| *x as u64).collect();
+    trace_record::call(|| {
+        CallRecord::Coll(CollRec {
+            kind,
+            comm: c.0,
+            root: a.root,
+            count: n as u64,
+            ty: type_rec(e, st),
+            rcount: rn as u64,
+            rty: type_rec(e, rt),
+            op: a.op.map_or(OpRec::default(), |o| op_rec(e, o)),
+            in_place: a.in_place,
+            counts: u(&a.counts),
+            rcounts: u(&a.rcounts),
+        })
+    });
+}
+
+/// MPI_Comm_split (`new`: None for MPI_COMM_NULL).
+pub fn split(c: CommId, color: i32, key: i32, new: Option<CommId>) {
+    trace_record::call(|| CallRecord::Split {
+        comm: c.0,
+        color,
+        key,
+        new: new.map_or(u32::MAX, |n| n.0),
+    });
+}
+
+/// MPI_Comm_dup.
+pub fn dup(c: CommId, new: CommId) {
+    trace_record::call(|| CallRecord::Dup {
+        comm: c.0,
+        new: new.0,
+    });
+}
+
+/// MPI_Comm_free.
+pub fn comm_free(c: CommId) {
+    trace_record::call(|| CallRecord::CommFree { comm: c.0 });
+}

@@ -1,0 +1,429 @@
+//! Makes a recorded MPI call again on a replayed rank's engine, with
+//! zero-filled buffers of the recorded sizes: the same engine code decides
+//! matching, protocols and collective schedules as in the recording.
+
+use super::transport::VirtualTransport;
+use mpinetsim_protocol::trace_calls::{CallRecord, CollKind, CollRec, Done, OpRec, TypeRec};
+use shim_engine::collectives::CollInput;
+use shim_engine::replay_codes::{op_of_code, type_of_code};
+use shim_engine::{
+    BuiltinType, CommId, DatatypeId, Dest, Engine, OpId, RequestId, SendMode, Source, Tag,
+};
+use std::collections::HashMap;
+
+type Eng = Engine<VirtualTransport>;
+
+/// A replayed rank's names for the recording's objects.
+#[derive(Default)]
+pub struct Names {
+    comms: HashMap<u32, CommId>,
+    requests: HashMap<u32, RequestId>,
+    /// Contiguous byte types standing for derived types, by size.
+    derived: HashMap<u64, DatatypeId>,
+    /// Operations that compute nothing, standing for user-defined ones, by
+    /// commutativity.
+    user_ops: HashMap<bool, OpId>,
+}
+
+/// A recorded call the replay cannot make: one sentence.
+fn bad(what: impl std::fmt::Display) -> String {
+    format!("the trace is inconsistent: {what}")
+}
+
+impl Names {
+    fn comm(&self, recorded: u32) -> Result<CommId, String> {
+        if recorded == CommId::WORLD.0 {
+            return Ok(CommId::WORLD);
+        }
+        if recorded == CommId::SELF.0 {
+            return Ok(CommId::SELF);
+        }
+        self.comms.get(&recorded).copied().ok_or_else(|| {
+            bad(format!(
+                "a call uses communicator {recorded}, which no recorded call created"
+            ))
+        })
+    }
+
+    fn datatype(&mut self, e: &mut Eng, t: TypeRec) -> Result<DatatypeId, String> {
+        if let Some(b) = type_of_code(t.builtin) {
+            return Ok(DatatypeId::Builtin(b));
+        }
+        if let Some(dt) = self.derived.get(&t.size) {
+            return Ok(*dt);
+        }
+        let types = e.datatypes_mut();
+        let dt = types
+            .contiguous(t.size as usize, DatatypeId::Builtin(BuiltinType::Byte))
+            .and_then(|dt| types.commit(dt).map(|_| dt))
+            .map_err(|err| bad(format!("a datatype of {} bytes ({err:?})", t.size)))?;
+        self.derived.insert(t.size, dt);
+        Ok(dt)
+    }
+
+    fn op(&mut self, e: &mut Eng, op: OpRec, ty: TypeRec) -> OpId {
+        match op_of_code(op.builtin) {
+            // A predefined operation on a predefined type, as recorded.
+            Some(b) if ty.builtin != 0 => OpId::Builtin(b),
+            // On a derived type (replayed as bytes) or user-defined: an
+            // operation that computes nothing, with the recorded
+            // commutativity (it chooses the algorithm).
+            _ => *self.user_ops.entry(op.commutative).or_insert_with(|| {
+                e.ops_mut()
+                    .create(Box::new(|_, _, _, _, _, _| {}), op.commutative)
+            }),
+        }
+    }
+}
+
+fn dest(peer: i32) -> Dest {
+    if peer < 0 {
+        Dest::ProcNull
+    } else {
+        Dest::Rank(peer as u32)
+    }
+}
+
+fn source(peer: i32) -> Source {
+    match peer {
+        -2 => Source::Any,
+        p if p < 0 => Source::ProcNull,
+        p => Source::Rank(p as u32),
+    }
+}
+
+fn tag(t: i32) -> Tag {
+    if t < 0 {
+        Tag::Any
+    } else {
+        Tag::Value(t)
+    }
+}
+
+fn mode(m: u8) -> SendMode {
+    match m {
+        1 => SendMode::Synchronous,
+        2 => SendMode::Buffered,
+        3 => SendMode::Ready,
+        _ => SendMode::Standard,
+    }
+}
+
+fn zeros(count: u64, t: TypeRec) -> Vec<u8> {
+    vec![0; (count * t.size) as usize]
+}
+
+fn usizes(v: &[u64]) -> Vec<usize> {
+    v.iter().map(|c| *c as usize).collect()
+}
+
+/// Displacements of blocks laid end to end.
+fn packed_displs(counts: &[u64]) -> Vec<i64> {
+    let mut at = 0i64;
+    counts
+        .iter()
+        .map(|c| {
+            let d = at;
+            at += *c as i64;
+            d
+        })
+        .collect()
+}
+
+/// Makes `call` on `e`; the error is one sentence.
+pub fn make(e: &mut Eng, names: &mut Names, call: &CallRecord) -> Result<(), String> {
+    let mpi = |what: &str, err: shim_engine::MpiError| {
+        bad(format!("{what} failed in the replay ({err:?})"))
+    };
+    match call {
+        CallRecord::Start { .. } | CallRecord::Unsupported { .. } => {}
+        CallRecord::Send {
+            mode: m,
+            comm,
+            peer,
+            tag: t,
+            count,
+            ty,
+            req,
+        } => {
+            let (c, dt) = (names.comm(*comm)?, names.datatype(e, *ty)?);
+            let buf = zeros(*count, *ty);
+            match req {
+                None => e
+                    .send(mode(*m), &buf, *count as usize, dt, dest(*peer), *t, c)
+                    .map_err(|err| mpi("a send", err))?,
+                Some(h) => {
+                    let id = e
+                        .isend(mode(*m), &buf, *count as usize, dt, dest(*peer), *t, c)
+                        .map_err(|err| mpi("a nonblocking send", err))?;
+                    names.requests.insert(*h, id);
+                }
+            }
+        }
+        CallRecord::Recv {
+            comm,
+            peer,
+            tag: t,
+            count,
+            ty,
+            req,
+        } => {
+            let (c, dt) = (names.comm(*comm)?, names.datatype(e, *ty)?);
+            match req {
+                None => {
+                    e.recv(*count as usize, dt, source(*peer), tag(*t), c)
+                        .map_err(|err| mpi("a receive", err))?;
+                }
+                Some(h) => {
+                    let id = e
+                        .irecv(*count as usize, dt, source(*peer), tag(*t), c)
+                        .map_err(|err| mpi("a nonblocking receive", err))?;
+                    names.requests.insert(*h, id);
+                }
+            }
+        }
+        CallRecord::Sendrecv { comm, send, recv } => {
+            let c = names.comm(*comm)?;
+            let (st, rt) = (names.datatype(e, send.3)?, names.datatype(e, recv.3)?);
+            let buf = zeros(send.2, send.3);
+            e.sendrecv(
+                &buf,
+                send.2 as usize,
+                st,
+                dest(send.0),
+                send.1,
+                recv.2 as usize,
+                rt,
+                source(recv.0),
+                tag(recv.1),
+                c,
+            )
+            .map_err(|err| mpi("a sendrecv", err))?;
+        }
+        CallRecord::Complete { done } => complete(e, names, done)?,
+        CallRecord::Progress => {
+            e.progress(false);
+        }
+        CallRecord::Coll(c) => collective(e, names, c)?,
+        CallRecord::Split {
+            comm,
+            color,
+            key,
+            new,
+        } => {
+            let c = names.comm(*comm)?;
+            // MPICH's MPI_UNDEFINED.
+            let colour = (*color != -32766).then_some(*color);
+            let made = e
+                .comm_split(c, colour, *key)
+                .map_err(|err| mpi("MPI_Comm_split", err))?;
+            if let Some(m) = made {
+                names.comms.insert(*new, m);
+            }
+        }
+        CallRecord::Dup { comm, new } => {
+            let c = names.comm(*comm)?;
+            let m = e.comm_dup(c).map_err(|err| mpi("MPI_Comm_dup", err))?;
+            names.comms.insert(*new, m);
+        }
+        CallRecord::CommFree { comm } => {
+            let c = names.comm(*comm)?;
+            e.comm_free(c).map_err(|err| mpi("MPI_Comm_free", err))?;
+            names.comms.remove(comm);
+        }
+    }
+    Ok(())
+}
+
+/// Waits for the requests the program saw complete.
+fn complete(e: &mut Eng, names: &mut Names, done: &[Done]) -> Result<(), String> {
+    let ids = done
+        .iter()
+        .map(|d| {
+            names.requests.remove(&d.req).map(Some).ok_or_else(|| {
+                bad(format!(
+                    "request {:#x} completes without having started",
+                    d.req
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    e.waitall(&ids)
+        .map_err(|err| bad(format!("a wait failed in the replay ({err:?})")))?;
+    Ok(())
+}
+
+fn collective(e: &mut Eng, names: &mut Names, c: &CollRec) -> Result<(), String> {
+    let comm = names.comm(c.comm)?;
+    let size = e.comm_size(comm).map_err(|err| bad(format!("{err:?}")))? as u64;
+    let me = e.comm_rank(comm).map_err(|err| bad(format!("{err:?}")))?;
+    let is_root = me == c.root;
+    let (st, rt) = (names.datatype(e, c.ty)?, names.datatype(e, c.rty)?);
+    let op = names.op(e, c.op, c.ty);
+    let (n, rn) = (c.count as usize, c.rcount as usize);
+    let failed =
+        |err: shim_engine::MpiError| bad(format!("{:?} failed in the replay ({err:?})", c.kind));
+    // The send buffer, or for MPI_IN_PLACE the receive region it stands for.
+    let input = |bytes: &[u8]| -> Vec<u8> { bytes.to_vec() };
+    let send = zeros(c.count, c.ty);
+    let in_place = c.in_place;
+    fn wrap(in_place: bool, b: &[u8]) -> CollInput<'_> {
+        if in_place {
+            CollInput::InPlace(b)
+        } else {
+            CollInput::Buf(b)
+        }
+    }
+    match c.kind {
+        CollKind::Barrier => e.barrier(comm).map_err(failed)?,
+        CollKind::Bcast => {
+            e.bcast(&send, n, st, c.root, comm).map_err(failed)?;
+        }
+        CollKind::Reduce => {
+            e.reduce(wrap(in_place, &send), n, st, op, c.root, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Allreduce => {
+            e.allreduce(wrap(in_place, &send), n, st, op, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Scan => {
+            e.scan(wrap(in_place, &send), n, st, op, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Exscan => {
+            e.exscan(wrap(in_place, &send), n, st, op, comm)
+                .map_err(failed)?;
+        }
+        CollKind::ReduceScatterBlock => {
+            let b = zeros(c.count * size, c.ty);
+            e.reduce_scatter_block(wrap(in_place, &b), n, st, op, comm)
+                .map_err(failed)?;
+        }
+        CollKind::ReduceScatter => {
+            let total: u64 = c.rcounts.iter().sum();
+            let b = zeros(total, c.ty);
+            e.reduce_scatter(wrap(in_place, &b), &usizes(&c.rcounts), st, op, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Alltoall => {
+            let b = if c.in_place {
+                zeros(c.rcount * size, c.rty)
+            } else {
+                zeros(c.count * size, c.ty)
+            };
+            e.alltoall(wrap(in_place, &b), n, st, rn, rt, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Alltoallv => {
+            let b = if c.in_place {
+                zeros(c.rcounts.iter().sum(), c.rty)
+            } else {
+                zeros(c.counts.iter().sum(), c.ty)
+            };
+            e.alltoallv(
+                wrap(in_place, &b),
+                &usizes(&c.counts),
+                &packed_displs(&c.counts),
+                st,
+                &usizes(&c.rcounts),
+                &packed_displs(&c.rcounts),
+                rt,
+                comm,
+            )
+            .map_err(failed)?;
+        }
+        CollKind::Allgather => {
+            let b = if c.in_place {
+                zeros(c.rcount * size, c.rty)
+            } else {
+                send.clone()
+            };
+            e.allgather(wrap(in_place, &b), n, st, rn, rt, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Allgatherv => {
+            let b = if c.in_place {
+                zeros(c.rcounts.iter().sum(), c.rty)
+            } else {
+                send.clone()
+            };
+            e.allgatherv(
+                wrap(in_place, &b),
+                n,
+                st,
+                &usizes(&c.rcounts),
+                &packed_displs(&c.rcounts),
+                rt,
+                comm,
+            )
+            .map_err(failed)?;
+        }
+        CollKind::Gather => {
+            let b = if c.in_place && is_root {
+                zeros(c.rcount * size, c.rty)
+            } else {
+                send.clone()
+            };
+            let input = if c.in_place && is_root {
+                CollInput::InPlace(&b)
+            } else {
+                CollInput::Buf(&b)
+            };
+            e.gather(input, n, st, rn, rt, c.root, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Gatherv => {
+            let b = if c.in_place && is_root {
+                zeros(c.rcounts.iter().sum(), c.rty)
+            } else {
+                send.clone()
+            };
+            let input = if c.in_place && is_root {
+                CollInput::InPlace(&b)
+            } else {
+                CollInput::Buf(&b)
+            };
+            e.gatherv(
+                input,
+                n,
+                st,
+                &usizes(&c.rcounts),
+                &packed_displs(&c.rcounts),
+                rt,
+                c.root,
+                comm,
+            )
+            .map_err(failed)?;
+        }
+        CollKind::Scatter => {
+            let b = if is_root {
+                zeros(c.count * size, c.ty)
+            } else {
+                Vec::new()
+            };
+            let recv = (!(c.in_place && is_root)).then_some((rn, rt));
+            e.scatter(&input(&b), n, st, recv, c.root, comm)
+                .map_err(failed)?;
+        }
+        CollKind::Scatterv => {
+            let b = if is_root {
+                zeros(c.counts.iter().sum(), c.ty)
+            } else {
+                Vec::new()
+            };
+            let recv = (!(c.in_place && is_root)).then_some((rn, rt));
+            e.scatterv(
+                &b,
+                &usizes(&c.counts),
+                &packed_displs(&c.counts),
+                st,
+                recv,
+                c.root,
+                comm,
+            )
+            .map_err(failed)?;
+        }
+    }
+    Ok(())
+}
