@@ -11,7 +11,7 @@ use shim_engine::{
 };
 use std::collections::HashMap;
 
-type Eng = Engine<VirtualTransport>;
+type Eng<'y> = Engine<VirtualTransport<'y>>;
 
 /// A replayed rank's names for the recording's objects.
 #[derive(Default)]
@@ -45,7 +45,7 @@ impl Names {
         })
     }
 
-    fn datatype(&mut self, e: &mut Eng, t: TypeRec) -> Result<DatatypeId, String> {
+    fn datatype(&mut self, e: &mut Eng<'_>, t: TypeRec) -> Result<DatatypeId, String> {
         if let Some(b) = type_of_code(t.builtin) {
             return Ok(DatatypeId::Builtin(b));
         }
@@ -61,7 +61,7 @@ impl Names {
         Ok(dt)
     }
 
-    fn op(&mut self, e: &mut Eng, op: OpRec, ty: TypeRec) -> OpId {
+    fn op(&mut self, e: &mut Eng<'_>, op: OpRec, ty: TypeRec) -> OpId {
         match op_of_code(op.builtin) {
             // A predefined operation on a predefined type, as recorded.
             Some(b) if ty.builtin != 0 => OpId::Builtin(b),
@@ -131,7 +131,7 @@ fn packed_displs(counts: &[u64]) -> Vec<i64> {
 }
 
 /// Makes `call` on `e`; the error is one sentence.
-pub fn make(e: &mut Eng, names: &mut Names, call: &CallRecord) -> Result<(), String> {
+pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(), String> {
     let mpi = |what: &str, err: shim_engine::MpiError| {
         bad(format!("{what} failed in the replay ({err:?})"))
     };
@@ -236,7 +236,7 @@ pub fn make(e: &mut Eng, names: &mut Names, call: &CallRecord) -> Result<(), Str
 }
 
 /// Waits for the requests the program saw complete.
-fn complete(e: &mut Eng, names: &mut Names, done: &[Done]) -> Result<(), String> {
+fn complete(e: &mut Eng<'_>, names: &mut Names, done: &[Done]) -> Result<(), String> {
     let ids = done
         .iter()
         .map(|d| {
@@ -253,7 +253,7 @@ fn complete(e: &mut Eng, names: &mut Names, done: &[Done]) -> Result<(), String>
     Ok(())
 }
 
-fn collective(e: &mut Eng, names: &mut Names, c: &CollRec) -> Result<(), String> {
+fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), String> {
     let comm = names.comm(c.comm)?;
     let size = e.comm_size(comm).map_err(|err| bad(format!("{err:?}")))? as u64;
     let me = e.comm_rank(comm).map_err(|err| bad(format!("{err:?}")))?;
