@@ -540,13 +540,13 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use netsim::base::time::serialization_time;
     use netsim::wire::packet::data_frame_wire_len;
     use netsim::Simulator;
 
-    fn reference(ranks: usize) -> (Simulator, netsim::NetworkConfig) {
+    pub(crate) fn reference(ranks: usize) -> (Simulator, netsim::NetworkConfig) {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/reference.toml");
         let cfg = netsim::loader::load(&path, Some(ranks as u32), std::fs::read_to_string).unwrap();
@@ -559,7 +559,7 @@ mod tests {
 
     /// `n` round trips of `len`-byte messages; rank 1 computes
     /// `compute_ns` before each answer.
-    fn pingpong(n: u64, len: u32, compute_ns: u64) -> Trace {
+    pub(crate) fn pingpong(n: u64, len: u32, compute_ns: u64) -> Trace {
         let send = |dst| TraceEvent::Send {
             cause: None,
             dst,

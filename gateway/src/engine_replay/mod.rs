@@ -273,3 +273,6 @@ fn schedule(
     out.runtime_ns = out.rank_end_ns.iter().copied().max().unwrap_or(0);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;
