@@ -283,3 +283,35 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("partitioned"), "{err}");
 }
+
+/// tests/mpi programs of point-to-point (eager and rendezvous, wildcard
+/// matching, nonblocking requests), collectives and derived datatypes,
+/// recorded on the reference network at factor 32 (where their runs
+/// converge) and replayed there through the engine: within 1 % of the
+/// recording run.
+#[test]
+fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "ring",
+        "matching",
+        "compute_between_messages",
+        "datatypes",
+        "alltoall",
+        "big_message",
+    ] {
+        let prog = build_c(name, "mpicc");
+        let trace = dir.path().join(format!("{name}.mnt"));
+        let recorded = run_at(&prog, &[], "4", "reference.toml", "32", &[], Some(&trace));
+        within(
+            &format!("{name} on reference"),
+            replay_s(&trace, "reference.toml"),
+            recorded,
+            0.01,
+        );
+    }
+}

@@ -109,8 +109,11 @@ fn mode(m: u8) -> SendMode {
     }
 }
 
-fn zeros(count: u64, t: TypeRec) -> Vec<u8> {
-    vec![0; (count * t.size) as usize]
+/// A zero-filled buffer holding `count` elements of `dt` (its span: a
+/// predefined pair type's extent exceeds its size).
+fn zeros(e: &Eng<'_>, dt: DatatypeId, count: u64) -> Vec<u8> {
+    let len = e.datatypes().span(dt, count as usize).map_or(0, |s| s.len);
+    vec![0; len]
 }
 
 fn usizes(v: &[u64]) -> Vec<usize> {
@@ -147,7 +150,7 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             req,
         } => {
             let (c, dt) = (names.comm(*comm)?, names.datatype(e, *ty)?);
-            let buf = zeros(*count, *ty);
+            let buf = zeros(e, dt, *count);
             match req {
                 None => e
                     .send(mode(*m), &buf, *count as usize, dt, dest(*peer), *t, c)
@@ -185,7 +188,7 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
         CallRecord::Sendrecv { comm, send, recv } => {
             let c = names.comm(*comm)?;
             let (st, rt) = (names.datatype(e, send.3)?, names.datatype(e, recv.3)?);
-            let buf = zeros(send.2, send.3);
+            let buf = zeros(e, st, send.2);
             e.sendrecv(
                 &buf,
                 send.2 as usize,
@@ -264,8 +267,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
     let failed =
         |err: shim_engine::MpiError| bad(format!("{:?} failed in the replay ({err:?})", c.kind));
     // The send buffer, or for MPI_IN_PLACE the receive region it stands for.
-    let input = |bytes: &[u8]| -> Vec<u8> { bytes.to_vec() };
-    let send = zeros(c.count, c.ty);
+    let send = zeros(e, st, c.count);
     let in_place = c.in_place;
     fn wrap(in_place: bool, b: &[u8]) -> CollInput<'_> {
         if in_place {
@@ -296,30 +298,30 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 .map_err(failed)?;
         }
         CollKind::ReduceScatterBlock => {
-            let b = zeros(c.count * size, c.ty);
+            let b = zeros(e, st, c.count * size);
             e.reduce_scatter_block(wrap(in_place, &b), n, st, op, comm)
                 .map_err(failed)?;
         }
         CollKind::ReduceScatter => {
             let total: u64 = c.rcounts.iter().sum();
-            let b = zeros(total, c.ty);
+            let b = zeros(e, st, total);
             e.reduce_scatter(wrap(in_place, &b), &usizes(&c.rcounts), st, op, comm)
                 .map_err(failed)?;
         }
         CollKind::Alltoall => {
             let b = if c.in_place {
-                zeros(c.rcount * size, c.rty)
+                zeros(e, rt, c.rcount * size)
             } else {
-                zeros(c.count * size, c.ty)
+                zeros(e, st, c.count * size)
             };
             e.alltoall(wrap(in_place, &b), n, st, rn, rt, comm)
                 .map_err(failed)?;
         }
         CollKind::Alltoallv => {
             let b = if c.in_place {
-                zeros(c.rcounts.iter().sum(), c.rty)
+                zeros(e, rt, c.rcounts.iter().sum())
             } else {
-                zeros(c.counts.iter().sum(), c.ty)
+                zeros(e, st, c.counts.iter().sum())
             };
             e.alltoallv(
                 wrap(in_place, &b),
@@ -335,7 +337,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
         CollKind::Allgather => {
             let b = if c.in_place {
-                zeros(c.rcount * size, c.rty)
+                zeros(e, rt, c.rcount * size)
             } else {
                 send.clone()
             };
@@ -344,7 +346,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
         CollKind::Allgatherv => {
             let b = if c.in_place {
-                zeros(c.rcounts.iter().sum(), c.rty)
+                zeros(e, rt, c.rcounts.iter().sum())
             } else {
                 send.clone()
             };
@@ -361,7 +363,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
         CollKind::Gather => {
             let b = if c.in_place && is_root {
-                zeros(c.rcount * size, c.rty)
+                zeros(e, rt, c.rcount * size)
             } else {
                 send.clone()
             };
@@ -375,7 +377,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
         CollKind::Gatherv => {
             let b = if c.in_place && is_root {
-                zeros(c.rcounts.iter().sum(), c.rty)
+                zeros(e, rt, c.rcounts.iter().sum())
             } else {
                 send.clone()
             };
@@ -398,17 +400,16 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
         CollKind::Scatter => {
             let b = if is_root {
-                zeros(c.count * size, c.ty)
+                zeros(e, st, c.count * size)
             } else {
                 Vec::new()
             };
             let recv = (!(c.in_place && is_root)).then_some((rn, rt));
-            e.scatter(&input(&b), n, st, recv, c.root, comm)
-                .map_err(failed)?;
+            e.scatter(&b, n, st, recv, c.root, comm).map_err(failed)?;
         }
         CollKind::Scatterv => {
             let b = if is_root {
-                zeros(c.counts.iter().sum(), c.ty)
+                zeros(e, st, c.counts.iter().sum())
             } else {
                 Vec::new()
             };
