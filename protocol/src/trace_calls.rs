@@ -46,7 +46,7 @@ pub struct Done {
     pub tag: i32,
 }
 
-/// The blocking collectives a replay makes.
+/// The collectives a replay makes (blocking and nonblocking).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum CollKind {
@@ -112,7 +112,7 @@ impl CollKind {
     }
 }
 
-/// One blocking collective call.
+/// One collective call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CollRec {
     /// Which collective.
@@ -137,6 +137,8 @@ pub struct CollRec {
     pub counts: Vec<u64>,
     /// Per-rank receive counts (the `v` forms and reduce-scatter).
     pub rcounts: Vec<u64>,
+    /// The request handle of a nonblocking collective (None: blocking).
+    pub req: Option<u32>,
 }
 
 /// One MPI call of a rank, as the engine replay makes it again.
@@ -200,7 +202,7 @@ pub enum CallRecord {
     },
     /// A test that completed nothing: the library progressed.
     Progress,
-    /// A blocking collective.
+    /// A collective on an intracommunicator.
     Coll(CollRec),
     /// MPI_Comm_split.
     Split {
@@ -375,6 +377,7 @@ impl CallRecord {
                 out.push(c.op.commutative as u8 | (c.in_place as u8) << 1);
                 put_counts(out, &c.counts);
                 put_counts(out, &c.rcounts);
+                put_req(out, c.req);
             }
             CallRecord::Split {
                 comm,
@@ -482,6 +485,7 @@ impl CallRecord {
                     in_place: flags & 2 != 0,
                     counts: get_counts(r)?,
                     rcounts: get_counts(r)?,
+                    req: get_req(r)?,
                 })
             }
             SPLIT => CallRecord::Split {
@@ -567,6 +571,7 @@ mod tests {
                 in_place: true,
                 counts: vec![1, 2, 3],
                 rcounts: vec![4, 5, 6],
+                req: Some(0xac00_0002),
             }),
             CallRecord::Split {
                 comm: 0,

@@ -10,7 +10,7 @@ use crate::runtime::trace_record;
 use mpinetsim_protocol::trace_calls::{CallRecord, CollKind, CollRec, Done, OpRec, TypeRec};
 use shim_engine::collectives::Form;
 use shim_engine::replay_codes::{op_code, type_code};
-use shim_engine::{CommId, DatatypeId, OpId, SendMode, Source, Status, Tag};
+use shim_engine::{CommId, DatatypeId, OpId, RequestId, SendMode, Source, Status, Tag};
 
 /// Routines whose calls the engine replay makes (recorded below).
 const REPLAYED: &[&str] = &[
@@ -56,9 +56,22 @@ const REPLAYED: &[&str] = &[
     "MPI_Comm_split",
     "MPI_Comm_dup",
     "MPI_Comm_free",
-    // Buffered sends need an attached buffer; the replay's engine copies.
-    "MPI_Buffer_attach",
-    "MPI_Buffer_detach",
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Ireduce",
+    "MPI_Iallreduce",
+    "MPI_Iscan",
+    "MPI_Iexscan",
+    "MPI_Ireduce_scatter",
+    "MPI_Ireduce_scatter_block",
+    "MPI_Igather",
+    "MPI_Igatherv",
+    "MPI_Iscatter",
+    "MPI_Iscatterv",
+    "MPI_Iallgather",
+    "MPI_Iallgatherv",
+    "MPI_Ialltoall",
+    "MPI_Ialltoallv",
 ];
 
 /// Routine families that neither communicate nor create what a replayed
@@ -281,16 +294,27 @@ pub struct CollArgs {
     pub rcounts: Vec<usize>,
 }
 
-/// A collective call started: recorded when blocking on an
-/// intracommunicator; any other form is not replayed through the engine.
-pub fn collective(e: &Eng, func: &str, form: Form, kind: CollKind, c: CommId, a: CollArgs) {
+/// A collective call started (request `id`): recorded on an
+/// intracommunicator; on an intercommunicator the trace is not replayed
+/// through the engine.
+#[allow(clippy::too_many_arguments)]
+pub fn collective(
+    e: &Eng,
+    func: &str,
+    form: Form,
+    kind: CollKind,
+    c: CommId,
+    a: CollArgs,
+    id: RequestId,
+) {
     if !trace_record::is_on() {
         return;
     }
-    if !matches!(form, Form::Blocking) || e.comm_test_inter(c).unwrap_or(true) {
+    if e.comm_test_inter(c).unwrap_or(true) {
         trace_record::unsupported(func);
         return;
     }
+    let req = matches!(form, Form::Nonblocking).then(|| crate::ffi::handles::request_to(id) as u32);
     let byte = DatatypeId::Builtin(shim_engine::BuiltinType::Byte);
     let (n, st) = a.send.unwrap_or((0, byte));
     let (rn, rt) = a.recv.unwrap_or((0, byte));
@@ -308,6 +332,7 @@ pub fn collective(e: &Eng, func: &str, form: Form, kind: CollKind, c: CommId, a:
             in_place: a.in_place,
             counts: u(&a.counts),
             rcounts: u(&a.rcounts),
+            req,
         })
     });
 }

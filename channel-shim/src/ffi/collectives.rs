@@ -209,7 +209,7 @@ macro_rules! coll_pair {
 unsafe fn barrier(func: &str, form: Form, comm: c_int, request: *mut c_int) -> c_int {
     nbc::run(func, comm, form, request, |e, c| {
         let id = e.start_barrier(form, c)?;
-        call_record::collective(e, func, form, CollKind::Barrier, c, CollArgs::default());
+        call_record::collective(e, func, form, CollKind::Barrier, c, CollArgs::default(), id);
         Ok((id, nothing()))
     })
 }
@@ -238,7 +238,7 @@ unsafe fn bcast(
             send: Some((n, dt)),
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Bcast, c, a);
+        call_record::collective(e, func, form, CollKind::Bcast, c, a, id);
         let fin = if at_root {
             nothing()
         } else {
@@ -283,7 +283,7 @@ unsafe fn reduce(
             in_place,
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Reduce, c, a);
+        call_record::collective(e, func, form, CollKind::Reduce, c, a, id);
         Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
 }
@@ -320,7 +320,7 @@ macro_rules! reduction {
                     in_place,
                     ..Default::default()
                 };
-                call_record::collective(e, func, form, $kind, c, a);
+                call_record::collective(e, func, form, $kind, c, a, id);
                 Ok((id, unpack_bytes(dt, n, recvbuf)))
             })
         }
@@ -362,7 +362,7 @@ unsafe fn reduce_scatter_block(
             in_place,
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::ReduceScatterBlock, c, a);
+        call_record::collective(e, func, form, CollKind::ReduceScatterBlock, c, a, id);
         Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
 }
@@ -396,7 +396,7 @@ unsafe fn reduce_scatter(
             rcounts: rc.clone(),
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::ReduceScatter, c, a);
+        call_record::collective(e, func, form, CollKind::ReduceScatter, c, a, id);
         let mine = rc[e.comm_rank(c)? as usize];
         Ok((id, unpack_bytes(dt, mine, recvbuf)))
     })
@@ -479,7 +479,7 @@ unsafe fn gather(
             in_place,
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Gather, c, a);
+        call_record::collective(e, func, form, CollKind::Gather, c, a, id);
         Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
 }
@@ -530,7 +530,7 @@ unsafe fn gatherv(
                 recv: Some((0, st)),
                 ..Default::default()
             };
-            call_record::collective(e, func, form, CollKind::Gatherv, c, a);
+            call_record::collective(e, func, form, CollKind::Gatherv, c, a, id);
             return Ok((id, nothing()));
         }
         let rt = datatype_from(recvtype)?;
@@ -553,7 +553,7 @@ unsafe fn gatherv(
             rcounts: rc.clone(),
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Gatherv, c, a);
+        call_record::collective(e, func, form, CollKind::Gatherv, c, a, id);
         Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
 }
@@ -609,7 +609,7 @@ unsafe fn scatter(
             in_place: recv.is_none(),
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Scatter, c, a);
+        call_record::collective(e, func, form, CollKind::Scatter, c, a, id);
         let fin = match recv {
             Some((rn, rt)) => unpack_bytes(rt, rn, recvbuf),
             None => nothing(),
@@ -654,7 +654,7 @@ unsafe fn scatterv(
                 counts: sc.clone(),
                 ..Default::default()
             };
-            call_record::collective(e, func, form, CollKind::Scatterv, c, a);
+            call_record::collective(e, func, form, CollKind::Scatterv, c, a, id);
             id
         } else {
             let t = recv.map_or(DatatypeId::Builtin(shim_engine::BuiltinType::Byte), |r| r.1);
@@ -665,7 +665,7 @@ unsafe fn scatterv(
                 recv,
                 ..Default::default()
             };
-            call_record::collective(e, func, form, CollKind::Scatterv, c, a);
+            call_record::collective(e, func, form, CollKind::Scatterv, c, a, id);
             id
         };
         let fin = match recv {
@@ -708,7 +708,7 @@ unsafe fn allgather(
             in_place,
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Allgather, c, a);
+        call_record::collective(e, func, form, CollKind::Allgather, c, a, id);
         Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
 }
@@ -753,7 +753,7 @@ unsafe fn allgatherv(
             rcounts: rc.clone(),
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Allgatherv, c, a);
+        call_record::collective(e, func, form, CollKind::Allgatherv, c, a, id);
         Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
 }
@@ -798,7 +798,7 @@ unsafe fn alltoall(
             in_place,
             ..Default::default()
         };
-        call_record::collective(e, func, form, CollKind::Alltoall, c, a);
+        call_record::collective(e, func, form, CollKind::Alltoall, c, a, id);
         Ok((id, unpack_bytes(rt, rn * n, recvbuf)))
     })
 }
@@ -836,7 +836,7 @@ unsafe fn alltoallv(
                 rcounts: rc.clone(),
                 ..Default::default()
             };
-            call_record::collective(e, func, form, CollKind::Alltoallv, c, a);
+            call_record::collective(e, func, form, CollKind::Alltoallv, c, a, id);
             id
         } else {
             let st = datatype_from(sendtype)?;
@@ -851,7 +851,7 @@ unsafe fn alltoallv(
                 rcounts: rc.clone(),
                 ..Default::default()
             };
-            call_record::collective(e, func, form, CollKind::Alltoallv, c, a);
+            call_record::collective(e, func, form, CollKind::Alltoallv, c, a, id);
             id
         };
         Ok((id, unpack_blocks(rt, rb, recvbuf)))

@@ -4,7 +4,7 @@
 
 use super::transport::VirtualTransport;
 use mpinetsim_protocol::trace_calls::{CallRecord, CollKind, CollRec, Done, OpRec, TypeRec};
-use shim_engine::collectives::CollInput;
+use shim_engine::collectives::{CollInput, Form};
 use shim_engine::replay_codes::{op_of_code, type_of_code};
 use shim_engine::{
     BuiltinType, CommId, DatatypeId, Dest, Engine, OpId, RequestId, SendMode, Source, Tag,
@@ -276,37 +276,38 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             CollInput::Buf(b)
         }
     }
-    match c.kind {
-        CollKind::Barrier => e.barrier(comm).map_err(failed)?,
-        CollKind::Bcast => {
-            e.bcast(&send, n, st, c.root, comm).map_err(failed)?;
-        }
-        CollKind::Reduce => {
-            e.reduce(wrap(in_place, &send), n, st, op, c.root, comm)
-                .map_err(failed)?;
-        }
-        CollKind::Allreduce => {
-            e.allreduce(wrap(in_place, &send), n, st, op, comm)
-                .map_err(failed)?;
-        }
-        CollKind::Scan => {
-            e.scan(wrap(in_place, &send), n, st, op, comm)
-                .map_err(failed)?;
-        }
-        CollKind::Exscan => {
-            e.exscan(wrap(in_place, &send), n, st, op, comm)
-                .map_err(failed)?;
-        }
+    let form = if c.req.is_some() {
+        Form::Nonblocking
+    } else {
+        Form::Blocking
+    };
+    let id = match c.kind {
+        CollKind::Barrier => e.start_barrier(form, comm).map_err(failed)?,
+        CollKind::Bcast => e
+            .start_bcast(form, &send, n, st, c.root, comm)
+            .map_err(failed)?,
+        CollKind::Reduce => e
+            .start_reduce(form, wrap(in_place, &send), n, st, op, c.root, comm)
+            .map_err(failed)?,
+        CollKind::Allreduce => e
+            .start_allreduce(form, wrap(in_place, &send), n, st, op, comm)
+            .map_err(failed)?,
+        CollKind::Scan => e
+            .start_scan(form, wrap(in_place, &send), n, st, op, comm)
+            .map_err(failed)?,
+        CollKind::Exscan => e
+            .start_exscan(form, wrap(in_place, &send), n, st, op, comm)
+            .map_err(failed)?,
         CollKind::ReduceScatterBlock => {
             let b = zeros(e, st, c.count * size);
-            e.reduce_scatter_block(wrap(in_place, &b), n, st, op, comm)
-                .map_err(failed)?;
+            e.start_reduce_scatter_block(form, wrap(in_place, &b), n, st, op, comm)
+                .map_err(failed)?
         }
         CollKind::ReduceScatter => {
             let total: u64 = c.rcounts.iter().sum();
             let b = zeros(e, st, total);
-            e.reduce_scatter(wrap(in_place, &b), &usizes(&c.rcounts), st, op, comm)
-                .map_err(failed)?;
+            e.start_reduce_scatter(form, wrap(in_place, &b), &usizes(&c.rcounts), st, op, comm)
+                .map_err(failed)?
         }
         CollKind::Alltoall => {
             let b = if c.in_place {
@@ -314,8 +315,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             } else {
                 zeros(e, st, c.count * size)
             };
-            e.alltoall(wrap(in_place, &b), n, st, rn, rt, comm)
-                .map_err(failed)?;
+            e.start_alltoall(form, wrap(in_place, &b), n, st, rn, rt, comm)
+                .map_err(failed)?
         }
         CollKind::Alltoallv => {
             let b = if c.in_place {
@@ -323,7 +324,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             } else {
                 zeros(e, st, c.counts.iter().sum())
             };
-            e.alltoallv(
+            e.start_alltoallv(
+                form,
                 wrap(in_place, &b),
                 &usizes(&c.counts),
                 &packed_displs(&c.counts),
@@ -333,7 +335,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 rt,
                 comm,
             )
-            .map_err(failed)?;
+            .map_err(failed)?
         }
         CollKind::Allgather => {
             let b = if c.in_place {
@@ -341,8 +343,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             } else {
                 send.clone()
             };
-            e.allgather(wrap(in_place, &b), n, st, rn, rt, comm)
-                .map_err(failed)?;
+            e.start_allgather(form, wrap(in_place, &b), n, st, rn, rt, comm)
+                .map_err(failed)?
         }
         CollKind::Allgatherv => {
             let b = if c.in_place {
@@ -350,7 +352,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             } else {
                 send.clone()
             };
-            e.allgatherv(
+            e.start_allgatherv(
+                form,
                 wrap(in_place, &b),
                 n,
                 st,
@@ -359,7 +362,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 rt,
                 comm,
             )
-            .map_err(failed)?;
+            .map_err(failed)?
         }
         CollKind::Gather => {
             let b = if c.in_place && is_root {
@@ -372,8 +375,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             } else {
                 CollInput::Buf(&b)
             };
-            e.gather(input, n, st, rn, rt, c.root, comm)
-                .map_err(failed)?;
+            e.start_gather(form, input, n, st, rn, rt, c.root, comm)
+                .map_err(failed)?
         }
         CollKind::Gatherv => {
             let b = if c.in_place && is_root {
@@ -386,7 +389,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
             } else {
                 CollInput::Buf(&b)
             };
-            e.gatherv(
+            e.start_gatherv(
+                form,
                 input,
                 n,
                 st,
@@ -396,7 +400,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 c.root,
                 comm,
             )
-            .map_err(failed)?;
+            .map_err(failed)?
         }
         CollKind::Scatter => {
             let b = if is_root {
@@ -405,7 +409,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 Vec::new()
             };
             let recv = (!(c.in_place && is_root)).then_some((rn, rt));
-            e.scatter(&b, n, st, recv, c.root, comm).map_err(failed)?;
+            e.start_scatter(form, &b, n, st, recv, c.root, comm)
+                .map_err(failed)?
         }
         CollKind::Scatterv => {
             let b = if is_root {
@@ -414,7 +419,8 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 Vec::new()
             };
             let recv = (!(c.in_place && is_root)).then_some((rn, rt));
-            e.scatterv(
+            e.start_scatterv(
+                form,
                 &b,
                 &usizes(&c.counts),
                 &packed_displs(&c.counts),
@@ -423,7 +429,15 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
                 c.root,
                 comm,
             )
-            .map_err(failed)?;
+            .map_err(failed)?
+        }
+    };
+    match c.req {
+        Some(h) => {
+            names.requests.insert(h, id);
+        }
+        None => {
+            e.wait_collective(id).map_err(failed)?;
         }
     }
     Ok(())
