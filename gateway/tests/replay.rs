@@ -285,7 +285,8 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
 }
 
 /// tests/mpi programs of point-to-point (eager and rendezvous, wildcard
-/// matching, nonblocking requests), collectives and derived datatypes,
+/// matching, probes, nonblocking requests), collectives (blocking and
+/// nonblocking, overlapping computation) and derived datatypes,
 /// recorded on the reference network where their runs converge (factor
 /// 32; 64 for the three that move megabytes or pack derived types, whose
 /// work inside the MPI calls a replay does not charge) and replayed there
@@ -305,6 +306,8 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         ("datatypes", "64"),
         ("alltoall", "64"),
         ("big_message", "64"),
+        ("probe_any", "32"),
+        ("overlap", "32"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));

@@ -227,6 +227,16 @@ pub enum CallRecord {
         /// The communicator freed.
         comm: u32,
     },
+    /// A probe that found a message (`MPI_Probe`, or `MPI_Iprobe` that
+    /// said yes; an `MPI_Iprobe` that found nothing is [`CallRecord::Progress`]).
+    Probe {
+        /// Communicator.
+        comm: u32,
+        /// The source of the message found.
+        peer: i32,
+        /// Its tag.
+        tag: i32,
+    },
     /// A call the engine replay does not make: the trace is replayed at the
     /// level of its messages instead.
     Unsupported {
@@ -246,6 +256,7 @@ const SPLIT: u8 = 8;
 const DUP: u8 = 9;
 const COMM_FREE: u8 = 10;
 const UNSUPPORTED: u8 = 11;
+const PROBE: u8 = 12;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -400,6 +411,12 @@ impl CallRecord {
                 out.push(COMM_FREE);
                 put_u32(out, *comm);
             }
+            CallRecord::Probe { comm, peer, tag } => {
+                out.push(PROBE);
+                put_u32(out, *comm);
+                put_i32(out, *peer);
+                put_i32(out, *tag);
+            }
             CallRecord::Unsupported { name } => {
                 let n = &name.as_bytes()[..name.len().min(255)];
                 out.push(UNSUPPORTED);
@@ -499,6 +516,11 @@ impl CallRecord {
                 new: r.u32()?,
             },
             COMM_FREE => CallRecord::CommFree { comm: r.u32()? },
+            PROBE => CallRecord::Probe {
+                comm: r.u32()?,
+                peer: r.i32()?,
+                tag: r.i32()?,
+            },
             UNSUPPORTED => {
                 let n = r.u8()? as usize;
                 CallRecord::Unsupported {
@@ -581,6 +603,11 @@ mod tests {
             },
             CallRecord::Dup { comm: 0, new: 3 },
             CallRecord::CommFree { comm: 3 },
+            CallRecord::Probe {
+                comm: 0,
+                peer: 2,
+                tag: 5,
+            },
             CallRecord::Unsupported {
                 name: "MPI_Win_create".into(),
             },

@@ -56,6 +56,8 @@ const REPLAYED: &[&str] = &[
     "MPI_Comm_split",
     "MPI_Comm_dup",
     "MPI_Comm_free",
+    "MPI_Probe",
+    "MPI_Iprobe",
     "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Ireduce",
@@ -267,6 +269,22 @@ pub fn completed(handle: i32, st: &Status) {
             peer,
             tag,
         }],
+    });
+}
+
+/// A probe found a message with status `st` on `c` (None: an
+/// `MPI_Iprobe` found nothing).
+pub fn probed(c: CommId, st: Option<&Status>) {
+    trace_record::call(|| match st {
+        Some(st) => {
+            let (peer, tag) = matched(st);
+            CallRecord::Probe {
+                comm: c.0,
+                peer,
+                tag,
+            }
+        }
+        None => CallRecord::Progress,
     });
 }
 

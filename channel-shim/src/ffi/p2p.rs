@@ -393,10 +393,12 @@ mpi_fn! { fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut MpiS
     let r = (|| {
         let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
         let st = if thread_multiple() {
+            crate::runtime::trace_record::unsupported("MPI_THREAD_MULTIPLE");
             block_until("MPI_Probe", |e| e.iprobe(s, t, c))?
         } else {
             engine("MPI_Probe", |e| e.probe(s, t, c))?
         };
+        call_record::probed(c, Some(&st));
         write_status(status, &st);
         Ok(())
     })();
@@ -407,6 +409,7 @@ mpi_fn! { fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int
     let r = (|| {
         let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
         let st = engine("MPI_Iprobe", |e| e.iprobe(s, t, c))?;
+        call_record::probed(c, st.as_ref());
         write_out(flag, st.is_some() as c_int);
         if let Some(st) = st {
             write_status(status, &st);

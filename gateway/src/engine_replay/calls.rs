@@ -207,6 +207,11 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
         CallRecord::Progress => {
             e.progress(false);
         }
+        CallRecord::Probe { comm, peer, tag: t } => {
+            let c = names.comm(*comm)?;
+            e.probe(source(*peer), tag(*t), c)
+                .map_err(|err| mpi("a probe", err))?;
+        }
         CallRecord::Coll(c) => collective(e, names, c)?,
         CallRecord::Split {
             comm,
