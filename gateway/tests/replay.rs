@@ -285,7 +285,7 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
 }
 
 /// tests/mpi programs of point-to-point (eager and rendezvous, wildcard
-/// matching, probes, nonblocking requests), collectives (blocking and
+/// matching, probes, nonblocking and persistent requests), collectives (blocking and
 /// nonblocking, overlapping computation) and derived datatypes,
 /// recorded on the reference network where their runs converge (factor
 /// 32; 64 for the three that move megabytes or pack derived types, whose
@@ -308,6 +308,7 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         ("big_message", "64"),
         ("probe_any", "32"),
         ("overlap", "32"),
+        ("persistent_ring", "32"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));

@@ -237,6 +237,20 @@ pub enum CallRecord {
         /// Its tag.
         tag: i32,
     },
+    /// A persistent request (`MPI_Send_init` and its modes, `MPI_Recv_init`)
+    /// made with the arguments of the [`CallRecord::Send`] or
+    /// [`CallRecord::Recv`] inside, which names its request.
+    Persistent(Box<CallRecord>),
+    /// `MPI_Start` or `MPI_Startall` of persistent requests.
+    StartRequests {
+        /// Their handles, in order.
+        reqs: Vec<u32>,
+    },
+    /// `MPI_Request_free`.
+    RequestFree {
+        /// The request's handle.
+        req: u32,
+    },
     /// A call the engine replay does not make: the trace is replayed at the
     /// level of its messages instead.
     Unsupported {
@@ -257,6 +271,9 @@ const DUP: u8 = 9;
 const COMM_FREE: u8 = 10;
 const UNSUPPORTED: u8 = 11;
 const PROBE: u8 = 12;
+const PERSISTENT: u8 = 13;
+const START_REQUESTS: u8 = 14;
+const REQUEST_FREE: u8 = 15;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -411,6 +428,21 @@ impl CallRecord {
                 out.push(COMM_FREE);
                 put_u32(out, *comm);
             }
+            CallRecord::Persistent(op) => {
+                out.push(PERSISTENT);
+                op.encode(out);
+            }
+            CallRecord::StartRequests { reqs } => {
+                out.push(START_REQUESTS);
+                put_u32(out, reqs.len() as u32);
+                for r in reqs {
+                    put_u32(out, *r);
+                }
+            }
+            CallRecord::RequestFree { req } => {
+                out.push(REQUEST_FREE);
+                put_u32(out, *req);
+            }
             CallRecord::Probe { comm, peer, tag } => {
                 out.push(PROBE);
                 put_u32(out, *comm);
@@ -516,6 +548,21 @@ impl CallRecord {
                 new: r.u32()?,
             },
             COMM_FREE => CallRecord::CommFree { comm: r.u32()? },
+            PERSISTENT => match CallRecord::decode(r)? {
+                op @ (CallRecord::Send { req: Some(_), .. }
+                | CallRecord::Recv { req: Some(_), .. }) => CallRecord::Persistent(Box::new(op)),
+                _ => return Err("a persistent request that is not a send or receive".into()),
+            },
+            START_REQUESTS => {
+                let n = r.u32()? as usize;
+                if n > r.left() / 4 {
+                    return Err("a truncated event".into());
+                }
+                CallRecord::StartRequests {
+                    reqs: (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?,
+                }
+            }
+            REQUEST_FREE => CallRecord::RequestFree { req: r.u32()? },
             PROBE => CallRecord::Probe {
                 comm: r.u32()?,
                 peer: r.i32()?,
@@ -608,6 +655,16 @@ mod tests {
                 peer: 2,
                 tag: 5,
             },
+            CallRecord::Persistent(Box::new(CallRecord::Recv {
+                comm: 0,
+                peer: 1,
+                tag: 2,
+                count: 3,
+                ty,
+                req: Some(9),
+            })),
+            CallRecord::StartRequests { reqs: vec![9, 10] },
+            CallRecord::RequestFree { req: 9 },
             CallRecord::Unsupported {
                 name: "MPI_Win_create".into(),
             },

@@ -58,6 +58,13 @@ const REPLAYED: &[&str] = &[
     "MPI_Comm_free",
     "MPI_Probe",
     "MPI_Iprobe",
+    "MPI_Send_init",
+    "MPI_Ssend_init",
+    "MPI_Rsend_init",
+    "MPI_Recv_init",
+    "MPI_Start",
+    "MPI_Startall",
+    "MPI_Request_free",
     "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Ireduce",
@@ -198,19 +205,13 @@ fn matched(st: &Status) -> (i32, i32) {
     (peer, tag)
 }
 
-/// A send (`req`: the handle of a nonblocking one).
-#[allow(clippy::too_many_arguments)]
-pub fn send(
-    e: &Eng,
-    mode: SendMode,
-    c: CommId,
-    dest: i32,
-    tag: i32,
-    n: usize,
-    dt: DatatypeId,
-    req: Option<i32>,
-) {
-    trace_record::call(|| CallRecord::Send {
+/// A send's arguments as recorded: mode, communicator, destination, tag,
+/// count, datatype.
+pub type SendArgs = (SendMode, CommId, i32, i32, usize, DatatypeId);
+
+/// The record of a send (`req`: the handle of a nonblocking or persistent one).
+pub fn send_record(e: &Eng, (mode, c, dest, tag, n, dt): SendArgs, req: Option<i32>) -> CallRecord {
+    CallRecord::Send {
         mode: mode_code(mode),
         comm: c.0,
         peer: dest,
@@ -218,30 +219,39 @@ pub fn send(
         count: n as u64,
         ty: type_rec(e, dt),
         req: req.map(|h| h as u32),
-    });
+    }
 }
 
-/// A blocking receive (what it matched) or a nonblocking one (as posted).
-#[allow(clippy::too_many_arguments)]
-pub fn recv(
+/// A send (`req`: the handle of a nonblocking one).
+pub fn send(e: &Eng, args: SendArgs, req: Option<i32>) {
+    trace_record::call(|| send_record(e, args, req));
+}
+
+/// A receive's arguments as recorded: communicator, source, tag, count,
+/// datatype.
+pub type RecvArgs = (CommId, i32, i32, usize, DatatypeId);
+
+/// The record of a receive: what it matched (`got`), else as posted.
+pub fn recv_record(
     e: &Eng,
-    c: CommId,
-    source: i32,
-    tag: i32,
-    n: usize,
-    dt: DatatypeId,
+    (c, source, tag, n, dt): RecvArgs,
     got: Option<&Status>,
     req: Option<i32>,
-) {
+) -> CallRecord {
     let (peer, tag) = got.map_or((source, tag), matched);
-    trace_record::call(|| CallRecord::Recv {
+    CallRecord::Recv {
         comm: c.0,
         peer,
         tag,
         count: n as u64,
         ty: type_rec(e, dt),
         req: req.map(|h| h as u32),
-    });
+    }
+}
+
+/// A blocking receive (what it matched) or a nonblocking one (as posted).
+pub fn recv(e: &Eng, args: RecvArgs, got: Option<&Status>, req: Option<i32>) {
+    trace_record::call(|| recv_record(e, args, got, req));
 }
 
 /// MPI_Sendrecv(_replace), with what the receive matched.
@@ -286,6 +296,23 @@ pub fn probed(c: CommId, st: Option<&Status>) {
         }
         None => CallRecord::Progress,
     });
+}
+
+/// A persistent send or receive was made: `op` is its Send or Recv record.
+pub fn persistent(op: CallRecord) {
+    trace_record::call(|| CallRecord::Persistent(Box::new(op)));
+}
+
+/// The persistent requests with these handles were started.
+pub fn started(handles: &[i32]) {
+    trace_record::call(|| CallRecord::StartRequests {
+        reqs: handles.iter().map(|h| *h as u32).collect(),
+    });
+}
+
+/// The request with this handle was freed.
+pub fn request_freed(handle: i32) {
+    trace_record::call(|| CallRecord::RequestFree { req: handle as u32 });
 }
 
 /// A test completed nothing.

@@ -175,7 +175,7 @@ unsafe fn send(
         engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
             e.send_from(mode, program_memory(buf, span), n, dt, d, t, c)?;
-            call_record::send(e, mode, c, dest, t, n, dt, None);
+            call_record::send(e, (mode, c, dest, t, n, dt), None);
             Ok(())
         })
     })();
@@ -259,7 +259,7 @@ unsafe fn isend(
         request,
         |e, span, (c, dt, n, d, t)| {
             let id = e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c)?;
-            call_record::send(e, mode, c, dest, t, n, dt, Some(request_to(id)));
+            call_record::send(e, (mode, c, dest, t, n, dt), Some(request_to(id)));
             Ok(id)
         },
     )
@@ -297,7 +297,7 @@ mpi_fn! { fn MPI_Recv / c (buf: *mut c_void, count: CountT, datatype: c_int, sou
         let st = engine("MPI_Recv", |e| {
             let span = e.datatypes().span(dt, n)?;
             let st = e.recv_into(program_memory(buf, span), n, dt, s, t, c)?;
-            call_record::recv(e, c, source, tag, n, dt, Some(&st), None);
+            call_record::recv(e, (c, source, tag, n, dt), Some(&st), None);
             Ok(st)
         })?;
         report(st)
@@ -311,7 +311,7 @@ mpi_fn! { fn MPI_Irecv / c (buf: *mut c_void, count: CountT, datatype: c_int, so
         engine("MPI_Irecv", |e| {
             let span = e.datatypes().span(dt, n)?;
             let id = e.irecv_into(program_memory(buf, span), n, dt, s, t, c)?;
-            call_record::recv(e, c, source, tag, n, dt, None, Some(request_to(id)));
+            call_record::recv(e, (c, source, tag, n, dt), None, Some(request_to(id)));
             hand_out(e, id, buf, request)
         })
     })();
@@ -750,6 +750,7 @@ mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
         let g = generalized_of(&[Some(id)])[0];
         engine("MPI_Request_free", |e| e.request_free(id))?;
+        call_record::request_freed(*request);
         write_out(request, MPI_REQUEST_NULL);
         g.map_or(Ok(()), |g| grequest::freed(&g))
     })();
@@ -777,7 +778,12 @@ unsafe fn send_init(
         tag,
         comm,
         request,
-        |e, _span, (c, dt, n, d, t)| e.send_init(mode, n, dt, d, t, c),
+        |e, _span, (c, dt, n, d, t)| {
+            let id = e.send_init(mode, n, dt, d, t, c)?;
+            let args = (mode, c, dest, t, n, dt);
+            call_record::persistent(call_record::send_record(e, args, Some(request_to(id))));
+            Ok(id)
+        },
     )
 }
 
@@ -799,6 +805,8 @@ mpi_fn! { fn MPI_Recv_init / c (buf: *mut c_void, count: CountT, datatype: c_int
         let (c, dt, n, s, t) = (comm_from(comm)?, buffer_datatype_from(datatype, count)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         engine("MPI_Recv_init", |e| {
             let id = e.recv_init(n, dt, s, t, c)?;
+            let args = (c, source, tag, n, dt);
+            call_record::persistent(call_record::recv_record(e, args, None, Some(request_to(id))));
             hand_out(e, id, buf, request)
         })
     })();
@@ -837,6 +845,7 @@ mpi_fn! { fn MPI_Start(request: *mut c_int) {
         Ok(None) => return finish(MPI_COMM_WORLD, func, Err(MpiError::Request)),
         Err(e) => return finish(MPI_COMM_WORLD, func, Err(e)),
     };
+    call_record::started(&[*request]);
     match start_request(func, id) {
         Ok(r) => finish(MPI_COMM_WORLD, func, r),
         Err(code) => code,
@@ -849,6 +858,11 @@ mpi_fn! { fn MPI_Startall(count: c_int, requests: *mut c_int) {
         Ok(ids) => ids,
         Err(e) => return finish(MPI_COMM_WORLD, func, Err(e)),
     };
+    if crate::runtime::trace_record::is_on() {
+        let n = usize::try_from(count).unwrap_or(0);
+        let handles: Vec<c_int> = (0..n).map(|i| *requests.add(i)).collect();
+        call_record::started(&handles);
+    }
     for id in ids.into_iter().flatten() {
         match start_request(func, id) {
             Ok(Ok(())) => {}

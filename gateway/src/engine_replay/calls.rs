@@ -18,6 +18,8 @@ type Eng<'y> = Engine<VirtualTransport<'y>>;
 pub struct Names {
     comms: HashMap<u32, CommId>,
     requests: HashMap<u32, RequestId>,
+    /// Handles of persistent requests (they stay named after completing).
+    persistent: std::collections::HashSet<u32>,
     /// Contiguous byte types standing for derived types, by size.
     derived: HashMap<u64, DatatypeId>,
     /// Operations that compute nothing, standing for user-defined ones, by
@@ -31,6 +33,14 @@ fn bad(what: impl std::fmt::Display) -> String {
 }
 
 impl Names {
+    fn request(&self, handle: u32) -> Result<RequestId, String> {
+        self.requests.get(&handle).copied().ok_or_else(|| {
+            bad(format!(
+                "a call uses request {handle:#x}, which no recorded call made"
+            ))
+        })
+    }
+
     fn comm(&self, recorded: u32) -> Result<CommId, String> {
         if recorded == CommId::WORLD.0 {
             return Ok(CommId::WORLD);
@@ -207,6 +217,25 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
         CallRecord::Progress => {
             e.progress(false);
         }
+        CallRecord::Persistent(op) => persistent(e, names, op)?,
+        CallRecord::StartRequests { reqs } => {
+            for h in reqs {
+                let id = names.request(*h)?;
+                let len = match e.persistent_buffer(id) {
+                    Some((count, dt)) => e.datatypes().span(dt, count).map_or(0, |s| s.len),
+                    None => 0,
+                };
+                e.start(id, Some(&vec![0; len]))
+                    .map_err(|err| mpi("MPI_Start", err))?;
+            }
+        }
+        CallRecord::RequestFree { req } => {
+            let id = names.request(*req)?;
+            names.requests.remove(req);
+            names.persistent.remove(req);
+            e.request_free(id)
+                .map_err(|err| mpi("MPI_Request_free", err))?;
+        }
         CallRecord::Probe { comm, peer, tag: t } => {
             let c = names.comm(*comm)?;
             e.probe(source(*peer), tag(*t), c)
@@ -243,12 +272,63 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
     Ok(())
 }
 
+/// Makes a persistent send or receive (`op` names its request).
+fn persistent(e: &mut Eng<'_>, names: &mut Names, op: &CallRecord) -> Result<(), String> {
+    let mpi = |err: shim_engine::MpiError| {
+        bad(format!(
+            "a persistent request failed in the replay ({err:?})"
+        ))
+    };
+    let (h, id) = match op {
+        CallRecord::Send {
+            mode: m,
+            comm,
+            peer,
+            tag: t,
+            count,
+            ty,
+            req: Some(h),
+        } => {
+            let (c, dt) = (names.comm(*comm)?, names.datatype(e, *ty)?);
+            (
+                *h,
+                e.send_init(mode(*m), *count as usize, dt, dest(*peer), *t, c)
+                    .map_err(mpi)?,
+            )
+        }
+        CallRecord::Recv {
+            comm,
+            peer,
+            tag: t,
+            count,
+            ty,
+            req: Some(h),
+        } => {
+            let (c, dt) = (names.comm(*comm)?, names.datatype(e, *ty)?);
+            (
+                *h,
+                e.recv_init(*count as usize, dt, source(*peer), tag(*t), c)
+                    .map_err(mpi)?,
+            )
+        }
+        _ => return Err(bad("a persistent request that is not a send or receive")),
+    };
+    names.requests.insert(h, id);
+    names.persistent.insert(h);
+    Ok(())
+}
+
 /// Waits for the requests the program saw complete.
 fn complete(e: &mut Eng<'_>, names: &mut Names, done: &[Done]) -> Result<(), String> {
     let ids = done
         .iter()
         .map(|d| {
-            names.requests.remove(&d.req).map(Some).ok_or_else(|| {
+            let id = if names.persistent.contains(&d.req) {
+                names.requests.get(&d.req).copied()
+            } else {
+                names.requests.remove(&d.req)
+            };
+            id.map(Some).ok_or_else(|| {
                 bad(format!(
                     "request {:#x} completes without having started",
                     d.req
