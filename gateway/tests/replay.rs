@@ -286,7 +286,9 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
 
 /// tests/mpi programs of point-to-point (eager and rendezvous, wildcard
 /// matching, probes, nonblocking and persistent requests), collectives (blocking and
-/// nonblocking, overlapping computation) and derived datatypes,
+/// nonblocking, overlapping computation; neighbourhood collectives on a
+/// Cartesian grid), communicators made by split, duplication, groups and
+/// topologies, and derived datatypes,
 /// recorded on the reference network where their runs converge (factor
 /// 32; 64 for the three that move megabytes or pack derived types, whose
 /// work inside the MPI calls a replay does not charge) and replayed there
@@ -309,6 +311,8 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         ("probe_any", "32"),
         ("overlap", "32"),
         ("persistent_ring", "32"),
+        ("comms", "32"),
+        ("neighbor_traffic", "64"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));

@@ -246,6 +246,36 @@ pub enum CallRecord {
         /// Their handles, in order.
         reqs: Vec<u32>,
     },
+    /// A communicator made from another by a topology or a group.
+    CommMake {
+        /// How: [`COMM_MAKE_CART`], [`COMM_MAKE_CART_SUB`],
+        /// [`COMM_MAKE_FROM_GROUP`], [`COMM_MAKE_FROM_GROUP_TAGGED`] or
+        /// [`COMM_MAKE_SPLIT_TYPE`].
+        how: u8,
+        /// The communicator it was made from.
+        comm: u32,
+        /// Its arguments: the dimensions then the periods (0 or 1) of a
+        /// Cartesian grid; the dimensions kept (0 or 1) of a sub-grid; the
+        /// world ranks of the group (after the tag for
+        /// `MPI_Comm_create_group`); the split kind (0 shared, 1 none, 2
+        /// unanimous colour), the colour and the key of a split by type.
+        ints: Vec<i32>,
+        /// The new communicator's number (u32::MAX: MPI_COMM_NULL).
+        new: u32,
+    },
+    /// A neighbourhood collective (`MPI_Neighbor_*`, `MPI_Ineighbor_*`).
+    Neighbor {
+        /// The communicator (with a topology).
+        comm: u32,
+        /// The engine's call code of the routine.
+        call: u8,
+        /// Packed bytes sent to each out-neighbour.
+        send_bytes: Vec<u64>,
+        /// Packed bytes expected from each in-neighbour.
+        recv_bytes: Vec<u64>,
+        /// The request handle of the nonblocking form (None: blocking).
+        req: Option<u32>,
+    },
     /// `MPI_Request_free`.
     RequestFree {
         /// The request's handle.
@@ -274,6 +304,30 @@ const PROBE: u8 = 12;
 const PERSISTENT: u8 = 13;
 const START_REQUESTS: u8 = 14;
 const REQUEST_FREE: u8 = 15;
+const COMM_MAKE: u8 = 16;
+
+/// [`CallRecord::CommMake`] of `MPI_Cart_create`.
+pub const COMM_MAKE_CART: u8 = 1;
+/// [`CallRecord::CommMake`] of `MPI_Cart_sub`.
+pub const COMM_MAKE_CART_SUB: u8 = 2;
+/// [`CallRecord::CommMake`] of `MPI_Comm_create`.
+pub const COMM_MAKE_FROM_GROUP: u8 = 3;
+/// [`CallRecord::CommMake`] of `MPI_Comm_create_group`.
+pub const COMM_MAKE_FROM_GROUP_TAGGED: u8 = 4;
+/// [`CallRecord::CommMake`] of `MPI_Comm_split_type`.
+pub const COMM_MAKE_SPLIT_TYPE: u8 = 5;
+/// [`CallRecord::CommMake`] of `MPI_Graph_create`: the node count, the
+/// index array, the edges.
+pub const COMM_MAKE_GRAPH: u8 = 6;
+/// [`CallRecord::CommMake`] of `MPI_Dist_graph_create_adjacent`: the
+/// in-degree, the out-degree, whether weighted (0 or 1), the sources, the
+/// destinations, then (weighted) the sources' and destinations' weights.
+pub const COMM_MAKE_DIST_GRAPH_ADJACENT: u8 = 7;
+/// [`CallRecord::CommMake`] of `MPI_Dist_graph_create`: the source count,
+/// whether weighted, the sources, the degrees, the destinations, then
+/// (weighted) the weights.
+pub const COMM_MAKE_DIST_GRAPH: u8 = 8;
+const NEIGHBOR: u8 = 17;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -439,6 +493,35 @@ impl CallRecord {
                     put_u32(out, *r);
                 }
             }
+            CallRecord::CommMake {
+                how,
+                comm,
+                ints,
+                new,
+            } => {
+                out.push(COMM_MAKE);
+                out.push(*how);
+                put_u32(out, *comm);
+                put_u32(out, ints.len() as u32);
+                for v in ints {
+                    put_i32(out, *v);
+                }
+                put_u32(out, *new);
+            }
+            CallRecord::Neighbor {
+                comm,
+                call,
+                send_bytes,
+                recv_bytes,
+                req,
+            } => {
+                out.push(NEIGHBOR);
+                put_u32(out, *comm);
+                out.push(*call);
+                put_counts(out, send_bytes);
+                put_counts(out, recv_bytes);
+                put_req(out, *req);
+            }
             CallRecord::RequestFree { req } => {
                 out.push(REQUEST_FREE);
                 put_u32(out, *req);
@@ -563,6 +646,28 @@ impl CallRecord {
                 }
             }
             REQUEST_FREE => CallRecord::RequestFree { req: r.u32()? },
+            NEIGHBOR => CallRecord::Neighbor {
+                comm: r.u32()?,
+                call: r.u8()?,
+                send_bytes: get_counts(r)?,
+                recv_bytes: get_counts(r)?,
+                req: get_req(r)?,
+            },
+            COMM_MAKE => {
+                let how = r.u8()?;
+                let comm = r.u32()?;
+                let n = r.u32()? as usize;
+                if n > r.left() / 4 {
+                    return Err("a truncated event".into());
+                }
+                let ints = (0..n).map(|_| r.i32()).collect::<Result<_, _>>()?;
+                CallRecord::CommMake {
+                    how,
+                    comm,
+                    ints,
+                    new: r.u32()?,
+                }
+            }
             PROBE => CallRecord::Probe {
                 comm: r.u32()?,
                 peer: r.i32()?,
@@ -665,6 +770,19 @@ mod tests {
             })),
             CallRecord::StartRequests { reqs: vec![9, 10] },
             CallRecord::RequestFree { req: 9 },
+            CallRecord::Neighbor {
+                comm: 4,
+                call: 60,
+                send_bytes: vec![8, 8],
+                recv_bytes: vec![16],
+                req: None,
+            },
+            CallRecord::CommMake {
+                how: COMM_MAKE_CART,
+                comm: 0,
+                ints: vec![2, 2, 1, 0],
+                new: 4,
+            },
             CallRecord::Unsupported {
                 name: "MPI_Win_create".into(),
             },

@@ -65,6 +65,39 @@ const REPLAYED: &[&str] = &[
     "MPI_Start",
     "MPI_Startall",
     "MPI_Request_free",
+    "MPI_Cart_create",
+    "MPI_Cart_sub",
+    "MPI_Comm_create",
+    "MPI_Comm_create_group",
+    "MPI_Comm_split_type",
+    "MPI_Graph_create",
+    "MPI_Dist_graph_create_adjacent",
+    "MPI_Dist_graph_create",
+    "MPI_Neighbor_allgather",
+    "MPI_Neighbor_allgatherv",
+    "MPI_Neighbor_alltoall",
+    "MPI_Neighbor_alltoallv",
+    "MPI_Neighbor_alltoallw",
+    "MPI_Ineighbor_allgather",
+    "MPI_Ineighbor_allgatherv",
+    "MPI_Ineighbor_alltoall",
+    "MPI_Ineighbor_alltoallv",
+    "MPI_Ineighbor_alltoallw",
+    "MPI_Graph_neighbors_count",
+    "MPI_Graph_neighbors",
+    "MPI_Graphdims_get",
+    "MPI_Graph_get",
+    "MPI_Dist_graph_neighbors_count",
+    "MPI_Dist_graph_neighbors",
+    // Local queries of a Cartesian communicator.
+    "MPI_Cart_coords",
+    "MPI_Cart_rank",
+    "MPI_Cart_shift",
+    "MPI_Cart_get",
+    "MPI_Cartdim_get",
+    "MPI_Topo_test",
+    "MPI_Cart_map",
+    "MPI_Graph_map",
     "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Ireduce",
@@ -389,6 +422,45 @@ pub fn split(c: CommId, color: i32, key: i32, new: Option<CommId>) {
         color,
         key,
         new: new.map_or(u32::MAX, |n| n.0),
+    });
+}
+
+/// A communicator made from `c` (see [`CallRecord::CommMake`]).
+pub fn comm_made(how: u8, c: CommId, ints: Vec<i32>, new: Option<CommId>) {
+    trace_record::call(|| CallRecord::CommMake {
+        how,
+        comm: c.0,
+        ints,
+        new: new.map_or(u32::MAX, |n| n.0),
+    });
+}
+
+/// A neighbourhood collective started on `c` (request `id`).
+#[allow(clippy::too_many_arguments)]
+pub fn neighbor(
+    e: &Eng,
+    func: &str,
+    form: Form,
+    c: CommId,
+    call: shim_engine::envelope::CallCode,
+    sent: &[usize],
+    want: &[usize],
+    id: RequestId,
+) {
+    if !trace_record::is_on() {
+        return;
+    }
+    if e.comm_test_inter(c).unwrap_or(true) {
+        trace_record::unsupported(func);
+        return;
+    }
+    let req = matches!(form, Form::Nonblocking).then(|| crate::ffi::handles::request_to(id) as u32);
+    trace_record::call(|| CallRecord::Neighbor {
+        comm: c.0,
+        call: call as u8,
+        send_bytes: sent.iter().map(|n| *n as u64).collect(),
+        recv_bytes: want.iter().map(|n| *n as u64).collect(),
+        req,
     });
 }
 

@@ -215,7 +215,17 @@ mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _in
             }
             _ => return Err(MpiError::Arg),
         };
-        create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key))
+        let r = create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key));
+        if r.is_ok() {
+            let args = match kind {
+                SplitType::Shared => vec![0, 0, key],
+                SplitType::Undefined => vec![1, 0, key],
+                SplitType::Unanimous(colour) => vec![2, colour, key],
+            };
+            let new = comm_from(*newcomm).ok();
+            crate::ffi::call_record::comm_made(mpinetsim_protocol::trace_calls::COMM_MAKE_SPLIT_TYPE, c, args, new);
+        }
+        r
     })();
     finish(comm, "MPI_Comm_split_type", r)
 } }
@@ -223,7 +233,14 @@ mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _in
 mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        create("MPI_Comm_create", newcomm, |e| e.start_comm_create(c, g))
+        let members = engine("MPI_Comm_create", |e| Ok(e.group(g)?.ranks.clone()))?;
+        let r = create("MPI_Comm_create", newcomm, |e| e.start_comm_create(c, g));
+        if r.is_ok() {
+            let args = members.iter().map(|&w| w as i32).collect();
+            let new = comm_from(*newcomm).ok();
+            crate::ffi::call_record::comm_made(mpinetsim_protocol::trace_calls::COMM_MAKE_FROM_GROUP, c, args, new);
+        }
+        r
     })();
     finish(comm, "MPI_Comm_create", r)
 } }
@@ -231,7 +248,14 @@ mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
 mpi_fn! { fn MPI_Comm_create_group(comm: c_int, group: c_int, tag: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        create("MPI_Comm_create_group", newcomm, |e| e.start_comm_create_group(c, g, tag))
+        let members = engine("MPI_Comm_create_group", |e| Ok(e.group(g)?.ranks.clone()))?;
+        let r = create("MPI_Comm_create_group", newcomm, |e| e.start_comm_create_group(c, g, tag));
+        if r.is_ok() {
+            let args = std::iter::once(tag).chain(members.iter().map(|&w| w as i32)).collect();
+            let new = comm_from(*newcomm).ok();
+            crate::ffi::call_record::comm_made(mpinetsim_protocol::trace_calls::COMM_MAKE_FROM_GROUP_TAGGED, c, args, new);
+        }
+        r
     })();
     finish(comm, "MPI_Comm_create_group", r)
 } }

@@ -218,6 +218,49 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             e.progress(false);
         }
         CallRecord::Persistent(op) => persistent(e, names, op)?,
+        CallRecord::Neighbor {
+            comm,
+            call,
+            send_bytes,
+            recv_bytes,
+            req,
+        } => {
+            let c = names.comm(*comm)?;
+            let code = shim_engine::envelope::CallCode::from_u8(*call)
+                .ok_or_else(|| bad(format!("a neighbourhood collective of unknown code {call}")))?;
+            let blocks = send_bytes.iter().map(|n| vec![0; *n as usize]).collect();
+            let want: Vec<usize> = recv_bytes.iter().map(|n| *n as usize).collect();
+            let form = if req.is_some() {
+                Form::Nonblocking
+            } else {
+                Form::Blocking
+            };
+            let id = e
+                .start_neighbor_exchange(form, c, code, blocks, &want)
+                .map_err(|err| mpi("a neighbourhood collective", err))?;
+            match req {
+                Some(h) => {
+                    names.requests.insert(*h, id);
+                }
+                None => {
+                    e.wait_collective(id)
+                        .map_err(|err| mpi("a neighbourhood collective", err))?;
+                }
+            }
+        }
+        CallRecord::CommMake {
+            how,
+            comm,
+            ints,
+            new,
+        } => {
+            let c = names.comm(*comm)?;
+            let made =
+                comm_make(e, *how, c, ints).map_err(|err| mpi("a communicator's creation", err))?;
+            if let Some(m) = made {
+                names.comms.insert(*new, m);
+            }
+        }
         CallRecord::StartRequests { reqs } => {
             for h in reqs {
                 let id = names.request(*h)?;
@@ -270,6 +313,102 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Makes a communicator from `c` as a [`CallRecord::CommMake`] says.
+fn comm_make(
+    e: &mut Eng<'_>,
+    how: u8,
+    c: CommId,
+    ints: &[i32],
+) -> Result<Option<CommId>, shim_engine::MpiError> {
+    use mpinetsim_protocol::trace_calls as tc;
+    use shim_engine::comm_create::SplitType;
+    // A group of world ranks, made from the world's group.
+    let group_of = |e: &mut Eng<'_>, members: &[i32]| {
+        let world = e.comm_group(CommId::WORLD)?;
+        let ranks: Vec<u32> = members.iter().map(|&w| w as u32).collect();
+        let g = e.group_incl(world, &ranks);
+        e.group_free(world)?;
+        g
+    };
+    match how {
+        tc::COMM_MAKE_CART => {
+            let n = ints.len() / 2;
+            let periods: Vec<bool> = ints[n..].iter().map(|&p| p != 0).collect();
+            e.cart_create(c, &ints[..n], &periods)
+        }
+        tc::COMM_MAKE_CART_SUB => {
+            let remain: Vec<bool> = ints.iter().map(|&r| r != 0).collect();
+            e.cart_sub(c, &remain)
+        }
+        tc::COMM_MAKE_FROM_GROUP => {
+            let g = group_of(e, ints)?;
+            let r = e.start_comm_create(c, g)?;
+            let made = e.wait_comm(r);
+            e.group_free(g)?;
+            made
+        }
+        tc::COMM_MAKE_FROM_GROUP_TAGGED => {
+            let (tag, members) = ints.split_first().ok_or(shim_engine::MpiError::Arg)?;
+            let g = group_of(e, members)?;
+            let r = e.start_comm_create_group(c, g, *tag)?;
+            let made = e.wait_comm(r);
+            e.group_free(g)?;
+            made
+        }
+        tc::COMM_MAKE_SPLIT_TYPE => {
+            let kind = match ints.first() {
+                Some(0) => SplitType::Shared,
+                Some(2) => SplitType::Unanimous(ints.get(1).copied().unwrap_or(0)),
+                _ => SplitType::Undefined,
+            };
+            let key = ints.get(2).copied().unwrap_or(0);
+            let r = e.start_comm_split_type(c, kind, key)?;
+            e.wait_comm(r)
+        }
+        tc::COMM_MAKE_GRAPH => {
+            let (n, rest) = ints.split_first().ok_or(shim_engine::MpiError::Arg)?;
+            let n = (*n).max(0) as usize;
+            let (index, edges) = rest.split_at(n.min(rest.len()));
+            e.graph_create(c, index, edges)
+        }
+        tc::COMM_MAKE_DIST_GRAPH_ADJACENT => {
+            let [ni, no, weighted, rest @ ..] = ints else {
+                return Err(shim_engine::MpiError::Arg);
+            };
+            let (ni, no) = ((*ni).max(0) as usize, (*no).max(0) as usize);
+            let part = |from: usize, len: usize| {
+                rest.get(from..from + len).ok_or(shim_engine::MpiError::Arg)
+            };
+            let (s, d) = (part(0, ni)?, part(ni, no)?);
+            let w = if *weighted != 0 {
+                Some((part(ni + no, ni)?, part(2 * ni + no, no)?))
+            } else {
+                None
+            };
+            e.dist_graph_create_adjacent(c, s, d, w).map(Some)
+        }
+        tc::COMM_MAKE_DIST_GRAPH => {
+            let [k, weighted, rest @ ..] = ints else {
+                return Err(shim_engine::MpiError::Arg);
+            };
+            let k = (*k).max(0) as usize;
+            let part = |from: usize, len: usize| {
+                rest.get(from..from + len).ok_or(shim_engine::MpiError::Arg)
+            };
+            let (s, deg) = (part(0, k)?, part(k, k)?);
+            let total: usize = deg.iter().map(|d| (*d).max(0) as usize).sum();
+            let d = part(2 * k, total)?;
+            let w = if *weighted != 0 {
+                Some(part(2 * k + total, total)?)
+            } else {
+                None
+            };
+            e.dist_graph_create(c, s, deg, d, w).map(Some)
+        }
+        _ => Err(shim_engine::MpiError::Arg),
+    }
 }
 
 /// Makes a persistent send or receive (`op` names its request).
