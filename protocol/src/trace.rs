@@ -245,6 +245,10 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// The next byte, not consumed.
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.buf.get(self.at).copied()
+    }
     /// Bytes not yet read.
     pub(crate) fn left(&self) -> usize {
         self.buf.len() - self.at

@@ -533,7 +533,12 @@ impl CallRecord {
                 put_i32(out, *tag);
             }
             CallRecord::Unsupported { name } => {
-                let n = &name.as_bytes()[..name.len().min(255)];
+                // At most 255 bytes, cut at a character boundary.
+                let mut end = name.len().min(255);
+                while !name.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let n = &name.as_bytes()[..end];
                 out.push(UNSUPPORTED);
                 out.push(n.len() as u8);
                 out.extend_from_slice(n);
@@ -631,6 +636,11 @@ impl CallRecord {
                 new: r.u32()?,
             },
             COMM_FREE => CallRecord::CommFree { comm: r.u32()? },
+            // Only a send or a receive inside (never a nested record, so
+            // decoding cannot recurse deeper than once).
+            PERSISTENT if !matches!(r.peek(), Some(SEND | RECV)) => {
+                return Err("a persistent request that is not a send or receive".into())
+            }
             PERSISTENT => match CallRecord::decode(r)? {
                 op @ (CallRecord::Send { req: Some(_), .. }
                 | CallRecord::Recv { req: Some(_), .. }) => CallRecord::Persistent(Box::new(op)),
@@ -799,5 +809,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn nested_persistent_records_and_long_names_are_handled() {
+        // A chain of persistent markers is refused at once, not recursed into.
+        let mut chain = vec![5u8];
+        chain.extend(std::iter::repeat_n(PERSISTENT, 100_000));
+        assert!(TraceEvent::decode(&chain).is_err());
+        // A name of multi-byte characters is cut at a boundary and reads back.
+        let e = TraceEvent::Call(CallRecord::Unsupported {
+            name: "é".repeat(200),
+        });
+        let mut bytes = Vec::new();
+        e.encode(&mut bytes);
+        let (back, _) = TraceEvent::decode(&bytes).unwrap();
+        let TraceEvent::Call(CallRecord::Unsupported { name }) = back else {
+            panic!("{back:?}")
+        };
+        assert_eq!(name, "é".repeat(127));
     }
 }
