@@ -610,6 +610,13 @@ pub struct ReplayArgs {
     /// in FILE.pcf), the format Dimemas writes its predictions in.
     #[arg(long)]
     pub paraver: Option<PathBuf>,
+    /// `engine`: make the program's recorded MPI calls again on the MPI
+    /// engine, which decides matching, rendezvous and collective steps
+    /// anew on this network (falls back to `messages`, saying why, when
+    /// the trace cannot be); `messages`: re-time the recorded messages in
+    /// their recorded order.
+    #[arg(long, value_enum, default_value_t = crate::replay::Through::Engine)]
+    pub through: crate::replay::Through,
 }
 
 /// Arguments of `mpinetsim simulate`.

@@ -142,7 +142,14 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         if let Some(t) = &trace {
             // Virtual time: one replay gives the answer (it is deterministic).
             tracing::info!("compare: replaying on {name}");
-            let r = crate::replay::replay_network(t, cfg, name, None, None)?;
+            let r = crate::replay::replay_network(
+                t,
+                cfg,
+                name,
+                crate::replay::Through::Engine,
+                None,
+                None,
+            )?;
             if let Some(f) = &r.outcome.network_failure {
                 return Err(format!("the replay on {name} stopped: {f}"));
             }

@@ -21,6 +21,7 @@ pub mod cli;
 pub mod clock;
 pub mod compare;
 pub mod cores;
+pub mod engine_replay;
 pub mod exit_code;
 pub mod fd_limit;
 pub mod fidelity;

@@ -81,9 +81,38 @@ pub struct ReplayReport {
     pub stats: netsim::model::stats::SimStats,
 }
 
+/// How a trace is replayed.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Through {
+    /// The program's recorded MPI calls, made again on the MPI engine
+    /// (matching, protocols and collectives decide again on the network);
+    /// when the trace cannot be (an older trace, a routine the engine
+    /// replay does not make), its messages.
+    #[default]
+    Engine,
+    /// The recorded messages, re-timed in the order the recording made them.
+    Messages,
+}
+
 /// What a replay found.
 #[derive(Clone, Debug, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct ReplayOutcome {
+    /// How the trace was replayed.
+    pub through: Through,
+    /// Why it was replayed message by message when the engine was asked
+    /// for (null otherwise).
+    pub messages_because: Option<String>,
     /// When the last rank's program ended (its MPI_Finalize), ns.
     pub runtime_ns: u64,
     /// When each rank's program ended, ns.
@@ -150,6 +179,8 @@ fn ranks_of(trace: &Trace) -> Vec<Rank> {
                 // Only made the library answer: the answers wait for it.
                 TraceEvent::Consume { .. } => {}
                 TraceEvent::End => rank.steps.push(Step::End),
+                // The engine replay's; the messages they caused are here.
+                TraceEvent::Call(_) => {}
             }
         }
         out.push(rank);
@@ -342,13 +373,14 @@ pub struct Replayed {
     pub captures: Vec<std::path::PathBuf>,
 }
 
-/// Replays `trace` on network `cfg` (named `origin`), writing captures
-/// into `capture` and collecting spans and messages into `timeline` if
-/// given; the error is one sentence.
+/// Replays `trace` on network `cfg` (named `origin`) `through` the engine
+/// or its messages, writing captures into `capture` and collecting spans
+/// and messages into `timeline` if given; the error is one sentence.
 pub fn replay_network(
     trace: &Trace,
     cfg: &netsim::NetworkConfig,
     origin: &str,
+    through: Through,
     capture: Option<&std::path::Path>,
     timeline: Option<&mut ReplayTimeline>,
 ) -> Result<Replayed, String> {
@@ -373,19 +405,28 @@ pub fn replay_network(
         None => None,
     };
     let started = std::time::Instant::now();
-    let outcome = replay(
-        trace,
-        sim.as_mut(),
-        &speeds,
-        |sim| match files.as_mut() {
-            Some(f) => match crate::network_model::packet_mut(sim) {
-                Some(packet) => f.flush(packet),
-                None => Ok(()),
-            },
+    let flush = |sim: &mut dyn NetworkModel| match files.as_mut() {
+        Some(f) => match crate::network_model::packet_mut(sim) {
+            Some(packet) => f.flush(packet),
             None => Ok(()),
         },
-        timeline,
-    )?;
+        None => Ok(()),
+    };
+    let programs = match through {
+        Through::Engine => {
+            crate::engine_replay::program::programs(trace).map_err(|e| e.to_string())
+        }
+        Through::Messages => Err(String::new()),
+    };
+    let outcome = match programs {
+        Ok(p) => crate::engine_replay::replay(p, sim.as_mut(), &speeds, flush, timeline)?,
+        Err(why) => {
+            let mut o = replay(trace, sim.as_mut(), &speeds, flush, timeline)?;
+            o.through = Through::Messages;
+            o.messages_because = (!why.is_empty()).then_some(why);
+            o
+        }
+    };
     Ok(Replayed {
         outcome,
         stats: sim.stats(),
@@ -420,6 +461,7 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
         &trace,
         &cfg,
         &origin,
+        a.through,
         a.capture.as_deref(),
         timeline.as_mut(),
     )?;
@@ -439,6 +481,16 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
         outcome.bytes
     );
     out!("events:           {}", stats.events);
+    match &outcome.messages_because {
+        Some(why) => out!("replayed through: its messages, because {why}"),
+        None => out!(
+            "replayed through: {}",
+            match outcome.through {
+                Through::Engine => "the MPI engine (the program's calls)",
+                Through::Messages => "its messages (--through messages)",
+            }
+        ),
+    }
     out!("wall time:        {wall:.3} s");
     for (r, end) in outcome.rank_end_ns.iter().enumerate() {
         out!(
@@ -488,13 +540,13 @@ pub fn run(a: &ReplayArgs) -> Result<i32, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use netsim::base::time::serialization_time;
     use netsim::wire::packet::data_frame_wire_len;
     use netsim::Simulator;
 
-    fn reference(ranks: usize) -> (Simulator, netsim::NetworkConfig) {
+    pub(crate) fn reference(ranks: usize) -> (Simulator, netsim::NetworkConfig) {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/reference.toml");
         let cfg = netsim::loader::load(&path, Some(ranks as u32), std::fs::read_to_string).unwrap();
@@ -507,7 +559,7 @@ mod tests {
 
     /// `n` round trips of `len`-byte messages; rank 1 computes
     /// `compute_ns` before each answer.
-    fn pingpong(n: u64, len: u32, compute_ns: u64) -> Trace {
+    pub(crate) fn pingpong(n: u64, len: u32, compute_ns: u64) -> Trace {
         let send = |dst| TraceEvent::Send {
             cause: None,
             dst,
@@ -613,6 +665,7 @@ mod tests {
             &pingpong(10, 1000, 1_000_000),
             &cfg,
             "analytic.toml",
+            Through::Engine,
             None,
             None,
         )
@@ -620,7 +673,15 @@ mod tests {
         assert_eq!(r.outcome.runtime_ns, 14_000_000);
         assert_eq!(r.outcome.messages, 20);
         let dir = std::env::temp_dir().join(format!("replay-analytic-{}", std::process::id()));
-        let e = replay_network(&pingpong(1, 10, 0), &cfg, "analytic.toml", Some(&dir), None).err();
+        let e = replay_network(
+            &pingpong(1, 10, 0),
+            &cfg,
+            "analytic.toml",
+            Through::Engine,
+            Some(&dir),
+            None,
+        )
+        .err();
         assert!(e.unwrap().contains("no captures"));
     }
 

@@ -25,6 +25,7 @@ mod secret;
 pub mod storage;
 pub mod stream;
 pub mod trace;
+pub mod trace_calls;
 pub mod transport;
 
 pub use address::GatewayAddress;

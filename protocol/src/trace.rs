@@ -15,8 +15,10 @@
 
 /// The first bytes of a trace file.
 pub const TRACE_MAGIC: [u8; 8] = *b"MNTRACE\0";
-/// The trace format's version (after the magic, u32 little-endian).
-pub const TRACE_VERSION: u32 = 1;
+/// The trace format's version (after the magic, u32 little-endian):
+/// 2 adds the call records (event kind 5); version 1 files, which have
+/// none, are still read.
+pub const TRACE_VERSION: u32 = 2;
 /// The folder the ranks write their event streams to (`rank-<r>.events`),
 /// set by `mpinetsim run --record`.
 pub const ENV_RECORD_DIR: &str = "MPINETSIM_RECORD_DIR";
@@ -63,12 +65,15 @@ pub enum TraceEvent {
     },
     /// The rank left the network (MPI_Finalize).
     End,
+    /// An MPI call of the program, for a replay through the MPI engine.
+    Call(crate::trace_calls::CallRecord),
 }
 
 const COMPUTE: u8 = 1;
 const SEND: u8 = 2;
 const CONSUME: u8 = 3;
 const END: u8 = 4;
+const CALL: u8 = 5;
 
 impl TraceEvent {
     /// Appends the event's encoding to `out`.
@@ -108,6 +113,10 @@ impl TraceEvent {
                 out.extend_from_slice(&index.to_le_bytes());
             }
             TraceEvent::End => out.push(END),
+            TraceEvent::Call(c) => {
+                out.push(CALL);
+                c.encode(out);
+            }
         }
     }
 
@@ -148,6 +157,7 @@ impl TraceEvent {
                 }
             }
             END => TraceEvent::End,
+            CALL => TraceEvent::Call(crate::trace_calls::CallRecord::decode(&mut r)?),
             t => return Err(format!("an event of unknown kind {t}")),
         };
         Ok((e, r.at))
@@ -199,7 +209,7 @@ impl Trace {
         }
         let mut r = Reader { buf, at: 8 };
         let version = r.u32()?;
-        if version != TRACE_VERSION {
+        if version != TRACE_VERSION && version != 1 {
             return Err(format!(
                 "it is a version {version} trace; this mpinetsim reads version {TRACE_VERSION}"
             ));
@@ -229,26 +239,37 @@ impl Trace {
 }
 
 /// Reads little-endian fields, failing with "a truncated ..." at the end.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn bytes(&mut self, n: usize) -> Result<&'a [u8], String> {
+    /// The next byte, not consumed.
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.buf.get(self.at).copied()
+    }
+    /// Bytes not yet read.
+    pub(crate) fn left(&self) -> usize {
+        self.buf.len() - self.at
+    }
+    pub(crate) fn i32(&mut self) -> Result<i32, String> {
+        Ok(i32::from_le_bytes(self.bytes(4)?.try_into().unwrap()))
+    }
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.buf.len());
         let end = end.ok_or_else(|| "a truncated event".to_string())?;
         let s = &self.buf[self.at..end];
         self.at = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, String> {
+    pub(crate) fn u8(&mut self) -> Result<u8, String> {
         Ok(self.bytes(1)?[0])
     }
-    fn u32(&mut self) -> Result<u32, String> {
+    pub(crate) fn u32(&mut self) -> Result<u32, String> {
         Ok(u32::from_le_bytes(self.bytes(4)?.try_into().unwrap()))
     }
-    fn u64(&mut self) -> Result<u64, String> {
+    pub(crate) fn u64(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(self.bytes(8)?.try_into().unwrap()))
     }
 }

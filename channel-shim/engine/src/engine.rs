@@ -294,6 +294,11 @@ impl<T: Transport> Engine<T> {
         &mut self.types
     }
 
+    /// Whether `op` is commutative (false for an unknown operation).
+    pub fn ops_commutative(&self, op: crate::op::OpId) -> bool {
+        self.ops.commutative(op).unwrap_or(false)
+    }
+
     /// The op table (create, free, commutative).
     pub fn ops_mut(&mut self) -> &mut Ops {
         &mut self.ops

@@ -46,6 +46,7 @@ pub mod partitioned;
 pub mod persistent_coll;
 pub mod ports;
 mod rendezvous;
+pub mod replay_codes;
 pub mod request;
 pub mod rma;
 pub mod session;

@@ -12,6 +12,7 @@
 
 use crate::abi::*;
 use crate::ffi::buffers::{is_in_place, region, region_mut};
+use crate::ffi::call_record::{self, CollArgs};
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
@@ -19,6 +20,7 @@ use crate::ffi::large_count::{count_array, wide_array, CInt, CountT, DisplT};
 use crate::ffi::nbc;
 use crate::persistent_coll;
 use crate::runtime::GatewayTransport;
+use mpinetsim_protocol::trace_calls::CollKind;
 use shim_engine::collectives::{
     AlltoallwArgs, CollFinish, CollInput, CollOutput, Form, ScatterRecv, ROOT_HERE, ROOT_NULL,
 };
@@ -206,7 +208,9 @@ macro_rules! coll_pair {
 
 unsafe fn barrier(func: &str, form: Form, comm: c_int, request: *mut c_int) -> c_int {
     nbc::run(func, comm, form, request, |e, c| {
-        Ok((e.start_barrier(form, c)?, nothing()))
+        let id = e.start_barrier(form, c)?;
+        call_record::collective(e, func, form, CollKind::Barrier, c, CollArgs::default(), id);
+        Ok((id, nothing()))
     })
 }
 coll_pair! { fn MPI_Barrier(comm: c_int); fn MPI_Ibarrier = barrier; }
@@ -229,6 +233,12 @@ unsafe fn bcast(
         let s = span(e, dt, n)?;
         let src: &[u8] = if at_root { region(buffer, s) } else { &[] };
         let id = e.start_bcast(form, src, n, dt, root, c)?;
+        let a = CollArgs {
+            root,
+            send: Some((n, dt)),
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Bcast, c, a, id);
         let fin = if at_root {
             nothing()
         } else {
@@ -264,7 +274,16 @@ unsafe fn reduce(
         } else {
             input(sendbuf, recvbuf, s, at_root && !inter)?
         };
+        let in_place = matches!(inp, CollInput::InPlace(_));
         let id = e.start_reduce(form, inp, n, dt, o, root, c)?;
+        let a = CollArgs {
+            root,
+            send: Some((n, dt)),
+            op: Some(o),
+            in_place,
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Reduce, c, a, id);
         Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
 }
@@ -274,7 +293,7 @@ persistent_coll! { fn MPI_Reduce_init / c (sendbuf: *const c_void, recvbuf: *mut
 /// The allreduce-like collectives: a send buffer (or in place) of `count`
 /// instances and a receive buffer of as many.
 macro_rules! reduction {
-    ($name:ident, $start:ident) => {
+    ($name:ident, $start:ident, $kind:expr) => {
         #[allow(clippy::too_many_arguments)]
         unsafe fn $name(
             func: &str,
@@ -292,15 +311,24 @@ macro_rules! reduction {
                 let n = count_from(count)?;
                 let s = span(e, dt, n)?;
                 let inter = e.comm_test_inter(c)?;
-                let id = e.$start(form, input(sendbuf, recvbuf, s, !inter)?, n, dt, o, c)?;
+                let inp = input(sendbuf, recvbuf, s, !inter)?;
+                let in_place = matches!(inp, CollInput::InPlace(_));
+                let id = e.$start(form, inp, n, dt, o, c)?;
+                let a = CollArgs {
+                    send: Some((n, dt)),
+                    op: Some(o),
+                    in_place,
+                    ..Default::default()
+                };
+                call_record::collective(e, func, form, $kind, c, a, id);
                 Ok((id, unpack_bytes(dt, n, recvbuf)))
             })
         }
     };
 }
-reduction!(allreduce, start_allreduce);
-reduction!(scan, start_scan);
-reduction!(exscan, start_exscan);
+reduction!(allreduce, start_allreduce, CollKind::Allreduce);
+reduction!(scan, start_scan, CollKind::Scan);
+reduction!(exscan, start_exscan, CollKind::Exscan);
 coll_pair! { fn MPI_Allreduce / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iallreduce / c = allreduce; }
 persistent_coll! { fn MPI_Allreduce_init / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int) = allreduce on comm; }
 coll_pair! { fn MPI_Scan / c (sendbuf: *const c_void, recvbuf: *mut c_void, count: CountT, datatype: c_int, op: c_int, comm: c_int); fn MPI_Iscan / c = scan; }
@@ -325,8 +353,16 @@ unsafe fn reduce_scatter_block(
         let n = count_from(recvcount)?;
         let s = span(e, dt, n * local_size(e, c)?)?;
         let inter = e.comm_test_inter(c)?;
-        let id =
-            e.start_reduce_scatter_block(form, input(sendbuf, recvbuf, s, !inter)?, n, dt, o, c)?;
+        let inp = input(sendbuf, recvbuf, s, !inter)?;
+        let in_place = matches!(inp, CollInput::InPlace(_));
+        let id = e.start_reduce_scatter_block(form, inp, n, dt, o, c)?;
+        let a = CollArgs {
+            send: Some((n, dt)),
+            op: Some(o),
+            in_place,
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::ReduceScatterBlock, c, a, id);
         Ok((id, unpack_bytes(dt, n, recvbuf)))
     })
 }
@@ -350,8 +386,17 @@ unsafe fn reduce_scatter(
         let rc = counts(local_size(e, c)?, recvcounts)?;
         let s = span(e, dt, rc.iter().sum())?;
         let inter = e.comm_test_inter(c)?;
-        let id =
-            e.start_reduce_scatter(form, input(sendbuf, recvbuf, s, !inter)?, &rc, dt, o, c)?;
+        let inp = input(sendbuf, recvbuf, s, !inter)?;
+        let in_place = matches!(inp, CollInput::InPlace(_));
+        let id = e.start_reduce_scatter(form, inp, &rc, dt, o, c)?;
+        let a = CollArgs {
+            send: Some((0, dt)),
+            op: Some(o),
+            in_place,
+            rcounts: rc.clone(),
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::ReduceScatter, c, a, id);
         let mine = rc[e.comm_rank(c)? as usize];
         Ok((id, unpack_bytes(dt, mine, recvbuf)))
     })
@@ -425,7 +470,16 @@ unsafe fn gather(
         } else {
             (CollInput::Buf(&[]), 0, rt)
         };
+        let in_place = matches!(inp, CollInput::InPlace(_));
         let id = e.start_gather(form, inp, sn, st, rn, rt, root, c)?;
+        let a = CollArgs {
+            root,
+            send: Some((sn, st)),
+            recv: Some((rn, rt)),
+            in_place,
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Gather, c, a, id);
         Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
 }
@@ -469,10 +523,15 @@ unsafe fn gatherv(
                 ));
             }
             let (inp, sn, st) = send_side(e, sendbuf, sendcount, sendtype, None)?;
-            return Ok((
-                e.start_gatherv(form, inp, sn, st, &[], &[], st, root, c)?,
-                nothing(),
-            ));
+            let id = e.start_gatherv(form, inp, sn, st, &[], &[], st, root, c)?;
+            let a = CollArgs {
+                root,
+                send: Some((sn, st)),
+                recv: Some((0, st)),
+                ..Default::default()
+            };
+            call_record::collective(e, func, form, CollKind::Gatherv, c, a, id);
+            return Ok((id, nothing()));
         }
         let rt = datatype_from(recvtype)?;
         let b = blocks(peers(e, c)?, recvcounts, displs_)?;
@@ -484,7 +543,17 @@ unsafe fn gatherv(
             let own = e.datatypes().span_blocks(rt, &[b[me]])?;
             send_side(e, sendbuf, sendcount, sendtype, Some((recvbuf, own, rt)))?
         };
+        let in_place = matches!(inp, CollInput::InPlace(_));
         let id = e.start_gatherv(form, inp, sn, st, &rc, &rd, rt, root, c)?;
+        let a = CollArgs {
+            root,
+            send: Some((sn, st)),
+            recv: Some((0, rt)),
+            in_place,
+            rcounts: rc.clone(),
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Gatherv, c, a, id);
         Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
 }
@@ -533,6 +602,14 @@ unsafe fn scatter(
             (&[], 0, t)
         };
         let id = e.start_scatter(form, src, sn, st, recv, root, c)?;
+        let a = CollArgs {
+            root,
+            send: Some((sn, st)),
+            recv,
+            in_place: recv.is_none(),
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Scatter, c, a, id);
         let fin = match recv {
             Some((rn, rt)) => unpack_bytes(rt, rn, recvbuf),
             None => nothing(),
@@ -568,10 +645,28 @@ unsafe fn scatterv(
             let b = blocks(peers(e, c)?, sendcounts, displs_)?;
             let (sc, sd) = split(&b);
             let src = region(sendbuf, e.datatypes().span_blocks(st, &b)?);
-            e.start_scatterv(form, src, &sc, &sd, st, recv, root, c)?
+            let id = e.start_scatterv(form, src, &sc, &sd, st, recv, root, c)?;
+            let a = CollArgs {
+                root,
+                send: Some((0, st)),
+                recv,
+                in_place: recv.is_none(),
+                counts: sc.clone(),
+                ..Default::default()
+            };
+            call_record::collective(e, func, form, CollKind::Scatterv, c, a, id);
+            id
         } else {
             let t = recv.map_or(DatatypeId::Builtin(shim_engine::BuiltinType::Byte), |r| r.1);
-            e.start_scatterv(form, &[], &[], &[], t, recv, root, c)?
+            let id = e.start_scatterv(form, &[], &[], &[], t, recv, root, c)?;
+            let a = CollArgs {
+                root,
+                send: Some((0, t)),
+                recv,
+                ..Default::default()
+            };
+            call_record::collective(e, func, form, CollKind::Scatterv, c, a, id);
+            id
         };
         let fin = match recv {
             Some((rn, rt)) => unpack_bytes(rt, rn, recvbuf),
@@ -605,7 +700,15 @@ unsafe fn allgather(
             Some((recvbuf as *const c_void, span(e, rt, total)?, rt))
         };
         let (inp, sn, st) = send_side(e, sendbuf, sendcount, sendtype, own)?;
+        let in_place = matches!(inp, CollInput::InPlace(_));
         let id = e.start_allgather(form, inp, sn, st, rn, rt, c)?;
+        let a = CollArgs {
+            send: Some((sn, st)),
+            recv: Some((rn, rt)),
+            in_place,
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Allgather, c, a, id);
         Ok((id, unpack_bytes(rt, total, recvbuf)))
     })
 }
@@ -641,7 +744,16 @@ unsafe fn allgatherv(
             ))
         };
         let (inp, sn, st) = send_side(e, sendbuf, sendcount, sendtype, own)?;
+        let in_place = matches!(inp, CollInput::InPlace(_));
         let id = e.start_allgatherv(form, inp, sn, st, &rc, &rd, rt, c)?;
+        let a = CollArgs {
+            send: Some((sn, st)),
+            recv: Some((0, rt)),
+            in_place,
+            rcounts: rc.clone(),
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Allgatherv, c, a, id);
         Ok((id, unpack_blocks(rt, b, recvbuf)))
     })
 }
@@ -678,7 +790,15 @@ unsafe fn alltoall(
                 st,
             )
         };
+        let in_place = matches!(inp, CollInput::InPlace(_));
         let id = e.start_alltoall(form, inp, sn, st, rn, rt, c)?;
+        let a = CollArgs {
+            send: Some((sn, st)),
+            recv: Some((rn, rt)),
+            in_place,
+            ..Default::default()
+        };
+        call_record::collective(e, func, form, CollKind::Alltoall, c, a, id);
         Ok((id, unpack_bytes(rt, rn * n, recvbuf)))
     })
 }
@@ -707,13 +827,32 @@ unsafe fn alltoallv(
         let (rc, rd) = split(&rb);
         let id = if is_in_place(sendbuf) {
             let inp = CollInput::InPlace(region(recvbuf, e.datatypes().span_blocks(rt, &rb)?));
-            e.start_alltoallv(form, inp, &rc, &rd, rt, &rc, &rd, rt, c)?
+            let id = e.start_alltoallv(form, inp, &rc, &rd, rt, &rc, &rd, rt, c)?;
+            let a = CollArgs {
+                send: Some((0, rt)),
+                recv: Some((0, rt)),
+                in_place: true,
+                counts: rc.clone(),
+                rcounts: rc.clone(),
+                ..Default::default()
+            };
+            call_record::collective(e, func, form, CollKind::Alltoallv, c, a, id);
+            id
         } else {
             let st = datatype_from(sendtype)?;
             let sb = blocks(n, sendcounts, sdispls)?;
             let (sc, sd) = split(&sb);
             let inp = CollInput::Buf(region(sendbuf, e.datatypes().span_blocks(st, &sb)?));
-            e.start_alltoallv(form, inp, &sc, &sd, st, &rc, &rd, rt, c)?
+            let id = e.start_alltoallv(form, inp, &sc, &sd, st, &rc, &rd, rt, c)?;
+            let a = CollArgs {
+                send: Some((0, st)),
+                recv: Some((0, rt)),
+                counts: sc.clone(),
+                rcounts: rc.clone(),
+                ..Default::default()
+            };
+            call_record::collective(e, func, form, CollKind::Alltoallv, c, a, id);
+            id
         };
         Ok((id, unpack_blocks(rt, rb, recvbuf)))
     })

@@ -143,7 +143,13 @@ pub unsafe fn dup_comm(func: &str, c: CommId, newcomm: *mut c_int) -> Result<Com
 
 mpi_fn! { fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) {
     let func = "MPI_Comm_dup";
-    let r = comm_from(comm).and_then(|c| dup_comm(func, c, newcomm).map(|_| ()));
+    let r = comm_from(comm).and_then(|c| {
+        dup_comm(func, c, newcomm)?;
+        if let Ok(new) = comm_from(*newcomm) {
+            crate::ffi::call_record::dup(c, new);
+        }
+        Ok(())
+    });
     finish(comm, func, r)
 } }
 
@@ -162,8 +168,12 @@ mpi_fn! { fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut
     let r = (|| {
         let c = comm_from(comm)?;
         // MPICH takes every colour but MPI_UNDEFINED, negative ones too.
-        let color = (color != MPI_UNDEFINED).then_some(color);
-        create("MPI_Comm_split", newcomm, |e| e.start_comm_split(c, color, key))
+        let colour = (color != MPI_UNDEFINED).then_some(color);
+        let r = create("MPI_Comm_split", newcomm, |e| e.start_comm_split(c, colour, key));
+        if r.is_ok() {
+            crate::ffi::call_record::split(c, color, key, comm_from(*newcomm).ok());
+        }
+        r
     })();
     finish(comm, "MPI_Comm_split", r)
 } }
@@ -205,7 +215,17 @@ mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _in
             }
             _ => return Err(MpiError::Arg),
         };
-        create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key))
+        let r = create("MPI_Comm_split_type", newcomm, |e| e.start_comm_split_type(c, kind, key));
+        if r.is_ok() {
+            let args = match kind {
+                SplitType::Shared => vec![0, 0, key],
+                SplitType::Undefined => vec![1, 0, key],
+                SplitType::Unanimous(colour) => vec![2, colour, key],
+            };
+            let new = comm_from(*newcomm).ok();
+            crate::ffi::call_record::comm_made(mpinetsim_protocol::trace_calls::COMM_MAKE_SPLIT_TYPE, c, args, new);
+        }
+        r
     })();
     finish(comm, "MPI_Comm_split_type", r)
 } }
@@ -213,7 +233,14 @@ mpi_fn! { fn MPI_Comm_split_type(comm: c_int, split_type: c_int, key: c_int, _in
 mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        create("MPI_Comm_create", newcomm, |e| e.start_comm_create(c, g))
+        let members = engine("MPI_Comm_create", |e| Ok(e.group(g)?.ranks.clone()))?;
+        let r = create("MPI_Comm_create", newcomm, |e| e.start_comm_create(c, g));
+        if r.is_ok() {
+            let args = members.iter().map(|&w| w as i32).collect();
+            let new = comm_from(*newcomm).ok();
+            crate::ffi::call_record::comm_made(mpinetsim_protocol::trace_calls::COMM_MAKE_FROM_GROUP, c, args, new);
+        }
+        r
     })();
     finish(comm, "MPI_Comm_create", r)
 } }
@@ -221,7 +248,14 @@ mpi_fn! { fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) {
 mpi_fn! { fn MPI_Comm_create_group(comm: c_int, group: c_int, tag: c_int, newcomm: *mut c_int) {
     let r = (|| {
         let (c, g) = (comm_from(comm)?, group_from(group)?);
-        create("MPI_Comm_create_group", newcomm, |e| e.start_comm_create_group(c, g, tag))
+        let members = engine("MPI_Comm_create_group", |e| Ok(e.group(g)?.ranks.clone()))?;
+        let r = create("MPI_Comm_create_group", newcomm, |e| e.start_comm_create_group(c, g, tag));
+        if r.is_ok() {
+            let args = std::iter::once(tag).chain(members.iter().map(|&w| w as i32)).collect();
+            let new = comm_from(*newcomm).ok();
+            crate::ffi::call_record::comm_made(mpinetsim_protocol::trace_calls::COMM_MAKE_FROM_GROUP_TAGGED, c, args, new);
+        }
+        r
     })();
     finish(comm, "MPI_Comm_create_group", r)
 } }
@@ -285,7 +319,11 @@ mpi_fn! { fn MPI_Comm_get_parent(parent: *mut c_int) {
 } }
 
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
-    end_comm("MPI_Comm_free", comm, |e, c| e.comm_free(c))
+    end_comm("MPI_Comm_free", comm, |e, c| {
+        e.comm_free(c)?;
+        crate::ffi::call_record::comm_free(c);
+        Ok(())
+    })
 } }
 
 mpi_fn! { fn MPI_Comm_group(comm: c_int, group: *mut c_int) {

@@ -65,6 +65,7 @@ macro_rules! mpi_fn {
 
 pub mod attr;
 pub mod buffers;
+pub mod call_record;
 pub mod collectives;
 pub mod comm;
 pub mod datatype;
@@ -134,6 +135,7 @@ pub fn enter(name: &'static str) {
             e.progress(false);
         }
     });
+    call_record::note_entry(name);
 }
 
 /// Called at the exit of every MPI function.

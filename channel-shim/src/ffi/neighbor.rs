@@ -100,7 +100,9 @@ unsafe fn neighbor(
         for b in &rb {
             want.push(e.datatypes().committed(b.dt)?.size as usize * b.count);
         }
+        let sizes: Vec<usize> = packed.iter().map(Vec::len).collect();
         let id = e.start_neighbor_exchange(form, c, call, packed, &want)?;
+        crate::ffi::call_record::neighbor(e, func, form, c, call, &sizes, &want, id);
         let buf = recvbuf as usize;
         let fin = CollFinish {
             types: rb.iter().map(|b| b.dt).collect(),

@@ -3,6 +3,7 @@
 
 use crate::abi::*;
 use crate::ffi::buffers::{program_memory, region, region_mut, write_status, write_status_single};
+use crate::ffi::call_record;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::{fail, finish};
 use crate::ffi::grequest::{self, generalized_of, Completed};
@@ -112,6 +113,7 @@ unsafe fn complete(
     handle: *mut c_int,
     status: *mut MpiStatus,
 ) -> Result<(), MpiError> {
+    call_record::completed(*handle, &c.status);
     if c.freed {
         write_out(handle, MPI_REQUEST_NULL);
     }
@@ -126,6 +128,7 @@ unsafe fn complete_one_of_many(
     handle: *mut c_int,
     status: *mut MpiStatus,
 ) -> Result<(), MpiError> {
+    call_record::completed(*handle, &c.status);
     if c.freed {
         write_out(handle, MPI_REQUEST_NULL);
     }
@@ -162,6 +165,7 @@ unsafe fn send(
             send_tag(tag)?,
         );
         if thread_multiple() {
+            crate::runtime::trace_record::unsupported("MPI_THREAD_MULTIPLE");
             let id = engine(func, |e| {
                 let span = e.datatypes().span(dt, n)?;
                 e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c)
@@ -170,7 +174,9 @@ unsafe fn send(
         }
         engine(func, |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.send_from(mode, program_memory(buf, span), n, dt, d, t, c)
+            e.send_from(mode, program_memory(buf, span), n, dt, d, t, c)?;
+            call_record::send(e, (mode, c, dest, t, n, dt), None);
+            Ok(())
         })
     })();
     finish(comm, func, r)
@@ -251,7 +257,11 @@ unsafe fn isend(
         tag,
         comm,
         request,
-        |e, span, (c, dt, n, d, t)| e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c),
+        |e, span, (c, dt, n, d, t)| {
+            let id = e.isend_from(mode, program_memory(buf, span), n, dt, d, t, c)?;
+            call_record::send(e, (mode, c, dest, t, n, dt), Some(request_to(id)));
+            Ok(id)
+        },
     )
 }
 
@@ -277,6 +287,7 @@ mpi_fn! { fn MPI_Recv / c (buf: *mut c_void, count: CountT, datatype: c_int, sou
             st.error.map_or(Ok(()), Err)
         };
         if thread_multiple() {
+            crate::runtime::trace_record::unsupported("MPI_THREAD_MULTIPLE");
             let id = engine("MPI_Recv", |e| {
                 let span = e.datatypes().span(dt, n)?;
                 e.irecv_into(program_memory(buf, span), n, dt, s, t, c)
@@ -285,7 +296,9 @@ mpi_fn! { fn MPI_Recv / c (buf: *mut c_void, count: CountT, datatype: c_int, sou
         }
         let st = engine("MPI_Recv", |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.recv_into(program_memory(buf, span), n, dt, s, t, c)
+            let st = e.recv_into(program_memory(buf, span), n, dt, s, t, c)?;
+            call_record::recv(e, (c, source, tag, n, dt), Some(&st), None);
+            Ok(st)
         })?;
         report(st)
     })();
@@ -298,6 +311,7 @@ mpi_fn! { fn MPI_Irecv / c (buf: *mut c_void, count: CountT, datatype: c_int, so
         engine("MPI_Irecv", |e| {
             let span = e.datatypes().span(dt, n)?;
             let id = e.irecv_into(program_memory(buf, span), n, dt, s, t, c)?;
+            call_record::recv(e, (c, source, tag, n, dt), None, Some(request_to(id)));
             hand_out(e, id, buf, request)
         })
     })();
@@ -317,6 +331,7 @@ mpi_fn! { fn MPI_Sendrecv / c (sendbuf: *const c_void, sendcount: CountT, sendty
             Ok((program_memory(sendbuf, sspan), program_memory(recvbuf, rspan)))
         };
         let stat = if thread_multiple() {
+            crate::runtime::trace_record::unsupported("MPI_THREAD_MULTIPLE");
             // Both requests are waited for without holding the lock.
             let (rid, sid) = engine("MPI_Sendrecv", |e| {
                 let (smem, rmem) = memories(e)?;
@@ -331,7 +346,9 @@ mpi_fn! { fn MPI_Sendrecv / c (sendbuf: *const c_void, sendcount: CountT, sendty
         } else {
             engine("MPI_Sendrecv", |e| {
                 let (smem, rmem) = memories(e)?;
-                e.sendrecv_with(smem, sn, st_, d, stg, rmem, rn, rt, s, rtg, c)
+                let got = e.sendrecv_with(smem, sn, st_, d, stg, rmem, rn, rt, s, rtg, c)?;
+                call_record::sendrecv(e, c, (dest, stg, sn, st_), (rn, rt), &got);
+                Ok(got)
             })?
         };
         write_status_single(status, &stat);
@@ -346,6 +363,7 @@ mpi_fn! { fn MPI_Sendrecv_replace / c (buf: *mut c_void, count: CountT, datatype
         let (c, dt, n) = (comm_from(comm)?, datatype_from(datatype)?, count_from(count)?);
         let (d, stg, s, rtg) = (dest_from(dest)?, send_tag(sendtag)?, source_from(source)?, tag_from(recvtag)?);
         if thread_multiple() {
+            crate::runtime::trace_record::unsupported("MPI_THREAD_MULTIPLE");
             let send = move |e: &mut Eng| -> Result<Vec<u8>, MpiError> {
                 let span = e.datatypes().span(dt, n)?;
                 Ok(region(buf, span).to_vec())
@@ -362,6 +380,7 @@ mpi_fn! { fn MPI_Sendrecv_replace / c (buf: *mut c_void, count: CountT, datatype
             let span = e.datatypes().span(dt, n)?;
             let copy = region(buf, span).to_vec();
             let (data, stat) = e.sendrecv(&copy, n, dt, d, stg, n, dt, s, rtg, c)?;
+            call_record::sendrecv(e, c, (dest, stg, n, dt), (n, dt), &stat);
             e.datatypes().unpack(dt, n, &data, region_mut(buf, span))?;
             write_status_single(status, &stat);
             stat.error.map_or(Ok(()), Err)
@@ -374,10 +393,12 @@ mpi_fn! { fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut MpiS
     let r = (|| {
         let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
         let st = if thread_multiple() {
+            crate::runtime::trace_record::unsupported("MPI_THREAD_MULTIPLE");
             block_until("MPI_Probe", |e| e.iprobe(s, t, c))?
         } else {
             engine("MPI_Probe", |e| e.probe(s, t, c))?
         };
+        call_record::probed(c, Some(&st));
         write_status(status, &st);
         Ok(())
     })();
@@ -388,6 +409,7 @@ mpi_fn! { fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int
     let r = (|| {
         let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
         let st = engine("MPI_Iprobe", |e| e.iprobe(s, t, c))?;
+        call_record::probed(c, st.as_ref());
         write_out(flag, st.is_some() as c_int);
         if let Some(st) = st {
             write_status(status, &st);
@@ -461,6 +483,7 @@ mpi_fn! { fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut MpiSta
             }
             None => {
                 write_out(flag, 0);
+                call_record::progressed();
                 Ok(None)
             }
         })?;
@@ -557,6 +580,7 @@ mpi_fn! { fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, s
             }
             None => {
                 write_out(flag, 0);
+                call_record::progressed();
                 Ok(())
             }
         });
@@ -607,6 +631,7 @@ mpi_fn! { fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, 
                 Ok(())
             }
             TestAny::Pending => {
+                call_record::progressed();
                 write_out(flag, 0);
                 write_out(index, MPI_UNDEFINED);
                 Ok(())
@@ -642,6 +667,11 @@ unsafe fn some(
             match got {
                 None => {
                     write_out(outcount, MPI_UNDEFINED);
+                    Ok(())
+                }
+                Some(all) if all.is_empty() => {
+                    call_record::progressed();
+                    write_out(outcount, 0);
                     Ok(())
                 }
                 Some(all) => {
@@ -720,6 +750,7 @@ mpi_fn! { fn MPI_Request_free(request: *mut c_int) {
         let Some(id) = request_from(*request)? else { return Err(MpiError::Request) };
         let g = generalized_of(&[Some(id)])[0];
         engine("MPI_Request_free", |e| e.request_free(id))?;
+        call_record::request_freed(*request);
         write_out(request, MPI_REQUEST_NULL);
         g.map_or(Ok(()), |g| grequest::freed(&g))
     })();
@@ -747,7 +778,12 @@ unsafe fn send_init(
         tag,
         comm,
         request,
-        |e, _span, (c, dt, n, d, t)| e.send_init(mode, n, dt, d, t, c),
+        |e, _span, (c, dt, n, d, t)| {
+            let id = e.send_init(mode, n, dt, d, t, c)?;
+            let args = (mode, c, dest, t, n, dt);
+            call_record::persistent(call_record::send_record(e, args, Some(request_to(id))));
+            Ok(id)
+        },
     )
 }
 
@@ -769,6 +805,8 @@ mpi_fn! { fn MPI_Recv_init / c (buf: *mut c_void, count: CountT, datatype: c_int
         let (c, dt, n, s, t) = (comm_from(comm)?, buffer_datatype_from(datatype, count)?, count_from(count)?, source_from(source)?, tag_from(tag)?);
         engine("MPI_Recv_init", |e| {
             let id = e.recv_init(n, dt, s, t, c)?;
+            let args = (c, source, tag, n, dt);
+            call_record::persistent(call_record::recv_record(e, args, None, Some(request_to(id))));
             hand_out(e, id, buf, request)
         })
     })();
@@ -807,6 +845,7 @@ mpi_fn! { fn MPI_Start(request: *mut c_int) {
         Ok(None) => return finish(MPI_COMM_WORLD, func, Err(MpiError::Request)),
         Err(e) => return finish(MPI_COMM_WORLD, func, Err(e)),
     };
+    call_record::started(&[*request]);
     match start_request(func, id) {
         Ok(r) => finish(MPI_COMM_WORLD, func, r),
         Err(code) => code,
@@ -819,6 +858,11 @@ mpi_fn! { fn MPI_Startall(count: c_int, requests: *mut c_int) {
         Ok(ids) => ids,
         Err(e) => return finish(MPI_COMM_WORLD, func, Err(e)),
     };
+    if crate::runtime::trace_record::is_on() {
+        let n = usize::try_from(count).unwrap_or(0);
+        let handles: Vec<c_int> = (0..n).map(|i| *requests.add(i)).collect();
+        call_record::started(&handles);
+    }
     for id in ids.into_iter().flatten() {
         match start_request(func, id) {
             Ok(Ok(())) => {}

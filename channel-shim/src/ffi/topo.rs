@@ -4,6 +4,7 @@
 //! Reordering is the identity (see the engine's module docs).
 
 use crate::abi::*;
+use crate::ffi::call_record;
 use crate::ffi::comm::hand_out_comm;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
@@ -11,6 +12,7 @@ use crate::ffi::handles::*;
 use crate::ffi::large_count::int_array as ints;
 use crate::ffi::symbols::{unweighted, weights_empty};
 use crate::ffi::write_out;
+use mpinetsim_protocol::trace_calls;
 use shim_engine::topo::{dims::dims_create, Cart, DistGraph, Graph, Topology};
 use shim_engine::{CommId, MpiError};
 use std::os::raw::c_int;
@@ -92,7 +94,10 @@ mpi_fn! { fn MPI_Cart_create(comm_old: c_int, ndims: c_int, dims: *const c_int, 
         let n = usize::try_from(ndims).map_err(|_| MpiError::Dims)?;
         let d = ints(n, dims)?;
         let p: Vec<bool> = ints(n, periods)?.iter().map(|&v| v != 0).collect();
-        engine("MPI_Cart_create", |e| e.cart_create(c, &d, &p))
+        let new = engine("MPI_Cart_create", |e| e.cart_create(c, &d, &p))?;
+        let args = d.iter().copied().chain(p.iter().map(|&b| b as i32)).collect();
+        call_record::comm_made(trace_calls::COMM_MAKE_CART, c, args, new);
+        Ok(new)
     })
 } }
 
@@ -100,7 +105,10 @@ mpi_fn! { fn MPI_Cart_sub(comm: c_int, remain_dims: *const c_int, newcomm: *mut 
     create("MPI_Cart_sub", comm, newcomm, |c| {
         let ndims = with_topology("MPI_Cart_sub", comm, |t, _| Ok(cart_of(t)?.dims.len()))?;
         let remain: Vec<bool> = ints(ndims, remain_dims)?.iter().map(|&v| v != 0).collect();
-        engine("MPI_Cart_sub", |e| e.cart_sub(c, &remain))
+        let new = engine("MPI_Cart_sub", |e| e.cart_sub(c, &remain))?;
+        let args = remain.iter().map(|&b| b as i32).collect();
+        call_record::comm_made(trace_calls::COMM_MAKE_CART_SUB, c, args, new);
+        Ok(new)
     })
 } }
 
@@ -195,7 +203,10 @@ mpi_fn! { fn MPI_Graph_create(comm_old: c_int, nnodes: c_int, index: *const c_in
         let idx = ints(len_arg(nnodes)?, index)?;
         let nedges = len_arg(idx.last().copied().unwrap_or(0))?;
         let ed = ints(nedges, edges)?;
-        engine("MPI_Graph_create", |e| e.graph_create(c, &idx, &ed))
+        let new = engine("MPI_Graph_create", |e| e.graph_create(c, &idx, &ed))?;
+        let args = std::iter::once(idx.len() as i32).chain(idx.iter().copied()).chain(ed.iter().copied()).collect();
+        call_record::comm_made(trace_calls::COMM_MAKE_GRAPH, c, args, new);
+        Ok(new)
     })
 } }
 
@@ -282,7 +293,14 @@ mpi_fn! { fn MPI_Dist_graph_create_adjacent(comm_old: c_int, indegree: c_int, so
         // Weighted when the sources' weights are given (as in MPICH).
         let dw = dw.unwrap_or_else(|| vec![0; no]);
         let w = sw.as_deref().map(|a| (a, dw.as_slice()));
-        engine("MPI_Dist_graph_create_adjacent", |e| e.dist_graph_create_adjacent(c, &s, &d, w)).map(Some)
+        let new = engine("MPI_Dist_graph_create_adjacent", |e| e.dist_graph_create_adjacent(c, &s, &d, w))?;
+        let mut args = vec![ni as i32, no as i32, sw.is_some() as i32];
+        args.extend(s.iter().chain(&d));
+        if let Some(sw) = &sw {
+            args.extend(sw.iter().chain(&dw));
+        }
+        call_record::comm_made(trace_calls::COMM_MAKE_DIST_GRAPH_ADJACENT, c, args, Some(new));
+        Ok(Some(new))
     })
 } }
 
@@ -296,7 +314,14 @@ mpi_fn! { fn MPI_Dist_graph_create(comm_old: c_int, n: c_int, sources: *const c_
         let total = deg.iter().try_fold(0usize, |t, &d| Ok(t + len_arg(d)?))?;
         let d = ints(total, destinations)?;
         let w = weights_arg(total, weights)?;
-        engine("MPI_Dist_graph_create", |e| e.dist_graph_create(c, &s, &deg, &d, w.as_deref())).map(Some)
+        let new = engine("MPI_Dist_graph_create", |e| e.dist_graph_create(c, &s, &deg, &d, w.as_deref()))?;
+        let mut args = vec![k as i32, w.is_some() as i32];
+        args.extend(s.iter().chain(&deg).chain(&d));
+        if let Some(w) = &w {
+            args.extend(w.iter());
+        }
+        call_record::comm_made(trace_calls::COMM_MAKE_DIST_GRAPH, c, args, Some(new));
+        Ok(Some(new))
     })
 } }
 

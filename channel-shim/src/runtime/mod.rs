@@ -11,7 +11,7 @@ mod parent_watch;
 mod state;
 mod timeline;
 mod tool;
-mod trace_record;
+pub mod trace_record;
 
 pub use clock::{
     is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, process_cpu_ns, program_cpu_ns,

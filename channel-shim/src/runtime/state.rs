@@ -214,6 +214,10 @@ fn connect() -> Result<JobInfo, String> {
         rendezvous_chunk: mpinetsim_protocol::MAX_MESSAGE_PIECE,
         ..EngineConfig::default()
     };
+    super::trace_record::call(|| mpinetsim_protocol::trace_calls::CallRecord::Start {
+        eager_limit: cfg.eager_limit.unwrap_or(0),
+        rendezvous_chunk: cfg.rendezvous_chunk,
+    });
     *lock(&ENGINE) = Some(Engine::new(t, cfg));
     *joined = Some(JobInfo { rank, size });
     Ok(JobInfo { rank, size })

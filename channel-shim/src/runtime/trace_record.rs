@@ -82,3 +82,31 @@ pub fn finish() {
         let _ = log.out.flush();
     }
 }
+
+/// Records an MPI call for the engine replay, building it only when the
+/// rank records.
+pub fn call(make: impl FnOnce() -> mpinetsim_protocol::trace_calls::CallRecord) {
+    if is_on() {
+        record(TraceEvent::Call(make()));
+    }
+}
+
+/// Routines already noted as not replayable through the engine.
+static UNSUPPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Notes (once per routine) that the program called `name`, which the
+/// engine replay does not make: such a trace is replayed message by message.
+pub fn unsupported(name: &str) {
+    if !is_on() {
+        return;
+    }
+    let mut seen = UNSUPPORTED.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.iter().any(|s| s == name) {
+        return;
+    }
+    seen.push(name.to_string());
+    drop(seen);
+    record(TraceEvent::Call(
+        mpinetsim_protocol::trace_calls::CallRecord::Unsupported { name: name.into() },
+    ));
+}
