@@ -419,7 +419,9 @@ pub fn replay_network(
         Through::Messages => Err(String::new()),
     };
     let outcome = match programs {
-        Ok(p) => crate::engine_replay::replay(p, sim.as_mut(), &speeds, flush, timeline)?,
+        Ok(p) => crate::engine_replay::replay(p, sim.as_mut(), &speeds, flush, timeline).map_err(
+            |e| format!("{e}; `--through messages` replays the recorded messages instead"),
+        )?,
         Err(why) => {
             let mut o = replay(trace, sim.as_mut(), &speeds, flush, timeline)?;
             o.through = Through::Messages;
