@@ -482,30 +482,30 @@ pub(crate) struct Partition {
 
 /// The live fault state of a simulation.
 pub(crate) struct FaultState {
-    pub convergence_delay: Nanos,
-    pub partition_timeout: Nanos,
-    pub schedule: EventQueue<Item>,
+    convergence_delay: Nanos,
+    partition_timeout: Nanos,
+    schedule: EventQueue<Item>,
     random: Vec<RandomElement>,
     link_down: Vec<u32>,
     node_down: Vec<u32>,
     /// Per link: down, or an end node down.
-    pub dead: Vec<bool>,
-    pub dead_count: usize,
+    dead: Vec<bool>,
+    dead_count: usize,
     /// Per link: how often it died; frames carry the value they left with.
-    pub epoch: Vec<u32>,
+    epoch: Vec<u32>,
     /// Bumped whenever the dead set changes.
-    pub generation: u64,
+    generation: u64,
     /// The generation the forwarding tables were computed for.
-    pub routed_generation: u64,
+    routed_generation: u64,
     /// Configured link parameters, for restoring after a degradation.
-    pub base_params: Vec<LinkParams>,
-    pub partition: Option<Partition>,
+    base_params: Vec<LinkParams>,
+    partition: Option<Partition>,
     /// When to look for messages that waited too long at a partition.
-    pub check_at: Option<Nanos>,
+    check_at: Option<Nanos>,
     /// The first [`MAX_RECORDED_NETWORK_EVENTS`] events.
-    pub log: Vec<NetworkEvent>,
+    log: Vec<NetworkEvent>,
     /// Events after those, counted but not recorded.
-    pub unrecorded: u64,
+    unrecorded: u64,
     /// Forwarding tables around the dead links, while any are dead.
     routes: Option<Routing>,
 }
@@ -545,6 +545,17 @@ impl FaultState {
             unrecorded: 0,
             routes: None,
         }
+    }
+
+    /// The network events recorded so far (the first
+    /// [`MAX_RECORDED_NETWORK_EVENTS`]).
+    pub fn events(&self) -> &[NetworkEvent] {
+        &self.log
+    }
+
+    /// Network events after those, counted but not recorded.
+    pub fn unrecorded(&self) -> u64 {
+        self.unrecorded
     }
 
     /// Time of the next schedule entry.

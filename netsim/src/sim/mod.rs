@@ -294,7 +294,7 @@ impl Simulator {
 
     /// Every fault, route change and partition so far, in time order.
     pub fn network_events(&self) -> &[NetworkEvent] {
-        self.faults.as_ref().map_or(&[], |f| &f.log)
+        self.faults.as_ref().map_or(&[], |f| f.events())
     }
 
     /// Set when the run cannot go on: a message waited longer than
@@ -1041,7 +1041,7 @@ impl Simulator {
                 })
                 .collect(),
             network_events: self.network_events().to_vec(),
-            network_events_unrecorded: self.faults.as_ref().map_or(0, |f| f.unrecorded),
+            network_events_unrecorded: self.faults.as_ref().map_or(0, |f| f.unrecorded()),
             connections: self
                 .conns
                 .iter()
