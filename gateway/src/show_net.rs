@@ -71,9 +71,17 @@ pub fn text(cfg: &NetworkConfig, origin: &str, ranks: Option<u32>) -> Result<Str
         } else {
             format!(" {} B", p.queue_bytes)
         };
+        // Drop-tail lines read as before; RED names its parameters.
+        let red = match p.queue {
+            netsim::config::QueueKind::DropTail => String::new(),
+            netsim::config::QueueKind::Red => format!(
+                " red (min_th {}, max_th {}, max_p {}, weight {})",
+                p.red.min_th, p.red.max_th, p.red.max_p, p.red.weight
+            ),
+        };
         let _ = writeln!(
             s,
-            "link {} {} <-> {}: rate {}, delay {}, mtu {}, queue {} packets{queue_bytes}, loss {}",
+            "link {} {} <-> {}: rate {}, delay {}, mtu {}, queue {} packets{queue_bytes}{red}, loss {}",
             l.name,
             end(0),
             end(1),
@@ -147,6 +155,38 @@ mod tests {
         assert_eq!(rate(100_000_000), "100Mbps");
         assert_eq!(rate(1_500), "1500bps");
         assert_eq!(rate(0), "unlimited");
+    }
+
+    #[test]
+    fn a_red_queue_set_on_the_command_line_shows_its_parameters() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/reference.toml");
+        let cfg = crate::overrides::load_net(
+            &dir,
+            Some(4),
+            &[
+                "link_defaults.queue=red".to_string(),
+                "link.\"host1-switch0\".red_min_th=10".to_string(),
+            ],
+        )
+        .unwrap();
+        let t = text(&cfg, "reference.toml", Some(4)).unwrap();
+        let line = |name: &str| {
+            t.lines()
+                .find(|l| l.starts_with(&format!("link {name} ")))
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            line("host0-switch0").contains(
+                "queue 1000 packets red (min_th 5, max_th 15, max_p 0.02, weight 0.002), loss 0"
+            ),
+            "{t}"
+        );
+        assert!(
+            line("host1-switch0").contains("red (min_th 10, max_th 15,"),
+            "{t}"
+        );
     }
 
     #[test]

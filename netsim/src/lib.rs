@@ -1,7 +1,7 @@
 //! # netsim — a deterministic, sans-IO packet-level network simulator
 //!
 //! netsim models hosts, L2 switches, L3 routers and full-duplex links with
-//! rates, propagation delays, MTUs, drop-tail queues and seeded random loss,
+//! rates, propagation delays, MTUs, drop-tail or RED queues and seeded random loss,
 //! and runs one TCP connection (handshake, MSS segmentation, cumulative and
 //! delayed ACKs, receive window, NewReno, fast retransmit, RTO) per ordered
 //! rank pair. It records per-node and per-link counters and can write pcap

@@ -206,6 +206,16 @@ pub struct LinkSettings {
     pub queue_bytes: Option<ByteSize>,
     /// Probability in [0, 1) that a frame is lost on this link.
     pub loss: Option<f64>,
+    /// Queue discipline of the link's ports: `droptail` (default) or `red`.
+    pub queue: Option<QueueKind>,
+    /// RED: average queue length (packets) below which nothing is dropped early.
+    pub red_min_th: Option<f64>,
+    /// RED: average queue length (packets) from which every arrival is dropped.
+    pub red_max_th: Option<f64>,
+    /// RED: drop probability as the average reaches `red_max_th`.
+    pub red_max_p: Option<f64>,
+    /// RED: weight of the newest queue length in the average (w_q).
+    pub red_weight: Option<f64>,
 }
 
 /// One link between nodes `a` and `b`, with optional overrides.
@@ -230,6 +240,29 @@ pub struct LinkConfig {
     pub queue_bytes: Option<ByteSize>,
     /// Overrides `[link_defaults].loss`.
     pub loss: Option<f64>,
+    /// Overrides `[link_defaults].queue`.
+    pub queue: Option<QueueKind>,
+    /// Overrides `[link_defaults].red_min_th`.
+    pub red_min_th: Option<f64>,
+    /// Overrides `[link_defaults].red_max_th`.
+    pub red_max_th: Option<f64>,
+    /// Overrides `[link_defaults].red_max_p`.
+    pub red_max_p: Option<f64>,
+    /// Overrides `[link_defaults].red_weight`.
+    pub red_weight: Option<f64>,
+}
+
+/// The queue discipline of a link's ports (`queue` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueKind {
+    /// A FIFO that drops arrivals past its limits.
+    #[default]
+    #[serde(rename = "droptail", alias = "drop-tail")]
+    DropTail,
+    /// Random Early Detection (Floyd and Jacobson 1993), see
+    /// [`crate::wire::queue::Red`].
+    Red,
 }
 
 impl LinkConfig {
@@ -242,6 +275,11 @@ impl LinkConfig {
             queue_packets: self.queue_packets,
             queue_bytes: self.queue_bytes,
             loss: self.loss,
+            queue: self.queue,
+            red_min_th: self.red_min_th,
+            red_max_th: self.red_max_th,
+            red_max_p: self.red_max_p,
+            red_weight: self.red_weight,
         }
     }
 }

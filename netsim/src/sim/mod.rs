@@ -194,9 +194,13 @@ impl Simulator {
         let tx = net
             .ports
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let l = &net.links[p.link as usize].params;
-                Transmitter::new(l.queue_packets, l.queue_bytes)
+                // Each port's own stream of random numbers (RED).
+                let port_seed = (seed ^ 0x7265_645f_7175_6575)
+                    .wrapping_add((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                Transmitter::new(l, port_seed)
             })
             .collect();
         // Counters only: the names are filled in by `stats()` (a large
@@ -692,7 +696,7 @@ impl Simulator {
             return;
         }
         let frame = self.packets.get(pkt).frame_len();
-        if !t.queue.enqueue(pkt, frame) {
+        if !t.queue.enqueue(pkt, frame, self.now) {
             self.link_stats[port as usize].drops_queue += 1;
             self.node_stats[node as usize].drops_queue += 1;
             self.packets.remove(pkt);
@@ -754,7 +758,7 @@ impl Simulator {
                 Event::Arrive(pinfo.peer, pkt, epoch),
             );
         }
-        if let Some(next) = self.tx[port as usize].queue.dequeue() {
+        if let Some(next) = self.tx[port as usize].queue.dequeue(self.now) {
             self.start_tx(port, next);
         }
         self.wake_waiting(port);
@@ -927,6 +931,7 @@ impl Simulator {
 
     /// Does what the faults asked, in order.
     fn carry_out(&mut self, effects: &mut Vec<Effect>) {
+        let now = self.now;
         for e in effects.drain(..) {
             match e {
                 Effect::LinkDied(l) => {
@@ -937,7 +942,7 @@ impl Simulator {
                             .wire
                             .finish()
                             .into_iter()
-                            .chain(std::iter::from_fn(|| tx.queue.dequeue()))
+                            .chain(std::iter::from_fn(|| tx.queue.dequeue(now)))
                         {
                             self.packets.remove(pkt);
                             *lost += 1;

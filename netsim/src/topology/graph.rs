@@ -5,7 +5,7 @@
 //! expand a few lines of TOML into such a graph are separate helpers.
 
 use crate::base::addr::{default_host_ip, MacAddr};
-use crate::config::{ConfigError, NetworkConfig, Placement, SwitchMode};
+use crate::config::{ConfigError, NetworkConfig, Placement, QueueKind, SwitchMode};
 
 use std::net::Ipv4Addr;
 
@@ -74,9 +74,37 @@ pub struct LinkParams {
     pub queue_bytes: u64,
     /// Per-frame loss probability.
     pub loss: f64,
+    /// Queue discipline of both ports.
+    pub queue: QueueKind,
+    /// RED's parameters (used when `queue` is [`QueueKind::Red`]).
+    pub red: RedParams,
 }
 
-/// Built-in link defaults: 1 Gbps, no delay, 1500 MTU, 1000-packet queue.
+/// Parameters of Random Early Detection (Floyd and Jacobson 1993; see
+/// [`crate::wire::queue::Red`]). Queue lengths are in packets.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RedParams {
+    /// Below this average queue length nothing is dropped early.
+    pub min_th: f64,
+    /// From this average queue length on every arrival is dropped.
+    pub max_th: f64,
+    /// Drop probability as the average approaches `max_th`.
+    pub max_p: f64,
+    /// Weight of the newest queue length in the average (w_q).
+    pub weight: f64,
+}
+
+/// The paper's simulation settings: min_th 5, max_th 15 packets (three
+/// times min_th, as Floyd recommends), max_p 1/50, w_q 0.002.
+pub const DEFAULT_RED: RedParams = RedParams {
+    min_th: 5.0,
+    max_th: 15.0,
+    max_p: 0.02,
+    weight: 0.002,
+};
+
+/// Built-in link defaults: 1 Gbps, no delay, 1500 MTU, 1000-packet
+/// drop-tail queue.
 pub const DEFAULT_LINK: LinkParams = LinkParams {
     rate_bps: 1_000_000_000,
     delay_ns: 0,
@@ -84,6 +112,8 @@ pub const DEFAULT_LINK: LinkParams = LinkParams {
     queue_packets: 1000,
     queue_bytes: u64::MAX,
     loss: 0.0,
+    queue: QueueKind::DropTail,
+    red: DEFAULT_RED,
 };
 
 /// A full-duplex link between two ports.
@@ -393,12 +423,113 @@ fn layer(
         }
         p.loss = l;
     }
+    if let Some(q) = s.queue {
+        p.queue = q;
+    }
+    let in_range = |key: &str, v: Option<f64>, ok: fn(f64) -> bool, want: &str| match v {
+        Some(v) if !ok(v) => Err(err(origin, format!("`{at}.{key}` is {v}; {want}"))),
+        _ => Ok(v),
+    };
+    let positive = |v: f64| v.is_finite() && v >= 0.0;
+    let fraction = |v: f64| v > 0.0 && v <= 1.0;
+    if let Some(v) = in_range(
+        "red_min_th",
+        s.red_min_th,
+        positive,
+        "give an average queue length of at least 0 packets",
+    )? {
+        p.red.min_th = v;
+    }
+    if let Some(v) = in_range(
+        "red_max_th",
+        s.red_max_th,
+        positive,
+        "give an average queue length of at least 0 packets",
+    )? {
+        p.red.max_th = v;
+    }
+    if let Some(v) = in_range(
+        "red_max_p",
+        s.red_max_p,
+        fraction,
+        "a drop probability must be above 0 and at most 1",
+    )? {
+        p.red.max_p = v;
+    }
+    if let Some(v) = in_range(
+        "red_weight",
+        s.red_weight,
+        fraction,
+        "the average's weight must be above 0 and at most 1",
+    )? {
+        p.red.weight = v;
+    }
+    if p.queue == QueueKind::Red && p.red.min_th >= p.red.max_th {
+        return Err(err(
+            origin,
+            format!(
+                "at `{at}` RED's red_min_th ({}) is not below red_max_th ({}); give a minimum threshold below the maximum (e.g. 5 and 15 packets)",
+                p.red.min_th, p.red.max_th
+            ),
+        ));
+    }
     Ok(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_queue_key_chooses_red_per_link_with_its_parameters() {
+        let net = |extra: &str| {
+            let text = format!(
+                "[link_defaults]\nqueue = 'red'\nred_max_th = 30\n[[host]]\nname='a'\n[[host]]\nname='b'\n[[switch]]\nname='s'\n[[link]]\na='a'\nb='s'\nred_min_th = 10\nred_max_p = 0.1\nred_weight = 0.01\n[[link]]\na='b'\nb='s'\n{extra}"
+            );
+            let cfg = NetworkConfig::from_toml_str(&text, "n.toml").unwrap();
+            Network::from_config(&cfg, "n.toml")
+        };
+        let n = net("").unwrap();
+        let (first, second) = (n.links[0].params, n.links[1].params);
+        assert_eq!(first.queue, QueueKind::Red);
+        assert_eq!(
+            first.red,
+            RedParams {
+                min_th: 10.0,
+                max_th: 30.0,
+                max_p: 0.1,
+                weight: 0.01
+            }
+        );
+        assert_eq!(
+            (second.queue, second.red),
+            (
+                QueueKind::Red,
+                RedParams {
+                    max_th: 30.0,
+                    ..DEFAULT_RED
+                }
+            )
+        );
+        let n = net("queue = 'droptail'\n").unwrap();
+        assert_eq!(n.links[1].params.queue, QueueKind::DropTail);
+        assert_eq!(DEFAULT_LINK.queue, QueueKind::DropTail);
+        let e = net("red_min_th = 40\n").unwrap_err();
+        assert!(
+            e.0.contains("at `link[1]` RED's red_min_th (40) is not below red_max_th (30)"),
+            "{e}"
+        );
+        let e = net("red_max_p = 0\n").unwrap_err();
+        assert!(
+            e.0.contains(
+                "`link[1].red_max_p` is 0; a drop probability must be above 0 and at most 1"
+            ),
+            "{e}"
+        );
+        let e = NetworkConfig::from_toml_str("[link_defaults]\nqueue = 'codel'\n", "n.toml")
+            .unwrap_err();
+        assert!(e.0.contains("codel"), "{e}");
+    }
 
     #[test]
     fn unknown_endpoint_is_one_sentence() {

@@ -114,6 +114,11 @@ impl Builder {
             queue_packets: None,
             queue_bytes: None,
             loss: None,
+            queue: None,
+            red_min_th: None,
+            red_max_th: None,
+            red_max_p: None,
+            red_weight: None,
         });
     }
 
@@ -179,6 +184,11 @@ impl Builder {
             l.queue_packets = s.queue_packets.or(l.queue_packets);
             l.queue_bytes = s.queue_bytes.or(l.queue_bytes);
             l.loss = s.loss.or(l.loss);
+            l.queue = s.queue.or(l.queue);
+            l.red_min_th = s.red_min_th.or(l.red_min_th);
+            l.red_max_th = s.red_max_th.or(l.red_max_th);
+            l.red_max_p = s.red_max_p.or(l.red_max_p);
+            l.red_weight = s.red_weight.or(l.red_weight);
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! the queue past its frame or byte limit is dropped.
 
 use super::QueueDiscipline;
+use crate::base::time::Nanos;
 use crate::wire::packet::PacketId;
 use std::collections::VecDeque;
 
@@ -30,7 +31,7 @@ impl DropTail {
 
 impl QueueDiscipline for DropTail {
     #[inline]
-    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64) -> bool {
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, _now: Nanos) -> bool {
         if self.queue.len() as u32 >= self.limit_packets
             || self.queued_bytes + frame_bytes > self.limit_bytes
         {
@@ -44,7 +45,7 @@ impl QueueDiscipline for DropTail {
     }
 
     #[inline]
-    fn dequeue(&mut self) -> Option<PacketId> {
+    fn dequeue(&mut self, _now: Nanos) -> Option<PacketId> {
         let (p, b) = self.queue.pop_front()?;
         self.queued_bytes -= b;
         Some(p)
@@ -80,12 +81,13 @@ mod tests {
     #[test]
     fn drop_tail_on_either_limit() {
         let mut t = DropTail::new(2, 3000);
-        assert!(t.enqueue(1, 1500));
-        assert!(t.enqueue(2, 1500));
-        assert!(!t.enqueue(3, 64), "packet limit");
-        assert_eq!(t.dequeue(), Some(1));
-        assert!(!t.enqueue(4, 1501), "byte limit");
-        assert!(t.enqueue(5, 1500));
+        let now = Nanos::ZERO;
+        assert!(t.enqueue(1, 1500, now));
+        assert!(t.enqueue(2, 1500, now));
+        assert!(!t.enqueue(3, 64, now), "packet limit");
+        assert_eq!(t.dequeue(now), Some(1));
+        assert!(!t.enqueue(4, 1501, now), "byte limit");
+        assert!(t.enqueue(5, 1500, now));
         assert_eq!((t.peak_packets(), t.peak_bytes()), (2, 3000));
         assert_eq!((t.len(), t.room(), t.queued_bytes()), (2, 0, 3000));
     }

@@ -1,23 +1,28 @@
 //! Queue disciplines: what a port does with a frame that finds its
 //! serialiser busy — keep it, and in which order it leaves, or drop it.
 //! Each discipline is a file implementing [`QueueDiscipline`] (drop-tail
-//! FIFO today; ECN marking or priority queues would be further files), and
-//! a [`crate::wire::transmitter::Transmitter`] puts one in front of its
-//! [`crate::wire::serialiser::Serialiser`].
+//! FIFO and RED today; ECN marking or priority queues would be further
+//! files), [`PortQueue`] chooses one per port as the network file's
+//! `queue` key says, and a [`crate::wire::transmitter::Transmitter`] puts
+//! it in front of its [`crate::wire::serialiser::Serialiser`].
 
 mod drop_tail;
+mod red;
 
 pub use drop_tail::DropTail;
+pub use red::Red;
 
+use crate::base::time::Nanos;
 use crate::wire::packet::PacketId;
 
 /// The frames waiting at one port for the wire.
 pub trait QueueDiscipline {
-    /// Offers a frame of `frame_bytes`; false when the discipline drops it.
-    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64) -> bool;
+    /// Offers a frame of `frame_bytes` arriving at `now`; false when the
+    /// discipline drops it.
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> bool;
 
-    /// The frame to serialise next.
-    fn dequeue(&mut self) -> Option<PacketId>;
+    /// The frame to serialise next, taken at `now`.
+    fn dequeue(&mut self, now: Nanos) -> Option<PacketId>;
 
     /// Frames waiting.
     fn len(&self) -> usize;
@@ -39,4 +44,62 @@ pub trait QueueDiscipline {
 
     /// Highest number of frame bytes waiting at once.
     fn peak_bytes(&self) -> u64;
+}
+
+/// The discipline of one port, as its link's `queue` key chose it.
+#[derive(Debug)]
+pub enum PortQueue {
+    /// `queue = "droptail"` (the default).
+    DropTail(DropTail),
+    /// `queue = "red"`.
+    Red(Box<Red>),
+}
+
+impl Default for PortQueue {
+    fn default() -> PortQueue {
+        PortQueue::DropTail(DropTail::default())
+    }
+}
+
+macro_rules! each {
+    ($self:expr, $q:ident => $e:expr) => {
+        match $self {
+            PortQueue::DropTail($q) => $e,
+            PortQueue::Red($q) => $e,
+        }
+    };
+}
+
+impl QueueDiscipline for PortQueue {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> bool {
+        each!(self, q => q.enqueue(pkt, frame_bytes, now))
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: Nanos) -> Option<PacketId> {
+        each!(self, q => q.dequeue(now))
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        each!(self, q => q.len())
+    }
+
+    fn queued_bytes(&self) -> u64 {
+        each!(self, q => q.queued_bytes())
+    }
+
+    #[inline]
+    fn room(&self) -> usize {
+        each!(self, q => q.room())
+    }
+
+    fn peak_packets(&self) -> u32 {
+        each!(self, q => q.peak_packets())
+    }
+
+    fn peak_bytes(&self) -> u64 {
+        each!(self, q => q.peak_bytes())
+    }
 }
