@@ -30,6 +30,27 @@ impl<'a> NetworkSource<'a> {
 /// `read` (the driver's file access, e.g. `std::fs::read_to_string`), or
 /// an `xsim:` string; `ranks` sizes the string's networks when it has no
 /// `vp=` key.
+///
+/// ```
+/// use netsim::loader::load;
+/// use std::path::Path;
+/// // A file, read by the caller's function (here from memory).
+/// let cfg = load(Path::new("two.toml"), Some(2), |_| {
+///     Ok("[[host]]\nname = 'a'\n[[host]]\nname = 'b'\n[[link]]\na = 'a'\nb = 'b'\n".into())
+/// })?;
+/// assert_eq!((cfg.hosts.len(), cfg.links.len()), (2, 1));
+/// // A file that cannot be read is one sentence naming it and --net.
+/// let e = load(Path::new("gone.toml"), Some(2), std::fs::read_to_string).unwrap_err();
+/// assert!(e.to_string().starts_with("cannot read network file gone.toml: "));
+/// assert!(e.to_string().ends_with("; check the path given to --net"));
+/// // An `xsim:` string needs no file: `read` is not called. A ring of 8
+/// // (`vp`), 100 µs per link: 8 routers with a host on each.
+/// let cfg = load(Path::new("xsim:type=ring,nlatency=100,vp=8"), None, |_| unreachable!())?;
+/// let net = netsim::Network::from_config(&cfg, "xsim")?;
+/// assert_eq!((net.hosts.len(), net.links.len()), (8, 16));
+/// assert!(net.links.iter().all(|l| l.params.delay_ns == 100_000));
+/// # Ok::<(), netsim::config::ConfigError>(())
+/// ```
 pub fn load<'p>(
     arg: &'p Path,
     ranks: Option<u32>,

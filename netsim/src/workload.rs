@@ -196,6 +196,33 @@ impl Driver {
 /// quiet. Errors name what is wrong with the request, or why the network
 /// stopped the run (a partition that outlasted its timeout: see
 /// [`Simulator::failure`]).
+///
+/// ```
+/// use netsim::workload::{run, Pattern, Workload};
+/// use netsim::{NetworkConfig, Simulator};
+/// let cfg = NetworkConfig::from_toml_str(
+///     "[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n\
+///      [[host]]\nname = 'a'\n[[host]]\nname = 'b'\n[[link]]\na = 'a'\nb = 'b'\n",
+///     "example",
+/// )?;
+/// let mut sim = Simulator::from_config(&cfg, "example", 2, false)?;
+/// let w = Workload { pattern: Pattern::PingPong, size: 32, iters: 100, seed: 1, verify: true };
+/// let out = run(&mut sim, &w)?;
+/// assert_eq!((out.messages, out.bytes, out.corrupted), (200, 6400, 0));
+/// // Each one-way trip: 0.5 ms of propagation plus 880 ns for its
+/// // 110-byte frame (32 B + 78 B of headers, preamble and gap) at 1 Gbps.
+/// let one_way = 500_000 + 880;
+/// // Each direction has its own connection, opened once: SYN and SYN-ACK
+/// // (86 B, 688 ns, each crossing the link), then the handshake's last
+/// // ACK (a 84-byte minimum frame, 672 ns) just ahead of the first data.
+/// let handshake = 2 * (500_000 + 688) + 672;
+/// // A receiver acknowledges every second segment at once, and that ACK
+/// // leaves just ahead of its reply: 50 times on one connection, 49 on
+/// // the other (the last reply is answered by nobody).
+/// let acks = (50 + 49) * 672;
+/// assert_eq!(out.runtime_ns, 200 * one_way + 2 * handshake + acks);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run(sim: &mut Simulator, w: &Workload) -> Result<WorkloadOutcome, String> {
     run_with(sim, w, FLUSH_EVERY_EVENTS, |_| Ok(()))
 }

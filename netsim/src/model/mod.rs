@@ -23,6 +23,38 @@ use std::any::Any;
 /// (the gateway's loop, a workload) holds a `Box<dyn NetworkModel>` and
 /// needs no change for a third model. What only one model has (captures,
 /// time series, its own counters) is reached through [`NetworkModel::as_any`].
+///
+/// A driver that runs the network step by step, as a real-time loop does
+/// when each event's deadline comes, works with either model:
+///
+/// ```
+/// use netsim::models::{from_config, ModelOptions};
+/// use netsim::{Nanos, NetworkConfig, NetworkModel};
+/// /// Runs every event up to `t` and returns the messages delivered.
+/// fn run_until(m: &mut dyn NetworkModel, t: Nanos) -> usize {
+///     while m.next_event_time().is_some_and(|next| next <= t) {
+///         m.step();
+///     }
+///     m.advance_to(t);
+///     let mut out = Vec::new();
+///     m.take_deliveries(&mut out);
+///     out.len()
+/// }
+/// let cfg = NetworkConfig::from_toml_str(
+///     "[link_defaults]\ndelay = '500us'\n[[host]]\nname = 'a'\n\
+///      [[host]]\nname = 'b'\n[[link]]\na = 'a'\nb = 'b'\n",
+///     "example",
+/// )?;
+/// let mut m = from_config(&cfg, "example", 2, ModelOptions::default())?;
+/// m.inject(0, 1, vec![7u8; 100].into(), Nanos::ZERO)?;
+/// // Nothing can arrive before one propagation delay.
+/// assert_eq!(run_until(m.as_mut(), Nanos(499_999)), 0);
+/// assert_eq!(m.now(), Nanos(499_999));
+/// // SYN, SYN-ACK, data: three crossings of the link, within 10 ms.
+/// assert_eq!(run_until(m.as_mut(), Nanos(10_000_000)), 1);
+/// assert_eq!(m.messages_in_flight(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait NetworkModel {
     /// Which model this is (the config's `model` key).
     fn kind(&self) -> ModelKind;
