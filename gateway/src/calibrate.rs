@@ -282,6 +282,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                 }
             ));
             let spec = JobSpec {
+                progress: crate::progress::Show::Never,
                 compute_clock: a.compute.clock()?,
                 transport: a.transport.transport.kind(),
                 announce_cores: false,

@@ -435,7 +435,8 @@ pub struct CompareArgs {
     /// Runs per network (the median runtime is compared).
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
-    /// Write the comparison as JSON to this file (also `--json`).
+    /// Write the comparison as JSON to this file.
+    // `--json`, its old name, is a hidden alias so old scripts keep working.
     #[arg(long, alias = "json")]
     pub report: Option<PathBuf>,
     /// Append the ranks' output to this file instead of the terminal.
@@ -743,6 +744,49 @@ mod tests {
             assert_eq!(arg.get_long(), Some("np"), "{sub}");
             assert_eq!(arg.get_visible_aliases(), Some(vec!["ranks"]), "{sub}");
         }
+    }
+
+    #[test]
+    fn compare_takes_json_as_a_hidden_alias_of_report() {
+        let Command::Compare(c) = Cli::try_parse_from([
+            "mpinetsim",
+            "compare",
+            "-n",
+            "2",
+            "--net",
+            "a.toml",
+            "--net",
+            "b.toml",
+            "--json",
+            "c.json",
+            "--",
+            "prog",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not compare")
+        };
+        assert_eq!(c.report.as_deref(), Some(std::path::Path::new("c.json")));
+        let cmd = Cli::command();
+        let report = cmd
+            .find_subcommand("compare")
+            .unwrap()
+            .get_arguments()
+            .find(|a| a.get_long() == Some("report"))
+            .unwrap();
+        assert!(
+            report.get_visible_aliases().unwrap_or_default().is_empty(),
+            "--json is not listed"
+        );
+        // … and --help does not mention it.
+        let help = cmd
+            .find_subcommand("compare")
+            .unwrap()
+            .clone()
+            .render_help()
+            .to_string();
+        assert!(!help.contains("--json"), "{help}");
     }
 
     #[test]

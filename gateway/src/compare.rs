@@ -134,7 +134,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
         None => RankOutput::Inherit,
     };
     let mut rows: Vec<CompareRow> = Vec::new();
-    for (name, cfg) in &nets {
+    for (row, (name, cfg)) in (1..).zip(&nets) {
         let mut runtimes = Vec::new();
         let mut walls = Vec::new();
         let mut behind = 0.0f64;
@@ -162,6 +162,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             }
             tracing::info!("compare: {name} ({model} model), run {run}/{}", a.repeat);
             let spec = JobSpec {
+                progress: crate::progress::Show::Row(row, nets.len()),
                 compute_clock: a.compute.clock()?,
                 transport: a.transport.transport.kind(),
                 announce_cores: false,

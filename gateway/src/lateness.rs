@@ -163,6 +163,11 @@ impl LatenessRecorder {
         }
     }
 
+    /// The largest lateness so far (maxBehind), ns.
+    pub fn max_ns(&self) -> u64 {
+        self.max_ns
+    }
+
     /// The summary so far.
     pub fn summary(&self) -> LatenessSummary {
         let q = |p: f64| {

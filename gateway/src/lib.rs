@@ -38,6 +38,7 @@ pub mod output_file;
 pub mod overrides;
 pub mod plot;
 pub mod private_dir;
+pub mod progress;
 pub mod rank_link;
 pub mod rank_output;
 pub mod rank_watchdog;

@@ -38,6 +38,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
         compute_clock: a.compute.clock()?,
         transport: a.transport.transport.kind(),
         announce_cores: true,
+        progress: crate::progress::Show::Job,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -98,6 +99,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
         // The external launcher's ranks choose (MPINETSIM_TRANSPORT).
         transport: mpinetsim_protocol::transport::TransportKind::DEFAULT,
         announce_cores: false,
+        progress: crate::progress::Show::Never,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -375,6 +377,8 @@ pub struct JobSpec<'a> {
     /// Print the cores this machine has for the ranks, and the factor
     /// that keeps up when they all compute at once.
     pub announce_cores: bool,
+    /// Whether a progress line is drawn on a terminal, and with which row.
+    pub progress: crate::progress::Show,
 }
 
 /// A gateway waiting for ranks a launcher starts.
@@ -599,7 +603,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     };
     gw.core.own_pids = ranks.procs.iter().map(|p| p.child.id()).collect();
 
+    let mut progress = a.progress.line();
     let outcome = gw.run(|g| {
+        if let Some(p) = progress.as_mut() {
+            p.tick(|| (g.sim.now().0, g.lateness.max_ns()));
+        }
         if let Some(f) = g.sim.failure() {
             return Some(JobOutcome::NetworkFailed(f.message.clone()));
         }
@@ -623,7 +631,8 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         None
     });
 
-    // Stop or collect the processes.
+    // Clear the progress line, then stop or collect the processes.
+    drop(progress);
     if outcome == JobOutcome::Completed {
         ranks.wait_for_exit(Duration::from_secs(5));
     }

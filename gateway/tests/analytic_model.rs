@@ -240,7 +240,7 @@ fn compare_puts_the_two_models_side_by_side() {
     let o = std::process::Command::new(bin())
         .args(["compare", "-n", "2", "--time-factor", "4", "--net"])
         .arg(config("reference.toml"))
-        .args(["--model", "packet", "--model", "analytic", "--json"])
+        .args(["--model", "packet", "--model", "analytic", "--report"])
         .arg(&json)
         .arg("--")
         .arg(&prog)

@@ -191,6 +191,7 @@ fn slow_rank0_slows_an_alltoall_by_what_its_link_implies() {
         &config("reference.toml"),
         "--net",
         &config("slow-rank0.toml"),
+        // The old spelling of --report, kept as a hidden alias for scripts.
         "--json",
         json.to_str().unwrap(),
         "--rank-output",
@@ -248,7 +249,7 @@ fn what_if_overrides_and_vectors() {
         &config("reference.toml"),
         "--set",
         "link.\"host1-switch0\".delay=2.5ms",
-        "--json",
+        "--report",
         json.to_str().unwrap(),
         "--rank-output",
         out_dir("whatif").with_extension("log").to_str().unwrap(),

@@ -414,7 +414,7 @@ fn compare_puts_a_link_outage_beside_the_healthy_network() {
     let o = Command::new(bin())
         .args(["compare", "-n", "2", "--time-factor", "4", "--net", &net])
         .args(["--fault", "link h0-s down at 150ms for 50ms"])
-        .args(["--json", out_json.to_str().unwrap()])
+        .args(["--report", out_json.to_str().unwrap()])
         .args([
             "--rank-output",
             dir.path().join("ranks.txt").to_str().unwrap(),
