@@ -229,7 +229,7 @@ fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, String> {
 }
 
 /// Runs the command.
-pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
+pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
     let list = factors(a)?;
     if a.repeat == 0 {
         return Err("--repeat 0: give at least one run per factor".into());
@@ -238,7 +238,8 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
         return Err(format!(
             "--tolerance {}: give a fraction between 0 and 1, e.g. 0.05",
             short_number(a.tolerance)
-        ));
+        )
+        .into());
     }
     let floor_us = netsim::base::units::parse_duration_ns(&a.behind_floor)
         .map_err(|e| format!("--behind-floor: {e}"))? as f64
@@ -313,7 +314,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, String> {
                         short_number(factor),
                         job.exit_code,
                         log.display()
-                    ));
+                    ).into());
                 }
             };
             let mpi = || r.rank_reports.iter().filter_map(|x| x.mpi.as_ref());

@@ -69,7 +69,7 @@ fn what_if_variant(a: &CompareArgs, ranks: u32) -> Result<(String, NetworkConfig
 }
 
 /// Runs the command.
-pub fn run(a: &CompareArgs) -> Result<i32, String> {
+pub fn run(a: &CompareArgs) -> Result<i32, crate::error::Error> {
     crate::run::check_factor(a.time_factor)?;
     if a.repeat == 0 {
         return Err("--repeat 0: give at least one run per network".into());
@@ -84,7 +84,8 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
             return Err(format!(
                 "-n {n}: the trace holds {} ranks; leave -n out with --replay",
                 t.ranks.len()
-            ))
+            )
+            .into())
         }
         (Some(t), _) => t.ranks.len() as u32,
         (None, Some(n)) => n,
@@ -151,7 +152,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, String> {
                 None,
             )?;
             if let Some(f) = &r.outcome.network_failure {
-                return Err(format!("the replay on {name} stopped: {f}"));
+                return Err(format!("the replay on {name} stopped: {f}").into());
             }
             runtimes.push(r.outcome.runtime_ns as f64 / 1e9);
             walls.push(r.wall_s);

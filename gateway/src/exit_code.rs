@@ -19,9 +19,11 @@ pub const USAGE: i32 = 2;
 /// `faults.partition_timeout` (`run` and `simulate` alike).
 pub const NETWORK_FAILED: i32 = 3;
 
-/// mpinetsim itself could not go on or finish: its event loop failed, or a
-/// capture, time-series, timeline or report file could not be written
-/// (a full disk).
+/// mpinetsim itself could not go on or finish: before the job, the system
+/// refused it a resource it needs (its private folder, random bytes, an
+/// epoll instance, a timer; [`crate::error::Error::Internal`]); during or
+/// after it, its event loop failed, or a capture, time-series, timeline or
+/// report file could not be written (a full disk).
 pub const INTERNAL: i32 = 4;
 
 /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).

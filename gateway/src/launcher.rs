@@ -2,6 +2,7 @@
 //! input and output, and watching and stopping the processes and whatever
 //! they start.
 
+use crate::error::Error;
 use crate::rank_output::{rank_pipe, OutputForwarder, PipeReader, Target};
 use crate::rank_watchdog::{kill_groups, Watchdog};
 use mpinetsim_protocol::{
@@ -227,7 +228,7 @@ pub struct Ranks {
 /// Starts all ranks, each leading a process group of its own, with their
 /// output forwarded line by line and a watchdog that kills them should
 /// mpinetsim die. On failure the ranks already started are stopped.
-pub fn launch(spec: &LaunchSpec) -> Result<Ranks, String> {
+pub fn launch(spec: &LaunchSpec) -> Result<Ranks, Error> {
     let mut ld = spec.lib_dir.as_os_str().to_owned();
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
         if !old.is_empty() {
@@ -286,7 +287,7 @@ fn start_rank(
     rank: u32,
     ld: &std::ffi::OsStr,
     launcher_pid: &str,
-) -> Result<(Child, PipeReader, PipeReader), String> {
+) -> Result<(Child, PipeReader, PipeReader), Error> {
     use std::os::unix::process::CommandExt;
     let (out_w, out_r) = rank_pipe()?;
     let (err_w, err_r) = rank_pipe()?;
@@ -328,9 +329,10 @@ fn start_rank(
             e.to_string(),
         );
     }
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start rank {rank} ({}): {e}", spec.program.display()))?;
+    let child = cmd.spawn().map_err(|e| {
+        let sentence = format!("cannot start rank {rank} ({}): {e}", spec.program.display());
+        spawn_error(&e, sentence)
+    })?;
     // `cmd` holds the pipes' writing ends until it is dropped here: then
     // only the rank has them, and its exit ends the streams.
     drop(cmd);
@@ -345,7 +347,7 @@ const GFORTRAN_UNBUFFERED: &str = "GFORTRAN_UNBUFFERED_PRECONNECTED";
 /// is in a process group of its own, which may not read the terminal),
 /// and only while mpinetsim runs in the foreground (else its reads would
 /// stop it); otherwise rank 0 reads an empty input.
-fn rank0_stdin() -> Result<Stdio, String> {
+fn rank0_stdin() -> Result<Stdio, Error> {
     use std::io::IsTerminal;
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
@@ -357,15 +359,35 @@ fn rank0_stdin() -> Result<Stdio, String> {
         return Ok(Stdio::null());
     }
     let (read_end, write_end) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
-        .map_err(|e| format!("cannot create a pipe for rank 0's input: {e}"))?;
+        .map_err(|e| Error::internal(format!("cannot create a pipe for rank 0's input: {e}")))?;
     std::thread::Builder::new()
         .name("rank0-stdin".into())
         .spawn(move || {
             let mut to_rank = std::fs::File::from(write_end);
             let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_rank);
         })
-        .map_err(|e| format!("cannot start the thread that passes input to rank 0: {e}"))?;
+        .map_err(|e| {
+            Error::internal(format!(
+                "cannot start the thread that passes input to rank 0: {e}"
+            ))
+        })?;
     Ok(Stdio::from(read_end))
+}
+
+/// A rank that could not be started: the program's fault (not found, not
+/// executable, not a program: usage) or the system's (out of processes,
+/// memory or descriptors: internal).
+fn spawn_error(e: &std::io::Error, sentence: String) -> Error {
+    use std::io::ErrorKind;
+    let programs_fault = matches!(
+        e.kind(),
+        ErrorKind::NotFound | ErrorKind::PermissionDenied | ErrorKind::InvalidInput
+    ) || e.raw_os_error() == Some(nix::libc::ENOEXEC);
+    if programs_fault {
+        Error::Usage(sentence)
+    } else {
+        Error::Internal(sentence)
+    }
 }
 
 /// Opens the ranks' output file for appending (created private).
@@ -507,6 +529,19 @@ impl Drop for Ranks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rank_the_program_cannot_start_is_usage_one_the_system_cannot_start_is_internal() {
+        use nix::libc::{EACCES, EAGAIN, EMFILE, ENOENT, ENOEXEC, ENOMEM};
+        let code =
+            |errno| spawn_error(&std::io::Error::from_raw_os_error(errno), "s".into()).exit_code();
+        for errno in [ENOENT, EACCES, ENOEXEC] {
+            assert_eq!(code(errno), crate::exit_code::USAGE, "errno {errno}");
+        }
+        for errno in [EAGAIN, ENOMEM, EMFILE] {
+            assert_eq!(code(errno), crate::exit_code::INTERNAL, "errno {errno}");
+        }
+    }
 
     #[test]
     fn install_shim_links_the_fortran_library_only_when_it_exists() {

@@ -22,6 +22,7 @@ pub mod clock;
 pub mod compare;
 pub mod cores;
 pub mod engine_replay;
+pub mod error;
 pub mod exit_code;
 pub mod fd_limit;
 pub mod fidelity;

@@ -45,13 +45,15 @@ fn main() {
         cli::Command::Man => clap_mangen::Man::new(cli::Cli::command())
             .render(&mut std::io::stdout())
             .map(|()| exit_code::SUCCESS)
-            .map_err(|e| format!("cannot write the man page: {e}")),
+            .map_err(|e| {
+                gateway::error::Error::internal(format!("cannot write the man page: {e}"))
+            }),
     };
     match result {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             eprintln!("mpinetsim: {e}");
-            std::process::exit(exit_code::USAGE);
+            std::process::exit(e.exit_code());
         }
     }
 }

@@ -2,6 +2,7 @@
 //! Unix socket and the shim libraries: no other user can connect to the
 //! socket or swap the libraries the ranks load.
 
+use crate::error::Error;
 use std::path::PathBuf;
 
 /// A private folder, removed when dropped.
@@ -12,21 +13,30 @@ pub struct PrivateDir {
 
 impl PrivateDir {
     /// Creates `$TMPDIR/<prefix>-<64 random bits>` with mode 0700. It must
-    /// not exist yet (someone else's folder of that name is refused).
-    pub fn create(prefix: &str) -> Result<PrivateDir, String> {
+    /// not exist yet (someone else's folder of that name is refused). A
+    /// failure is internal (exit code 4): mpinetsim could not make the
+    /// folder it works in.
+    pub fn create(prefix: &str) -> Result<PrivateDir, Error> {
         use std::os::unix::fs::DirBuilderExt;
-        let random = mpinetsim_protocol::JobSecret::generate()?.0 as u64;
+        let random = mpinetsim_protocol::JobSecret::generate()
+            .map_err(Error::Internal)?
+            .0 as u64;
         let path = std::env::temp_dir().join(format!("{prefix}-{random:016x}"));
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&path)
-            .map_err(|e| format!("cannot create the private folder {}: {e}", path.display()))?;
+            .map_err(|e| {
+                Error::internal(format!(
+                    "cannot create the private folder {}: {e}; set TMPDIR to a writable folder",
+                    path.display()
+                ))
+            })?;
         let dir = PrivateDir { path };
         // The umask may have removed bits but never adds any; make it exact.
-        set_mode(&dir.path, 0o700)?;
+        set_mode(&dir.path, 0o700).map_err(Error::Internal)?;
         // Nobody else may be able to rename it away ($TMPDIR sticky or private).
         crate::trusted_folder::check_trusted(&dir.path, "the private folder")
-            .map_err(|e| format!("{e} (set TMPDIR to such a folder)"))?;
+            .map_err(|e| Error::internal(format!("{e} (set TMPDIR to such a folder)")))?;
         Ok(dir)
     }
 

@@ -10,6 +10,7 @@
 //! as it is when the rank closes its output (with a newline added after a
 //! prefix, so the next prefixed line starts on a line of its own).
 
+use crate::error::Error;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token, Waker};
 use std::fs::File;
@@ -132,22 +133,23 @@ pub struct PipeReader(OwnedFd);
 
 /// A pipe for one stream of one rank (close-on-exec; only the reading end
 /// non-blocking): the end to give the process, and the forwarder's end.
-pub fn rank_pipe() -> Result<(OwnedFd, PipeReader), String> {
+pub fn rank_pipe() -> Result<(OwnedFd, PipeReader), Error> {
     use nix::fcntl::{fcntl, FcntlArg, OFlag};
     let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC)
-        .map_err(|e| format!("cannot create a pipe for the ranks' output: {e}"))?;
+        .map_err(|e| Error::internal(format!("cannot create a pipe for the ranks' output: {e}")))?;
     fcntl(read_end.as_raw_fd(), FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
-        .map_err(|e| format!("cannot set up a pipe for the ranks' output: {e}"))?;
+        .map_err(|e| Error::internal(format!("cannot set up a pipe for the ranks' output: {e}")))?;
     Ok((write_end, PipeReader(read_end)))
 }
 
 impl OutputForwarder {
     /// Starts the thread; one sentence when it cannot be started.
-    pub fn start() -> Result<OutputForwarder, String> {
-        let poll = Poll::new().map_err(|e| format!("cannot forward the ranks' output: {e}"))?;
+    pub fn start() -> Result<OutputForwarder, Error> {
+        let poll = Poll::new()
+            .map_err(|e| Error::internal(format!("cannot forward the ranks' output: {e}")))?;
         let waker = Arc::new(
             Waker::new(poll.registry(), WAKE)
-                .map_err(|e| format!("cannot forward the ranks' output: {e}"))?,
+                .map_err(|e| Error::internal(format!("cannot forward the ranks' output: {e}")))?,
         );
         let shared = Arc::new(Shared {
             added: Mutex::new(Vec::new()),
@@ -159,7 +161,7 @@ impl OutputForwarder {
             .name("rank-output".into())
             .spawn(move || forward(poll, &for_thread))
             .map_err(|e| {
-                format!("cannot start the thread that forwards the ranks' output: {e}; free some memory or lower the number of ranks")
+                Error::internal(format!("cannot start the thread that forwards the ranks' output: {e}; free some memory or lower the number of ranks"))
             })?;
         Ok(OutputForwarder {
             shared,

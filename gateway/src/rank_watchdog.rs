@@ -27,7 +27,7 @@ pub struct Watchdog {
 impl Watchdog {
     /// Starts the watchdog for a job whose private folder is
     /// `private_dir`; one sentence when it cannot start.
-    pub fn start(private_dir: &std::path::Path) -> Result<Watchdog, String> {
+    pub fn start(private_dir: &std::path::Path) -> Result<Watchdog, crate::error::Error> {
         use std::os::unix::process::CommandExt;
         // /proc/self/exe: this very binary, even if its file was replaced
         // since it started.
@@ -40,7 +40,9 @@ impl Watchdog {
             .process_group(0)
             .spawn()
             .map_err(|e| {
-                format!("cannot start the watchdog that stops the ranks if mpinetsim dies: {e}")
+                crate::error::Error::internal(format!(
+                    "cannot start the watchdog that stops the ranks if mpinetsim dies: {e}"
+                ))
             })?;
         let pipe = child.stdin.take();
         Ok(Watchdog { child, pipe })

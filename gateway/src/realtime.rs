@@ -7,6 +7,7 @@
 //! is late, who is refused, how the job ends) is the core's.
 
 use crate::capture_files::CaptureFiles;
+use crate::error::Error;
 use crate::listen::Listener;
 use crate::loop_core::{Action, ConnId, ConnState, DueEvents, GatewayCore, Peer};
 use crate::network_model::{packet_mut, Model};
@@ -81,29 +82,32 @@ impl Gateway {
         captures: Option<CaptureFiles>,
         epoch_ns: u64,
         interrupted: Arc<AtomicBool>,
-    ) -> Result<Gateway, String> {
-        let poll = Poll::new().map_err(|e| format!("cannot create an epoll instance: {e}"))?;
+    ) -> Result<Gateway, Error> {
+        let poll = Poll::new()
+            .map_err(|e| Error::internal(format!("cannot create an epoll instance: {e}")))?;
         if settings.listen.is_empty() || settings.listen.len() > MAX_LISTENERS {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "give between 1 and {MAX_LISTENERS} --listen addresses"
-            ));
+            )));
         }
         let mut listeners = Vec::new();
         for (i, addr) in settings.listen.iter().enumerate() {
             let mut l = Listener::bind(addr)?;
             poll.registry()
                 .register(&mut l, Token(FIRST_LISTENER + i), Interest::READABLE)
-                .map_err(|e| format!("cannot watch the listening socket {addr}: {e}"))?;
+                .map_err(|e| {
+                    Error::internal(format!("cannot watch the listening socket {addr}: {e}"))
+                })?;
             listeners.push(l);
         }
         let timer = TimerFd::new(
             ClockId::CLOCK_MONOTONIC,
             TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
         )
-        .map_err(|e| format!("cannot create a timerfd: {e}"))?;
+        .map_err(|e| Error::internal(format!("cannot create a timerfd: {e}")))?;
         poll.registry()
             .register(&mut SourceFd(&timer.as_fd_raw()), TIMER, Interest::READABLE)
-            .map_err(|e| format!("cannot watch the timerfd: {e}"))?;
+            .map_err(|e| Error::internal(format!("cannot watch the timerfd: {e}")))?;
         Ok(Gateway {
             core: GatewayCore::new(settings.core, sim, epoch_ns, crate::clock::Monotonic),
             vectors: None,

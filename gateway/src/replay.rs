@@ -439,7 +439,7 @@ pub fn replay_network(
 
 /// Runs the command: its exit code (a network failure is
 /// [`crate::exit_code::NETWORK_FAILED`]); the error is one sentence for the user.
-pub fn run(a: &ReplayArgs) -> Result<i32, String> {
+pub fn run(a: &ReplayArgs) -> Result<i32, crate::error::Error> {
     let trace = crate::trace_file::read(&a.trace)?;
     let ranks = trace.ranks.len() as u32;
     for (path, option) in [

@@ -4,6 +4,7 @@ use crate::adaptive::AdaptivePolicy;
 use crate::capture_files::CaptureFiles;
 use crate::cli::RunArgs;
 use crate::clock::monotonic_ns;
+use crate::error::Error;
 use crate::exit_code;
 use crate::launcher::{self, LaunchSpec, RankOutput};
 use crate::loop_core::ConnState;
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 
 /// Runs the command; returns the process exit code. Errors before launch are
 /// one sentence.
-pub fn run(a: &RunArgs) -> Result<i32, String> {
+pub fn run(a: &RunArgs) -> Result<i32, Error> {
     let (time_factor, adaptive) = parse_factor(&a.factor)?;
     if let Some(path) = &a.report {
         crate::output_file::check_writable(path, "--report")?;
@@ -69,7 +70,7 @@ pub fn run(a: &RunArgs) -> Result<i32, String> {
 
 /// `mpinetsim gateway`: the job's gateway without a launcher; returns the
 /// exit code.
-pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, String> {
+pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, Error> {
     let (time_factor, adaptive) = parse_factor(&a.factor)?;
     if let Some(path) = &a.report {
         crate::output_file::check_writable(path, "--report")?;
@@ -267,7 +268,7 @@ pub fn show_net(
     cfg: &NetworkConfig,
     net: &std::path::Path,
     ranks: Option<u32>,
-) -> Result<i32, String> {
+) -> Result<i32, Error> {
     let text = crate::show_net::text(cfg, &net.display().to_string(), ranks)?;
     print!("{text}");
     Ok(exit_code::SUCCESS)
@@ -406,7 +407,7 @@ pub struct JobResult {
 
 /// Runs one job to the end. Errors before launch are one sentence; a job
 /// that starts always gives a report.
-pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
+pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
     check_factor(a.time_factor)?;
     if a.ranks == 0 {
         return Err("-n 0: a job needs at least one rank; give -n 1 or more".into());
@@ -434,7 +435,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         return Err(format!(
             "the program {} is built against Open MPI (it needs {library}), but mpinetsim stands in for MPICH: rebuild it with Debian's mpicc or mpif90 (MPICH), e.g. `mpicc.mpich -o prog prog.c`",
             path.display()
-        ));
+        ).into());
     }
     if let Some(path) = &a.timeline {
         crate::output_file::check_writable(path, "--timeline")?;
@@ -463,7 +464,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
         _ => None,
     };
     let job_id = (std::process::id() as u64) << 20 | (monotonic_ns() & 0xfffff);
-    let secret = JobSecret::generate()?;
+    let secret = JobSecret::generate().map_err(Error::Internal)?;
     // The socket and the libraries live in a folder only this user can
     // enter; it is removed when the job ends.
     let private = crate::private_dir::PrivateDir::create("mpinetsim")?;
@@ -509,7 +510,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, String> {
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&interrupted))
-            .map_err(|e| format!("cannot handle signals: {e}"))?;
+            .map_err(|e| Error::internal(format!("cannot handle signals: {e}")))?;
     }
     let settings = GatewaySettings {
         core: CoreSettings {

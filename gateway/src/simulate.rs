@@ -82,7 +82,7 @@ fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> R
 /// Runs the command; returns its exit code (a partition that outlasts
 /// its timeout is [`crate::exit_code::NETWORK_FAILED`]). The error is one
 /// sentence for the user.
-pub fn run(a: &SimulateArgs) -> Result<i32, String> {
+pub fn run(a: &SimulateArgs) -> Result<i32, crate::error::Error> {
     let pattern: Pattern = a.workload.name().parse()?;
     let size =
         netsim::base::units::parse_bytes(&a.size).map_err(|e| format!("--size: {e}"))? as usize;
@@ -95,7 +95,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
     if cfg.model == netsim::ModelKind::Analytic {
         return Err(format!(
             "{origin}: `model = \"analytic\"`: simulate runs synthetic workloads on the packet model only; remove the key or use `mpinetsim run --model analytic` with an MPI program"
-        ));
+        ).into());
     }
     let progress = SetupProgress::start(&format!("building the network from {origin}"));
     let net = netsim::Network::from_config(&cfg, &origin).map_err(|e| e.to_string())?;
@@ -141,7 +141,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, String> {
         Ok(o) => o,
         Err(e) => {
             let Some(failure) = sim.failure().cloned() else {
-                return Err(e);
+                return Err(e.into());
             };
             // The network stopped the run: keep what it recorded.
             if let Some(f) = files.as_mut() {

@@ -12,7 +12,7 @@ use std::time::Instant;
 const TABLE_NODES: usize = 64;
 
 /// Runs the command; the error is one sentence for the user.
-pub fn run(a: &TopoArgs) -> Result<(), String> {
+pub fn run(a: &TopoArgs) -> Result<(), crate::error::Error> {
     let pattern = match a.pattern {
         TopoPatternArg::Random => Pattern::Random {
             pairs: a.pairs,
@@ -43,7 +43,7 @@ pub fn run(a: &TopoArgs) -> Result<(), String> {
             "--pattern alltoall on {} hosts would trace {} paths; use --pattern random with --pairs for networks over 4096 hosts",
             net.hosts.len(),
             net.hosts.len() as u64 * (net.hosts.len() as u64 - 1)
-        ));
+        ).into());
     }
     let routing = Routing::new(&net);
     let result = analysis::analyse(&net, &routing, pattern, size);

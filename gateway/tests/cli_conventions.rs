@@ -207,3 +207,44 @@ fn show_net_prints_the_network_as_it_would_run_and_runs_nothing() {
     );
     assert_eq!(stderr(&o), "");
 }
+
+#[test]
+fn a_resource_the_system_refuses_before_the_job_is_an_internal_failure_not_usage() {
+    // The job's private folder goes under $TMPDIR; a TMPDIR that does not
+    // exist refuses it after the command line and the network were found
+    // good: exit code 4, one sentence, no rank started.
+    let o = Command::new(bin())
+        .env("TMPDIR", "/nonexistent-mpinetsim-tmpdir")
+        .args([
+            "run",
+            "-n",
+            "2",
+            "--net",
+            &config("reference.toml"),
+            "--",
+            "/bin/true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let e = stderr(&o);
+    let lines: Vec<&str> = e.lines().filter(|l| l.contains("private folder")).collect();
+    assert_eq!(lines.len(), 1, "{e}");
+    assert!(
+        lines[0].starts_with(
+            "mpinetsim: cannot create the private folder /nonexistent-mpinetsim-tmpdir/mpinetsim-"
+        ) && lines[0].ends_with("; set TMPDIR to a writable folder"),
+        "{e}"
+    );
+    // A usage error in the same command is still 2.
+    let o = mpinetsim(&[
+        "run",
+        "-n",
+        "2",
+        "--net",
+        "/no/such/net.toml",
+        "--",
+        "/bin/true",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
