@@ -1,11 +1,12 @@
 //! The gateway's own memory use, for the report: users sizing a large job
 //! need to know what one simulator process costs per rank.
 
-/// Peak resident set size of this process (`VmHWM` in /proc/self/status),
-/// bytes; `None` where /proc is not available.
+/// Peak resident set size of this process (getrusage's `ru_maxrss`,
+/// which Linux counts in KiB), bytes; `None` if the call fails.
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    parse_vm_hwm(&status)
+    use nix::sys::resource::{getrusage, UsageWho};
+    let kib = getrusage(UsageWho::RUSAGE_SELF).ok()?.max_rss();
+    u64::try_from(kib).ok().map(|k| k * 1024)
 }
 
 /// Memory the system can give new allocations without swapping
@@ -13,11 +14,6 @@ pub fn peak_rss_bytes() -> Option<u64> {
 pub fn available_bytes() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     parse_kib_line(&meminfo, "MemAvailable:")
-}
-
-/// The `VmHWM:   1234 kB` line of a /proc status text, in bytes.
-fn parse_vm_hwm(status: &str) -> Option<u64> {
-    parse_kib_line(status, "VmHWM:")
 }
 
 /// The value of a `KEY   1234 kB` line of a /proc text, in bytes.
@@ -36,11 +32,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_high_water_mark_in_bytes() {
-        let status = "Name:\tmpinetsim\nVmPeak:\t  99999 kB\nVmHWM:\t   25540 kB\nVmRSS:\t 1 kB\n";
-        assert_eq!(parse_vm_hwm(status), Some(25540 * 1024));
-        assert_eq!(parse_vm_hwm("VmHWM: 12 MB\n"), None);
-        assert_eq!(parse_vm_hwm("Name: x\n"), None);
+    fn the_peak_is_at_least_the_kernels_high_water_mark_and_counts_touched_memory() {
+        let hwm = || {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap();
+            parse_kib_line(&status, "VmHWM:").unwrap()
+        };
+        // 64 MiB written page by page is resident at once.
+        let block = vec![1u8; 64 << 20];
+        let before = hwm();
+        let peak = peak_rss_bytes().unwrap();
+        assert!(block.iter().step_by(4096).all(|&b| b == 1));
+        assert!(peak >= 64 << 20, "{peak}");
+        // The kernel's mark only grows, and getrusage's also keeps the peak
+        // of what the process was before its exec: never below /proc's.
+        assert!(before <= peak, "{before} {peak}");
+        assert_eq!(parse_kib_line("VmHWM: 12 MB\n", "VmHWM:"), None);
     }
 
     #[test]
