@@ -370,7 +370,7 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
 /// matching, probes and matched probes, nonblocking and persistent
 /// requests, buffered sends with an attached buffer, requests polled by
 /// `MPI_Request_get_status`), collectives (blocking and
-/// nonblocking, overlapping computation; neighbourhood collectives on a
+/// nonblocking and persistent, overlapping computation; neighbourhood collectives on a
 /// Cartesian grid), communicators made by split, duplication, groups and
 /// topologies and `MPI_Comm_idup`, `MPI_Alltoallw` and derived datatypes,
 /// recorded on the reference network where their runs converge (factor
@@ -399,6 +399,7 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         ("comms", "32"),
         ("neighbor_traffic", "64"),
         ("replay_extras", "64"),
+        ("persistent_coll", "32"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));

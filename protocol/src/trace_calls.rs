@@ -336,6 +336,23 @@ pub enum CallRecord {
         /// The request handle of the nonblocking form (None: blocking).
         req: Option<u32>,
     },
+    /// A persistent collective made (`MPI_Bcast_init` and the other
+    /// `MPI_<collective>_init`): its place among the communicator's
+    /// collectives is taken now, whatever order the ranks start it in.
+    PersistentColl {
+        /// Communicator.
+        comm: u32,
+        /// The persistent request's handle.
+        req: u32,
+    },
+    /// A start of the persistent collective `req` (inside `MPI_Start` or
+    /// `MPI_Startall`, after their [`CallRecord::StartRequests`]): the
+    /// record of the nonblocking collective it began follows, and that
+    /// collective completes the persistent request.
+    CollStart {
+        /// The persistent request's handle.
+        req: u32,
+    },
     /// A call the engine replay does not make: the trace is replayed at the
     /// level of its messages instead.
     Unsupported {
@@ -389,6 +406,8 @@ const BUFFER_ATTACH: u8 = 20;
 const BUFFER_DETACH: u8 = 21;
 const IDUP: u8 = 22;
 const ALLTOALLW: u8 = 23;
+const PERSISTENT_COLL: u8 = 24;
+const COLL_START: u8 = 25;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -642,6 +661,15 @@ impl CallRecord {
                 out.push(*in_place as u8);
                 put_req(out, *req);
             }
+            CallRecord::PersistentColl { comm, req } => {
+                out.push(PERSISTENT_COLL);
+                put_u32(out, *comm);
+                put_u32(out, *req);
+            }
+            CallRecord::CollStart { req } => {
+                out.push(COLL_START);
+                put_u32(out, *req);
+            }
             CallRecord::Unsupported { name } => {
                 // At most 255 bytes, cut at a character boundary.
                 let mut end = name.len().min(255);
@@ -819,6 +847,11 @@ impl CallRecord {
                 in_place: r.u8()? != 0,
                 req: get_req(r)?,
             },
+            PERSISTENT_COLL => CallRecord::PersistentColl {
+                comm: r.u32()?,
+                req: r.u32()?,
+            },
+            COLL_START => CallRecord::CollStart { req: r.u32()? },
             UNSUPPORTED => {
                 let n = r.u8()? as usize;
                 CallRecord::Unsupported {
@@ -955,6 +988,11 @@ mod tests {
                 in_place: false,
                 req: None,
             },
+            CallRecord::PersistentColl {
+                comm: 0,
+                req: 0xac00_0005,
+            },
+            CallRecord::CollStart { req: 0xac00_0005 },
             CallRecord::Unsupported {
                 name: "MPI_Win_create".into(),
             },

@@ -205,12 +205,46 @@ pub fn note_entry(name: &'static str) {
         .filter(|b| b.starts_with("MPI_"))
         .unwrap_or(base);
     if REPLAYED.contains(&base)
+        || persistent_form_of_replayed(base)
         || LOCAL.contains(&base)
         || LOCAL_PREFIXES.iter().any(|p| base.starts_with(p))
     {
         return;
     }
     trace_record::unsupported(name);
+}
+
+/// Whether `name` is `MPI_<Xxx>_init` of a collective whose nonblocking
+/// form `MPI_I<xxx>` the replay makes (`MPI_Bcast_init` of `MPI_Ibcast`):
+/// a start of it records that nonblocking collective.
+fn persistent_form_of_replayed(name: &str) -> bool {
+    let Some(call) = name
+        .strip_prefix("MPI_")
+        .and_then(|n| n.strip_suffix("_init"))
+    else {
+        return false;
+    };
+    let mut nonblocking = String::from("MPI_I");
+    let mut chars = call.chars();
+    if let Some(first) = chars.next() {
+        nonblocking.extend(first.to_lowercase());
+        nonblocking.push_str(chars.as_str());
+    }
+    REPLAYED.contains(&nonblocking.as_str())
+}
+
+/// A persistent collective was made on `c` with request handle `req`.
+pub fn persistent_collective(c: CommId, req: i32) {
+    trace_record::call(|| CallRecord::PersistentColl {
+        comm: c.0,
+        req: req as u32,
+    });
+}
+
+/// The persistent collective with handle `req` starts: its nonblocking
+/// collective's record follows.
+pub fn collective_start(req: i32) {
+    trace_record::call(|| CallRecord::CollStart { req: req as u32 });
 }
 
 /// A datatype as the replay needs it.

@@ -29,6 +29,12 @@ pub struct Names {
     /// Messages found by matched probes and not received yet (None:
     /// `MPI_MESSAGE_NO_PROC`), by the recording's handle.
     messages: HashMap<u32, Option<MessageId>>,
+    /// Handles of persistent collectives (a start of one is its
+    /// [`CallRecord::CollStart`], not part of `MPI_Start`'s record).
+    persistent_colls: std::collections::HashSet<u32>,
+    /// The persistent collective the next nonblocking collective started
+    /// completes (set by [`CallRecord::CollStart`]).
+    binding: Option<RequestId>,
 }
 
 /// A recorded call the replay cannot make: one sentence.
@@ -86,6 +92,25 @@ impl Names {
                 e.ops_mut()
                     .create(Box::new(|_, _, _, _, _, _| {}), op.commutative)
             }),
+        }
+    }
+}
+
+impl Names {
+    /// A nonblocking collective started with request `id`, recorded as
+    /// handle `h`: the request of the persistent collective being started,
+    /// if one is, else a request of its own.
+    fn collective_started(&mut self, e: &mut Eng<'_>, h: u32, id: RequestId) -> Result<(), String> {
+        match self.binding.take() {
+            Some(p) => e.bind_persistent_collective(p, id).map_err(|err| {
+                bad(format!(
+                    "a persistent collective's start failed in the replay ({err:?})"
+                ))
+            }),
+            None => {
+                self.requests.insert(h, id);
+                Ok(())
+            }
         }
     }
 }
@@ -243,9 +268,7 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
                 .start_neighbor_exchange(form, c, code, blocks, &want)
                 .map_err(|err| mpi("a neighbourhood collective", err))?;
             match req {
-                Some(h) => {
-                    names.requests.insert(*h, id);
-                }
+                Some(h) => names.collective_started(e, *h, id)?,
                 None => {
                     e.wait_collective(id)
                         .map_err(|err| mpi("a neighbourhood collective", err))?;
@@ -266,7 +289,8 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             }
         }
         CallRecord::StartRequests { reqs } => {
-            for h in reqs {
+            // Persistent collectives start at their CollStart records.
+            for h in reqs.iter().filter(|h| !names.persistent_colls.contains(h)) {
                 let id = names.request(*h)?;
                 let len = match e.persistent_buffer(id) {
                     Some((count, dt)) => e.datatypes().span(dt, count).map_or(0, |s| s.len),
@@ -280,6 +304,7 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             let id = names.request(*req)?;
             names.requests.remove(req);
             names.persistent.remove(req);
+            names.persistent_colls.remove(req);
             e.request_free(id)
                 .map_err(|err| mpi("MPI_Request_free", err))?;
         }
@@ -348,6 +373,23 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             in_place,
             req,
         } => alltoallw(e, names, *comm, (send_bytes, recv_bytes), *in_place, *req)?,
+        CallRecord::PersistentColl { comm, req } => {
+            let c = names.comm(*comm)?;
+            // The replay starts the collective itself (at CollStart): the
+            // engine's starter is never called.
+            let id = e
+                .persistent_collective(c, shim_engine::Opaque::new(()))
+                .map_err(|err| mpi("a persistent collective's init", err))?;
+            names.requests.insert(*req, id);
+            names.persistent.insert(*req);
+            names.persistent_colls.insert(*req);
+        }
+        CallRecord::CollStart { req } => {
+            let id = names.request(*req)?;
+            e.collective_starter(id)
+                .map_err(|err| mpi("a persistent collective's start", err))?;
+            names.binding = Some(id);
+        }
         CallRecord::Coll(c) => collective(e, names, c)?,
         CallRecord::Split {
             comm,
@@ -583,9 +625,7 @@ fn alltoallw(
     let failed = |err| bad(format!("MPI_Alltoallw failed in the replay ({err:?})"));
     let id = e.start_alltoallw(form, &args, c).map_err(failed)?;
     match req {
-        Some(h) => {
-            names.requests.insert(h, id);
-        }
+        Some(h) => names.collective_started(e, h, id)?,
         None => {
             e.wait_collective(id).map_err(failed)?;
         }
@@ -770,9 +810,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
     };
     match c.req {
-        Some(h) => {
-            names.requests.insert(h, id);
-        }
+        Some(h) => names.collective_started(e, h, id)?,
         None => {
             e.wait_collective(id).map_err(failed)?;
         }
