@@ -30,7 +30,7 @@ model=$("$A_MPINETSIM" simulate --net "$net" $sets -n 2 --iters "$iters" --size 
   sed -n 's/^simulated time: *\([0-9.]*\) s.*/\1/p')
 model_us=$(echo "$model * 1000000 / (2 * $iters)" | bc -l)
 printf 'network %s %s; simulate: %.4f us one way\n' "$net" "$sets" "$model_us"
-printf '%-8s %-6s %12s %10s %18s %14s\n' factor build "one way us" "x model" "computation/call" "inject p50 ns"
+printf '%-8s %-6s %12s %10s %18s %14s %16s\n' factor build "one way us" "x model" "computation/call" "inject p50 ns" "wake-up p50/p99 ns"
 
 row() { # build-name mpinetsim shim factor
   # shellcheck disable=SC2086
@@ -45,7 +45,9 @@ name, factor, one_way, model = sys.argv[2], sys.argv[3], float(sys.argv[4]), flo
 per_call = [rk["mpi"]["compute_s"] / rk["mpi"]["calls"] * 1e9 for rk in r["rank_reports"]]
 inject = [k for k in r["max_behind"]["by_kind"] if k["kind"] == "inject"]
 p50 = inject[0]["p50_ns"] if inject else 0
-print(f"{factor:<8} {name:<6} {one_way:12.3f} {one_way / model:10.2f} {' / '.join(f'{c:.0f}' for c in per_call):>18} {p50:14}")
+w = r.get("loop_wakeups") or {}
+wake = f"{w.get('p50_ns')}/{w.get('p99_ns')}"
+print(f"{factor:<8} {name:<6} {one_way:12.3f} {one_way / model:10.2f} {' / '.join(f'{c:.0f}' for c in per_call):>18} {p50:14} {wake:>16}")
 P
 }
 

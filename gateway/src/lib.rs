@@ -60,3 +60,4 @@ pub mod trace_file;
 pub mod trusted_folder;
 pub mod vector_files;
 pub mod version;
+pub mod wakeup;

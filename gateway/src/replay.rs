@@ -213,6 +213,35 @@ fn inject(
     Ok(())
 }
 
+/// The network's side of a virtual-time replay's loop (message by message
+/// and through the engine alike): one event at a time, with the captures
+/// flushed every [`netsim::workload::FLUSH_EVERY_EVENTS`] events so that
+/// memory stays bounded.
+#[derive(Default)]
+pub(crate) struct NetworkSteps {
+    since_flush: u64,
+}
+
+impl NetworkSteps {
+    /// Runs `sim`'s next event (calling `flush` when due) and appends what
+    /// it delivered to `batch`.
+    pub(crate) fn step(
+        &mut self,
+        sim: &mut dyn NetworkModel,
+        flush: &mut impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
+        batch: &mut Vec<netsim::model::Delivery>,
+    ) -> Result<(), String> {
+        sim.step();
+        self.since_flush += 1;
+        if self.since_flush >= netsim::workload::FLUSH_EVERY_EVENTS {
+            self.since_flush = 0;
+            flush(sim)?;
+        }
+        sim.take_deliveries(batch);
+        Ok(())
+    }
+}
+
 /// Replays `trace` on `sim` (which has as many ranks); `cpu_speed[r]`
 /// divides rank r's computation. `flush` runs every so many events (for
 /// captures). The error says why the replay cannot finish.
@@ -241,7 +270,7 @@ pub fn replay(
     // Delivery time of each message by (sender, receiver, index).
     let mut delivered: HashMap<(u32, u32, u64), Nanos> = HashMap::new();
     let mut batch = Vec::new();
-    let mut since_flush = 0u64;
+    let mut steps = NetworkSteps::default();
     loop {
         let next_event = sim.next_event_time();
         let runnable = ranks
@@ -293,13 +322,7 @@ pub fn replay(
                 r.at += 1;
             }
             (_, Some(_)) => {
-                sim.step();
-                since_flush += 1;
-                if since_flush >= netsim::workload::FLUSH_EVERY_EVENTS {
-                    since_flush = 0;
-                    flush(sim)?;
-                }
-                sim.take_deliveries(&mut batch);
+                steps.step(sim, &mut flush, &mut batch)?;
                 for d in std::mem::take(&mut batch) {
                     let Some((src, dst, index)) = ids.remove(&d.id) else {
                         continue;

@@ -197,6 +197,9 @@ pub struct JobReport {
     pub emulated_runtime_s: Option<f64>,
     /// Lateness of simulation events (maxBehind).
     pub max_behind: LatenessSummary,
+    /// How late (wall time) the loop's timer woke it for events: the
+    /// floor of maxBehind times the factor.
+    pub loop_wakeups: crate::wakeup::WakeupSummary,
     /// Messages ranks sent / were delivered.
     pub messages_in: u64,
     /// Messages delivered to ranks.
@@ -337,6 +340,16 @@ impl JobReport {
             s.push_str(&format!(
                 "mpinetsim: lateness by kind: {}\n",
                 kinds.join("; ")
+            ));
+        }
+        let w = &self.loop_wakeups;
+        if let (Some(p50), Some(p99), Some(max)) = (w.p50_ns, w.p99_ns, w.max_ns) {
+            s.push_str(&format!(
+                "mpinetsim: timer wake-ups {} late by (wall) p50 {}, p99 {}, max {}\n",
+                w.wakeups,
+                us(p50),
+                us(p99),
+                us(max)
             ));
         }
         if let Some(a) = &self.adaptive {

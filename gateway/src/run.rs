@@ -844,6 +844,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         factor_changes: gw.core.factor_changes.clone(),
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        loop_wakeups: gw.wakeups.summary(),
         refused_connections: gw.core.refused,
         storage: gw.core.storage.as_ref().map(|s| s.report()),
         warnings,

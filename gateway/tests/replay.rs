@@ -23,6 +23,7 @@
 
 mod common;
 use common::*;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -31,7 +32,15 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// Runs `prog` on `net` at factor 8 (recording into `record` if given);
 /// returns the report's emulated runtime, s.
 fn run_s(prog: &Path, args: &[&str], ranks: &str, net: &str, record: Option<&Path>) -> f64 {
-    run_at(prog, args, ranks, net, "8", &[], record)
+    run_at(prog, args, ranks, net, "8", &[], record).runtime_s
+}
+
+/// What a run or a replay measured.
+struct Measured {
+    /// Emulated runtime, s.
+    runtime_s: f64,
+    /// The network's counters (the report's `network_stats` or `stats`).
+    stats: serde_json::Value,
 }
 
 /// [`run_s`] at time factor `factor`.
@@ -43,7 +52,7 @@ fn run_at(
     factor: &str,
     extra: &[&str],
     record: Option<&Path>,
-) -> f64 {
+) -> Measured {
     let dir = tempfile::tempdir().unwrap();
     let rep = dir.path().join("r.json");
     let mut a = vec![
@@ -64,18 +73,21 @@ fn run_at(
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
-    r["emulated_runtime_s"].as_f64().unwrap()
+    Measured {
+        runtime_s: r["emulated_runtime_s"].as_f64().unwrap(),
+        stats: r["network_stats"].clone(),
+    }
 }
 
 /// Replays `trace` on `net` (through the engine); the replay's emulated
 /// runtime, s.
 fn replay_s(trace: &Path, net: &str) -> f64 {
-    replay_through(trace, net, "engine", &[])
+    replay_through(trace, net, "engine", &[]).runtime_s
 }
 
 /// Replays `trace` on `net` `through` the engine or the messages; the
 /// replay's emulated runtime, s.
-fn replay_through(trace: &Path, net: &str, through: &str, extra: &[&str]) -> f64 {
+fn replay_through(trace: &Path, net: &str, through: &str, extra: &[&str]) -> Measured {
     let dir = tempfile::tempdir().unwrap();
     let rep = dir.path().join("r.json");
     let o = std::process::Command::new(bin())
@@ -96,7 +108,64 @@ fn replay_through(trace: &Path, net: &str, through: &str, extra: &[&str]) -> f64
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
     assert_eq!(r["result"]["through"], through, "{r}");
-    r["emulated_runtime_s"].as_f64().unwrap()
+    Measured {
+        runtime_s: r["emulated_runtime_s"].as_f64().unwrap(),
+        stats: r["stats"].clone(),
+    }
+}
+
+/// Delivered messages and first-sent data bytes by (sending rank,
+/// receiving rank).
+type ConnectionTraffic = BTreeMap<(u64, u64), (u64, u64)>;
+
+/// Every link direction's TCP payload bytes, by transmitting port, and
+/// every connection's delivered messages and first-sent data bytes, by
+/// (sending rank, receiving rank).
+fn traffic(m: &Measured) -> (BTreeMap<String, u64>, ConnectionTraffic) {
+    let links = m.stats["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let port = l["from_port"].as_str().unwrap().to_string();
+            (port, l["payload_bytes"].as_u64().unwrap())
+        })
+        .collect();
+    let conns = m.stats["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let pair = (
+                c["src_rank"].as_u64().unwrap(),
+                c["dst_rank"].as_u64().unwrap(),
+            );
+            let counts = (
+                c["messages_delivered"].as_u64().unwrap(),
+                c["data_bytes"].as_u64().unwrap(),
+            );
+            (pair, counts)
+        })
+        .collect();
+    (links, conns)
+}
+
+/// The replay put the run's messages and bytes on every link: the same
+/// payload bytes per link direction, the same messages and bytes per
+/// connection (the engine makes the same protocol decisions, so only the
+/// timing may differ).
+fn same_traffic(what: &str, replayed: &Measured, measured: &Measured) {
+    let (r_links, r_conns) = traffic(replayed);
+    let (m_links, m_conns) = traffic(measured);
+    assert!(
+        m_links.values().any(|&b| b > 0),
+        "{what}: the run put no payload on any link"
+    );
+    assert_eq!(
+        r_conns, m_conns,
+        "{what}: messages and bytes per connection"
+    );
+    assert_eq!(r_links, m_links, "{what}: payload bytes per link direction");
 }
 
 fn within(what: &str, replayed: f64, measured: f64, bound: f64) {
@@ -168,15 +237,28 @@ fn a_recorded_alltoall_replays_through_the_engine_to_the_runs_runtime_on_both_ne
         Some(&trace),
     );
     let replayed = replay_through(&trace, "slow-rank0.toml", "engine", &fast);
-    within("alltoall on slow-rank0", replayed, recorded, 0.03);
-    let there = run_at(&prog, &args, "4", "reference.toml", "64", &fast, None);
     within(
-        "alltoall recorded on slow-rank0, on reference",
-        replay_through(&trace, "reference.toml", "engine", &fast),
-        there,
+        "alltoall on slow-rank0",
+        replayed.runtime_s,
+        recorded.runtime_s,
         0.03,
     );
-    let by_messages = replay_through(&trace, "reference.toml", "messages", &fast);
+    same_traffic("alltoall on slow-rank0", &replayed, &recorded);
+    let there = run_at(&prog, &args, "4", "reference.toml", "64", &fast, None);
+    let replayed_there = replay_through(&trace, "reference.toml", "engine", &fast);
+    within(
+        "alltoall recorded on slow-rank0, on reference",
+        replayed_there.runtime_s,
+        there.runtime_s,
+        0.03,
+    );
+    same_traffic(
+        "alltoall recorded on slow-rank0, on reference",
+        &replayed_there,
+        &there,
+    );
+    let by_messages = replay_through(&trace, "reference.toml", "messages", &fast).runtime_s;
+    let there = there.runtime_s;
     eprintln!(
         "the recorded messages in their recorded order on reference: {by_messages:.6} s ({:+.1} %)",
         (by_messages / there - 1.0) * 100.0
@@ -285,15 +367,18 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
 }
 
 /// tests/mpi programs of point-to-point (eager and rendezvous, wildcard
-/// matching, probes, nonblocking and persistent requests), collectives (blocking and
-/// nonblocking, overlapping computation; neighbourhood collectives on a
+/// matching, probes and matched probes, nonblocking and persistent
+/// requests, buffered sends with an attached buffer, requests polled by
+/// `MPI_Request_get_status`), collectives (blocking and
+/// nonblocking and persistent, overlapping computation; neighbourhood collectives on a
 /// Cartesian grid), communicators made by split, duplication, groups and
-/// topologies, and derived datatypes,
+/// topologies and `MPI_Comm_idup`, `MPI_Alltoallw` and derived datatypes,
 /// recorded on the reference network where their runs converge (factor
 /// 32; 64 for the three that move megabytes or pack derived types, whose
 /// work inside the MPI calls a replay does not charge) and replayed there
 /// through the engine:
-/// within 1 % of the recording run.
+/// within 1 % of the recording run, with the same messages and bytes on
+/// every connection and the same payload bytes on every link direction.
 #[test]
 fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -313,15 +398,15 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         ("persistent_ring", "32"),
         ("comms", "32"),
         ("neighbor_traffic", "64"),
+        ("replay_extras", "64"),
+        ("persistent_coll", "32"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));
         let recorded = run_at(&prog, &[], "4", "reference.toml", factor, &[], Some(&trace));
-        within(
-            &format!("{name} on reference"),
-            replay_s(&trace, "reference.toml"),
-            recorded,
-            0.01,
-        );
+        let replayed = replay_through(&trace, "reference.toml", "engine", &[]);
+        let what = format!("{name} on reference");
+        within(&what, replayed.runtime_s, recorded.runtime_s, 0.01);
+        same_traffic(&what, &replayed, &recorded);
     }
 }

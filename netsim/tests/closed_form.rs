@@ -65,6 +65,18 @@ fn one_way_time_of_a_single_segment_is_the_sum_of_hops() {
     assert_eq!(data_one_way, 1_001_760);
     assert_eq!(d[0].delivered_at - t, Nanos(data_one_way));
     assert_eq!(&d[0].bytes[..], &[9u8; 32]);
+    // Payload per link direction: the two messages' 64 bytes towards h1
+    // on both hops (a message is its segment's payload, as the timing
+    // above shows), none back (SYN-ACK and ACKs carry no payload).
+    let payload = |port: &str| {
+        let st = sim.stats();
+        let l = st.links.iter().find(|l| l.from_port == port).unwrap();
+        l.payload_bytes
+    };
+    assert_eq!(payload("h0/s"), 64);
+    assert_eq!(payload("s/h1"), 64);
+    assert_eq!(payload("h1/s"), 0);
+    assert_eq!(payload("s/h0"), 0);
 }
 
 #[test]

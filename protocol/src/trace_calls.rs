@@ -281,6 +281,78 @@ pub enum CallRecord {
         /// The request's handle.
         req: u32,
     },
+    /// A matched probe that found a message (`MPI_Mprobe`, or
+    /// `MPI_Improbe` that said yes; one that found nothing is
+    /// [`CallRecord::Progress`]).
+    Mprobe {
+        /// Communicator.
+        comm: u32,
+        /// The source of the message found (-1: MPI_PROC_NULL).
+        peer: i32,
+        /// Its tag.
+        tag: i32,
+        /// The message handle the program got.
+        message: u32,
+    },
+    /// The receive of a probed message (`MPI_Mrecv`: blocking when `req`
+    /// is None; `MPI_Imrecv` with that request handle).
+    Mrecv {
+        /// The message handle an [`CallRecord::Mprobe`] named.
+        message: u32,
+        /// Elements of `ty` the buffer holds.
+        count: u64,
+        /// Datatype.
+        ty: TypeRec,
+        /// The request handle of `MPI_Imrecv`.
+        req: Option<u32>,
+    },
+    /// `MPI_Buffer_attach`: the buffer buffered sends use, by size.
+    BufferAttach {
+        /// Bytes attached.
+        size: u64,
+    },
+    /// `MPI_Buffer_detach`: waits until every buffered message has left.
+    BufferDetach,
+    /// `MPI_Comm_idup` (and `_with_info`).
+    Idup {
+        /// The communicator duplicated.
+        comm: u32,
+        /// The new communicator's number.
+        new: u32,
+        /// The request handle that completes the duplication.
+        req: u32,
+    },
+    /// `MPI_Alltoallw` or `MPI_Ialltoallw` on an intracommunicator, by the
+    /// packed bytes of each block (a replay sends them as bytes).
+    Alltoallw {
+        /// Communicator.
+        comm: u32,
+        /// Packed bytes sent to each member.
+        send_bytes: Vec<u64>,
+        /// Packed bytes received from each member.
+        recv_bytes: Vec<u64>,
+        /// The call passed `MPI_IN_PLACE`.
+        in_place: bool,
+        /// The request handle of the nonblocking form (None: blocking).
+        req: Option<u32>,
+    },
+    /// A persistent collective made (`MPI_Bcast_init` and the other
+    /// `MPI_<collective>_init`): its place among the communicator's
+    /// collectives is taken now, whatever order the ranks start it in.
+    PersistentColl {
+        /// Communicator.
+        comm: u32,
+        /// The persistent request's handle.
+        req: u32,
+    },
+    /// A start of the persistent collective `req` (inside `MPI_Start` or
+    /// `MPI_Startall`, after their [`CallRecord::StartRequests`]): the
+    /// record of the nonblocking collective it began follows, and that
+    /// collective completes the persistent request.
+    CollStart {
+        /// The persistent request's handle.
+        req: u32,
+    },
     /// A call the engine replay does not make: the trace is replayed at the
     /// level of its messages instead.
     Unsupported {
@@ -328,6 +400,14 @@ pub const COMM_MAKE_DIST_GRAPH_ADJACENT: u8 = 7;
 /// (weighted) the weights.
 pub const COMM_MAKE_DIST_GRAPH: u8 = 8;
 const NEIGHBOR: u8 = 17;
+const MPROBE: u8 = 18;
+const MRECV: u8 = 19;
+const BUFFER_ATTACH: u8 = 20;
+const BUFFER_DETACH: u8 = 21;
+const IDUP: u8 = 22;
+const ALLTOALLW: u8 = 23;
+const PERSISTENT_COLL: u8 = 24;
+const COLL_START: u8 = 25;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -532,6 +612,64 @@ impl CallRecord {
                 put_i32(out, *peer);
                 put_i32(out, *tag);
             }
+            CallRecord::Mprobe {
+                comm,
+                peer,
+                tag,
+                message,
+            } => {
+                out.push(MPROBE);
+                put_u32(out, *comm);
+                put_i32(out, *peer);
+                put_i32(out, *tag);
+                put_u32(out, *message);
+            }
+            CallRecord::Mrecv {
+                message,
+                count,
+                ty,
+                req,
+            } => {
+                out.push(MRECV);
+                put_u32(out, *message);
+                put_u64(out, *count);
+                put_type(out, ty);
+                put_req(out, *req);
+            }
+            CallRecord::BufferAttach { size } => {
+                out.push(BUFFER_ATTACH);
+                put_u64(out, *size);
+            }
+            CallRecord::BufferDetach => out.push(BUFFER_DETACH),
+            CallRecord::Idup { comm, new, req } => {
+                out.push(IDUP);
+                put_u32(out, *comm);
+                put_u32(out, *new);
+                put_u32(out, *req);
+            }
+            CallRecord::Alltoallw {
+                comm,
+                send_bytes,
+                recv_bytes,
+                in_place,
+                req,
+            } => {
+                out.push(ALLTOALLW);
+                put_u32(out, *comm);
+                put_counts(out, send_bytes);
+                put_counts(out, recv_bytes);
+                out.push(*in_place as u8);
+                put_req(out, *req);
+            }
+            CallRecord::PersistentColl { comm, req } => {
+                out.push(PERSISTENT_COLL);
+                put_u32(out, *comm);
+                put_u32(out, *req);
+            }
+            CallRecord::CollStart { req } => {
+                out.push(COLL_START);
+                put_u32(out, *req);
+            }
             CallRecord::Unsupported { name } => {
                 // At most 255 bytes, cut at a character boundary.
                 let mut end = name.len().min(255);
@@ -683,6 +821,37 @@ impl CallRecord {
                 peer: r.i32()?,
                 tag: r.i32()?,
             },
+            MPROBE => CallRecord::Mprobe {
+                comm: r.u32()?,
+                peer: r.i32()?,
+                tag: r.i32()?,
+                message: r.u32()?,
+            },
+            MRECV => CallRecord::Mrecv {
+                message: r.u32()?,
+                count: r.u64()?,
+                ty: get_type(r)?,
+                req: get_req(r)?,
+            },
+            BUFFER_ATTACH => CallRecord::BufferAttach { size: r.u64()? },
+            BUFFER_DETACH => CallRecord::BufferDetach,
+            IDUP => CallRecord::Idup {
+                comm: r.u32()?,
+                new: r.u32()?,
+                req: r.u32()?,
+            },
+            ALLTOALLW => CallRecord::Alltoallw {
+                comm: r.u32()?,
+                send_bytes: get_counts(r)?,
+                recv_bytes: get_counts(r)?,
+                in_place: r.u8()? != 0,
+                req: get_req(r)?,
+            },
+            PERSISTENT_COLL => CallRecord::PersistentColl {
+                comm: r.u32()?,
+                req: r.u32()?,
+            },
+            COLL_START => CallRecord::CollStart { req: r.u32()? },
             UNSUPPORTED => {
                 let n = r.u8()? as usize;
                 CallRecord::Unsupported {
@@ -793,6 +962,37 @@ mod tests {
                 ints: vec![2, 2, 1, 0],
                 new: 4,
             },
+            CallRecord::Mprobe {
+                comm: 0,
+                peer: 3,
+                tag: 7,
+                message: 0x6c00_0001,
+            },
+            CallRecord::Mrecv {
+                message: 0x6c00_0001,
+                count: 12,
+                ty,
+                req: Some(0xac00_0003),
+            },
+            CallRecord::BufferAttach { size: 1 << 20 },
+            CallRecord::BufferDetach,
+            CallRecord::Idup {
+                comm: 0,
+                new: 5,
+                req: 0xac00_0004,
+            },
+            CallRecord::Alltoallw {
+                comm: 0,
+                send_bytes: vec![8, 0, 24],
+                recv_bytes: vec![16, 4, 0],
+                in_place: false,
+                req: None,
+            },
+            CallRecord::PersistentColl {
+                comm: 0,
+                req: 0xac00_0005,
+            },
+            CallRecord::CollStart { req: 0xac00_0005 },
             CallRecord::Unsupported {
                 name: "MPI_Win_create".into(),
             },

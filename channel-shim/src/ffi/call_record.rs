@@ -114,6 +114,18 @@ const REPLAYED: &[&str] = &[
     "MPI_Iallgatherv",
     "MPI_Ialltoall",
     "MPI_Ialltoallv",
+    "MPI_Alltoallw",
+    "MPI_Ialltoallw",
+    "MPI_Mprobe",
+    "MPI_Improbe",
+    "MPI_Mrecv",
+    "MPI_Imrecv",
+    "MPI_Buffer_attach",
+    "MPI_Buffer_detach",
+    "MPI_Comm_idup",
+    "MPI_Comm_idup_with_info",
+    "MPI_Comm_dup_with_info",
+    "MPI_Request_get_status",
 ];
 
 /// Routine families that neither communicate nor create what a replayed
@@ -193,12 +205,46 @@ pub fn note_entry(name: &'static str) {
         .filter(|b| b.starts_with("MPI_"))
         .unwrap_or(base);
     if REPLAYED.contains(&base)
+        || persistent_form_of_replayed(base)
         || LOCAL.contains(&base)
         || LOCAL_PREFIXES.iter().any(|p| base.starts_with(p))
     {
         return;
     }
     trace_record::unsupported(name);
+}
+
+/// Whether `name` is `MPI_<Xxx>_init` of a collective whose nonblocking
+/// form `MPI_I<xxx>` the replay makes (`MPI_Bcast_init` of `MPI_Ibcast`):
+/// a start of it records that nonblocking collective.
+fn persistent_form_of_replayed(name: &str) -> bool {
+    let Some(call) = name
+        .strip_prefix("MPI_")
+        .and_then(|n| n.strip_suffix("_init"))
+    else {
+        return false;
+    };
+    let mut nonblocking = String::from("MPI_I");
+    let mut chars = call.chars();
+    if let Some(first) = chars.next() {
+        nonblocking.extend(first.to_lowercase());
+        nonblocking.push_str(chars.as_str());
+    }
+    REPLAYED.contains(&nonblocking.as_str())
+}
+
+/// A persistent collective was made on `c` with request handle `req`.
+pub fn persistent_collective(c: CommId, req: i32) {
+    trace_record::call(|| CallRecord::PersistentColl {
+        comm: c.0,
+        req: req as u32,
+    });
+}
+
+/// The persistent collective with handle `req` starts: its nonblocking
+/// collective's record follows.
+pub fn collective_start(req: i32) {
+    trace_record::call(|| CallRecord::CollStart { req: req as u32 });
 }
 
 /// A datatype as the replay needs it.
@@ -372,6 +418,99 @@ pub struct CollArgs {
     pub rcounts: Vec<usize>,
 }
 
+/// While recording, the request handle a collective's record names
+/// (`Some(None)` for the blocking form); None when nothing is recorded:
+/// recording is off, or `c` is an intercommunicator, which the engine
+/// replay does not make (`func` is then noted as unsupported).
+fn intra_request(e: &Eng, func: &str, form: Form, c: CommId, id: RequestId) -> Option<Option<u32>> {
+    if !trace_record::is_on() {
+        return None;
+    }
+    if e.comm_test_inter(c).unwrap_or(true) {
+        trace_record::unsupported(func);
+        return None;
+    }
+    Some(matches!(form, Form::Nonblocking).then(|| crate::ffi::handles::request_to(id) as u32))
+}
+
+/// The (byte displacement, count, datatype) blocks of a w-collective.
+pub type WBlocks = [(i64, usize, DatatypeId)];
+
+/// `MPI_Alltoallw` or `MPI_Ialltoallw` started on `c` (request `id`), with
+/// its send and receive blocks.
+pub fn alltoallw(
+    e: &Eng,
+    func: &str,
+    form: Form,
+    c: CommId,
+    blocks: (&WBlocks, &WBlocks),
+    in_place: bool,
+    id: RequestId,
+) {
+    let Some(req) = intra_request(e, func, form, c, id) else {
+        return;
+    };
+    let bytes = |v: &WBlocks| {
+        v.iter()
+            .map(|(_, k, dt)| type_rec(e, *dt).size * *k as u64)
+            .collect::<Vec<u64>>()
+    };
+    trace_record::call(|| CallRecord::Alltoallw {
+        comm: c.0,
+        send_bytes: bytes(blocks.0),
+        recv_bytes: bytes(blocks.1),
+        in_place,
+        req,
+    });
+}
+
+/// A matched probe on `c` found a message (`found`: the handle the program
+/// got and the status), or an `MPI_Improbe` found nothing (None).
+pub fn mprobed(c: CommId, found: Option<(i32, &Status)>) {
+    trace_record::call(|| match found {
+        Some((message, st)) => {
+            let (peer, tag) = matched(st);
+            CallRecord::Mprobe {
+                comm: c.0,
+                peer,
+                tag,
+                message: message as u32,
+            }
+        }
+        None => CallRecord::Progress,
+    });
+}
+
+/// The receive of the probed message with handle `message` (`req`: the
+/// handle of `MPI_Imrecv`).
+pub fn mrecv(e: &Eng, message: i32, (n, dt): (usize, DatatypeId), req: Option<i32>) {
+    trace_record::call(|| CallRecord::Mrecv {
+        message: message as u32,
+        count: n as u64,
+        ty: type_rec(e, dt),
+        req: req.map(|h| h as u32),
+    });
+}
+
+/// `MPI_Buffer_attach` of `size` bytes.
+pub fn buffer_attached(size: usize) {
+    trace_record::call(|| CallRecord::BufferAttach { size: size as u64 });
+}
+
+/// `MPI_Buffer_detach`.
+pub fn buffer_detached() {
+    trace_record::call(|| CallRecord::BufferDetach);
+}
+
+/// `MPI_Comm_idup` of `c` into `new`, completed by request handle `req`.
+pub fn idup(c: CommId, new: CommId, req: i32) {
+    trace_record::call(|| CallRecord::Idup {
+        comm: c.0,
+        new: new.0,
+        req: req as u32,
+    });
+}
+
 /// A collective call started (request `id`): recorded on an
 /// intracommunicator; on an intercommunicator the trace is not replayed
 /// through the engine.
@@ -385,14 +524,9 @@ pub fn collective(
     a: CollArgs,
     id: RequestId,
 ) {
-    if !trace_record::is_on() {
+    let Some(req) = intra_request(e, func, form, c, id) else {
         return;
-    }
-    if e.comm_test_inter(c).unwrap_or(true) {
-        trace_record::unsupported(func);
-        return;
-    }
-    let req = matches!(form, Form::Nonblocking).then(|| crate::ffi::handles::request_to(id) as u32);
+    };
     let byte = DatatypeId::Builtin(shim_engine::BuiltinType::Byte);
     let (n, st) = a.send.unwrap_or((0, byte));
     let (rn, rt) = a.recv.unwrap_or((0, byte));
@@ -447,14 +581,9 @@ pub fn neighbor(
     want: &[usize],
     id: RequestId,
 ) {
-    if !trace_record::is_on() {
+    let Some(req) = intra_request(e, func, form, c, id) else {
         return;
-    }
-    if e.comm_test_inter(c).unwrap_or(true) {
-        trace_record::unsupported(func);
-        return;
-    }
-    let req = matches!(form, Form::Nonblocking).then(|| crate::ffi::handles::request_to(id) as u32);
+    };
     trace_record::call(|| CallRecord::Neighbor {
         comm: c.0,
         call: call as u8,

@@ -910,6 +910,7 @@ unsafe fn alltoallw(
             recv: &recv,
         };
         let id = e.start_alltoallw(form, &args, c)?;
+        call_record::alltoallw(e, func, form, c, (&send, &recv), is_in_place(sendbuf), id);
         let buf = recvbuf as usize;
         let types = recv.iter().map(|b| b.2).collect();
         let deliver = Box::new(move |t: &Datatypes, out| {

@@ -159,6 +159,7 @@ mpi_fn! { fn MPI_Comm_idup(comm: c_int, newcomm: *mut c_int, request: *mut c_int
         let c = comm_from(comm)?;
         let (id, req) = engine(func, |e| e.comm_idup(c))?;
         write_out(request, request_to(req));
+        crate::ffi::call_record::idup(c, id, request_to(req));
         hand_out_dup(func, c, id, newcomm).map(|_| ())
     })();
     finish(comm, func, r)

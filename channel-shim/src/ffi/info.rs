@@ -262,6 +262,7 @@ mpi_fn! { fn MPI_Comm_dup_with_info(comm: c_int, info: c_int, newcomm: *mut c_in
         let pairs = pairs_of(info)?;
         // Attributes are copied as by MPI_Comm_dup; the hints are the info's.
         let id = dup_comm(func, c, newcomm)?;
+        crate::ffi::call_record::dup(c, id);
         engine(func, |e| e.set_comm_hints(id, CommHints::default().updated(&pairs)))
     })();
     finish(comm, func, r)
@@ -276,6 +277,7 @@ mpi_fn! { fn MPI_Comm_idup_with_info(comm: c_int, info: c_int, newcomm: *mut c_i
         // attributes are copied now, as by MPI_Comm_idup.
         let (id, req) = engine(func, |e| e.comm_idup_with_hints(c, hints))?;
         write_out(request, request_to(req));
+        crate::ffi::call_record::idup(c, id, request_to(req));
         hand_out_dup(func, c, id, newcomm).map(|_| ())
     })();
     finish(comm, func, r)

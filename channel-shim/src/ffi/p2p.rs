@@ -720,6 +720,9 @@ mpi_fn! { fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *m
         };
         let g = generalized_of(&[Some(id)])[0];
         let st = engine("MPI_Request_get_status", |e| e.request_get_status(id))?;
+        // It completes nothing (a later wait or test does): the library
+        // progressed.
+        call_record::progressed();
         write_out(flag, st.is_some() as c_int);
         match (st, g) {
             (Some(st), None) => write_status(status, &st),
@@ -877,7 +880,9 @@ mpi_fn! { fn MPI_Buffer_attach / c (buffer: *mut c_void, size: CountT) {
     let r = (|| {
         // A negative size is MPI_ERR_ARG in MPICH, not MPI_ERR_COUNT.
         let n = usize::try_from(size.wide()).map_err(|_| MpiError::Arg)?;
-        engine("MPI_Buffer_attach", |e| e.buffer_attach(buffer as usize, n))
+        engine("MPI_Buffer_attach", |e| e.buffer_attach(buffer as usize, n))?;
+        call_record::buffer_attached(n);
+        Ok(())
     })();
     finish(MPI_COMM_WORLD, "MPI_Buffer_attach", r)
 } }
@@ -889,6 +894,7 @@ mpi_fn! { fn MPI_Buffer_detach / c (buffer_addr: *mut c_void, size: *mut CountT)
             block_until(func, |e| Ok(e.buffered_sends_done().then_some(())))?;
         }
         let (addr, n) = engine(func, |e| e.buffer_detach())?;
+        call_record::buffer_detached();
         write_out(buffer_addr as *mut usize, addr);
         write_out(size, <CountT as COut>::narrow(n as i64));
         Ok(())

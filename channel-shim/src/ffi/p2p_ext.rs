@@ -6,6 +6,7 @@
 
 use crate::abi::*;
 use crate::ffi::buffers::{ignored, program_memory, region, write_status_single};
+use crate::ffi::call_record;
 use crate::ffi::engine_access::engine;
 use crate::ffi::errors::finish;
 use crate::ffi::handles::*;
@@ -25,6 +26,7 @@ mpi_fn! { fn MPI_Mprobe(source: c_int, tag: c_int, comm: c_int, message: *mut c_
         } else {
             engine("MPI_Mprobe", |e| e.mprobe(s, t, c))?
         };
+        call_record::mprobed(c, Some((message_to(m), &st)));
         write_out(message, message_to(m));
         write_status_single(status, &st);
         Ok(())
@@ -36,6 +38,7 @@ mpi_fn! { fn MPI_Improbe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_in
     let r = (|| {
         let (c, s, t) = (comm_from(comm)?, source_from(source)?, tag_from(tag)?);
         let found = engine("MPI_Improbe", |e| e.improbe(s, t, c))?;
+        call_record::mprobed(c, found.as_ref().map(|(m, st)| (message_to(*m), st)));
         write_out(flag, found.is_some() as c_int);
         if let Some((m, st)) = found {
             write_out(message, message_to(m));
@@ -63,9 +66,12 @@ mpi_fn! { fn MPI_Mrecv / c (buf: *mut c_void, count: CountT, datatype: c_int, me
             return Err(MpiError::Arg);
         }
         let (m, dt, n) = (message_from(*message)?, datatype_from(datatype)?, count_from(count)?);
+        let handle = *message;
         let id = engine("MPI_Mrecv", |e| {
             let span = e.datatypes().span(dt, n)?;
-            e.imrecv_into(m, program_memory(buf, span), n, dt)
+            let id = e.imrecv_into(m, program_memory(buf, span), n, dt)?;
+            call_record::mrecv(e, handle, (n, dt), None);
+            Ok(id)
         })?;
         write_out(message, MPI_MESSAGE_NULL);
         let st = wait_then("MPI_Mrecv", id, false, |_, done| Ok(done.status))?;
@@ -82,9 +88,11 @@ mpi_fn! { fn MPI_Imrecv / c (buf: *mut c_void, count: CountT, datatype: c_int, m
             return Err(MpiError::Arg);
         }
         let (m, dt, n) = (message_from(*message)?, datatype_from(datatype)?, count_from(count)?);
+        let handle = *message;
         engine("MPI_Imrecv", |e| {
             let span = e.datatypes().span(dt, n)?;
             let id = e.imrecv_into(m, program_memory(buf, span), n, dt)?;
+            call_record::mrecv(e, handle, (n, dt), Some(request_to(id)));
             hand_out(e, id, buf, request)
         })?;
         write_out(message, MPI_MESSAGE_NULL);

@@ -55,6 +55,7 @@ pub unsafe fn init(
         pairs_of(info)?;
         let starter = Opaque::new(Starter(Box::new(start)));
         let id = engine(func, |e| e.persistent_collective(c, starter))?;
+        crate::ffi::call_record::persistent_collective(c, request_to(id));
         write_out(request, request_to(id));
         Ok(())
     })();
@@ -77,6 +78,7 @@ pub fn start(func: &str, id: RequestId) -> Result<Started, MpiError> {
         return Ok(Started::NotCollective);
     };
     let s = starter.get::<Starter>().ok_or(MpiError::Request)?;
+    crate::ffi::call_record::collective_start(request_to(id));
     let mut inner: c_int = MPI_REQUEST_NULL;
     let rc = (s.0)(&mut inner);
     if rc != MPI_SUCCESS {

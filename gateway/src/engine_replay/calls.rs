@@ -4,7 +4,8 @@
 
 use super::transport::VirtualTransport;
 use mpinetsim_protocol::trace_calls::{CallRecord, CollKind, CollRec, Done, OpRec, TypeRec};
-use shim_engine::collectives::{CollInput, Form};
+use shim_engine::collectives::{AlltoallwArgs, CollInput, Form};
+use shim_engine::mprobe::MessageId;
 use shim_engine::replay_codes::{op_of_code, type_of_code};
 use shim_engine::{
     BuiltinType, CommId, DatatypeId, Dest, Engine, OpId, RequestId, SendMode, Source, Tag,
@@ -25,6 +26,15 @@ pub struct Names {
     /// Operations that compute nothing, standing for user-defined ones, by
     /// commutativity.
     user_ops: HashMap<bool, OpId>,
+    /// Messages found by matched probes and not received yet (None:
+    /// `MPI_MESSAGE_NO_PROC`), by the recording's handle.
+    messages: HashMap<u32, Option<MessageId>>,
+    /// Handles of persistent collectives (a start of one is its
+    /// [`CallRecord::CollStart`], not part of `MPI_Start`'s record).
+    persistent_colls: std::collections::HashSet<u32>,
+    /// The persistent collective the next nonblocking collective started
+    /// completes (set by [`CallRecord::CollStart`]).
+    binding: Option<RequestId>,
 }
 
 /// A recorded call the replay cannot make: one sentence.
@@ -82,6 +92,25 @@ impl Names {
                 e.ops_mut()
                     .create(Box::new(|_, _, _, _, _, _| {}), op.commutative)
             }),
+        }
+    }
+}
+
+impl Names {
+    /// A nonblocking collective started with request `id`, recorded as
+    /// handle `h`: the request of the persistent collective being started,
+    /// if one is, else a request of its own.
+    fn collective_started(&mut self, e: &mut Eng<'_>, h: u32, id: RequestId) -> Result<(), String> {
+        match self.binding.take() {
+            Some(p) => e.bind_persistent_collective(p, id).map_err(|err| {
+                bad(format!(
+                    "a persistent collective's start failed in the replay ({err:?})"
+                ))
+            }),
+            None => {
+                self.requests.insert(h, id);
+                Ok(())
+            }
         }
     }
 }
@@ -239,9 +268,7 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
                 .start_neighbor_exchange(form, c, code, blocks, &want)
                 .map_err(|err| mpi("a neighbourhood collective", err))?;
             match req {
-                Some(h) => {
-                    names.requests.insert(*h, id);
-                }
+                Some(h) => names.collective_started(e, *h, id)?,
                 None => {
                     e.wait_collective(id)
                         .map_err(|err| mpi("a neighbourhood collective", err))?;
@@ -262,7 +289,8 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             }
         }
         CallRecord::StartRequests { reqs } => {
-            for h in reqs {
+            // Persistent collectives start at their CollStart records.
+            for h in reqs.iter().filter(|h| !names.persistent_colls.contains(h)) {
                 let id = names.request(*h)?;
                 let len = match e.persistent_buffer(id) {
                     Some((count, dt)) => e.datatypes().span(dt, count).map_or(0, |s| s.len),
@@ -276,6 +304,7 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             let id = names.request(*req)?;
             names.requests.remove(req);
             names.persistent.remove(req);
+            names.persistent_colls.remove(req);
             e.request_free(id)
                 .map_err(|err| mpi("MPI_Request_free", err))?;
         }
@@ -283,6 +312,83 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
             let c = names.comm(*comm)?;
             e.probe(source(*peer), tag(*t), c)
                 .map_err(|err| mpi("a probe", err))?;
+        }
+        CallRecord::Mprobe {
+            comm,
+            peer,
+            tag: t,
+            message,
+        } => {
+            let c = names.comm(*comm)?;
+            let (m, _) = e
+                .mprobe(source(*peer), tag(*t), c)
+                .map_err(|err| mpi("a matched probe", err))?;
+            names.messages.insert(*message, m);
+        }
+        CallRecord::Mrecv {
+            message,
+            count,
+            ty,
+            req,
+        } => {
+            let m = names.messages.remove(message).ok_or_else(|| {
+                bad(format!(
+                    "a receive of message {message:#x}, which no recorded probe found"
+                ))
+            })?;
+            let dt = names.datatype(e, *ty)?;
+            let buf = zeros(e, dt, *count);
+            let id = e
+                .imrecv_into(m, Box::new(buf), *count as usize, dt)
+                .map_err(|err| mpi("a matched receive", err))?;
+            match req {
+                Some(h) => {
+                    names.requests.insert(*h, id);
+                }
+                None => {
+                    e.wait(id).map_err(|err| mpi("MPI_Mrecv", err))?;
+                }
+            }
+        }
+        CallRecord::BufferAttach { size } => {
+            // The address is never dereferenced: buffered data is packed
+            // by the engine, which only accounts the space.
+            e.buffer_attach(1, *size as usize)
+                .map_err(|err| mpi("MPI_Buffer_attach", err))?;
+        }
+        CallRecord::BufferDetach => {
+            e.buffer_detach()
+                .map_err(|err| mpi("MPI_Buffer_detach", err))?;
+        }
+        CallRecord::Idup { comm, new, req } => {
+            let c = names.comm(*comm)?;
+            let (m, id) = e.comm_idup(c).map_err(|err| mpi("MPI_Comm_idup", err))?;
+            names.comms.insert(*new, m);
+            names.requests.insert(*req, id);
+        }
+        CallRecord::Alltoallw {
+            comm,
+            send_bytes,
+            recv_bytes,
+            in_place,
+            req,
+        } => alltoallw(e, names, *comm, (send_bytes, recv_bytes), *in_place, *req)?,
+        CallRecord::PersistentColl { comm, req } => {
+            let c = names.comm(*comm)?;
+            // The replay starts the collective itself (at CollStart): the
+            // engine's starter is never called.
+            let id = e
+                .persistent_collective(c, shim_engine::Opaque::new(()))
+                .map_err(|err| mpi("a persistent collective's init", err))?;
+            names.requests.insert(*req, id);
+            names.persistent.insert(*req);
+            names.persistent_colls.insert(*req);
+        }
+        CallRecord::CollStart { req } => {
+            let id = names.request(*req)?;
+            e.collective_starter(id)
+                .map_err(|err| mpi("a persistent collective's start", err))?;
+            names.binding = Some(id);
         }
         CallRecord::Coll(c) => collective(e, names, c)?,
         CallRecord::Split {
@@ -480,6 +586,53 @@ fn complete(e: &mut Eng<'_>, names: &mut Names, done: &[Done]) -> Result<(), Str
     Ok(())
 }
 
+/// Makes an `MPI_Alltoallw` (blocking when `req` is None) of the recorded
+/// packed bytes per member, as blocks of bytes laid end to end.
+fn alltoallw(
+    e: &mut Eng<'_>,
+    names: &mut Names,
+    comm: u32,
+    (send_bytes, recv_bytes): (&[u64], &[u64]),
+    in_place: bool,
+    req: Option<u32>,
+) -> Result<(), String> {
+    let c = names.comm(comm)?;
+    let byte = DatatypeId::Builtin(BuiltinType::Byte);
+    let blocks = |bytes: &[u64]| -> Vec<(i64, usize, DatatypeId)> {
+        bytes
+            .iter()
+            .zip(packed_displs(bytes))
+            .map(|(n, d)| (d, *n as usize, byte))
+            .collect()
+    };
+    let (send, recv) = (blocks(send_bytes), blocks(recv_bytes));
+    let total = |bytes: &[u64]| vec![0u8; bytes.iter().sum::<u64>() as usize];
+    let (sbuf, rbuf) = (total(send_bytes), total(recv_bytes));
+    let args = AlltoallwArgs {
+        input: if in_place {
+            CollInput::InPlace(&rbuf)
+        } else {
+            CollInput::Buf(&sbuf)
+        },
+        send: if in_place { &recv } else { &send },
+        recv: &recv,
+    };
+    let form = if req.is_some() {
+        Form::Nonblocking
+    } else {
+        Form::Blocking
+    };
+    let failed = |err| bad(format!("MPI_Alltoallw failed in the replay ({err:?})"));
+    let id = e.start_alltoallw(form, &args, c).map_err(failed)?;
+    match req {
+        Some(h) => names.collective_started(e, h, id)?,
+        None => {
+            e.wait_collective(id).map_err(failed)?;
+        }
+    }
+    Ok(())
+}
+
 fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), String> {
     let comm = names.comm(c.comm)?;
     let size = e.comm_size(comm).map_err(|err| bad(format!("{err:?}")))? as u64;
@@ -657,9 +810,7 @@ fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Str
         }
     };
     match c.req {
-        Some(h) => {
-            names.requests.insert(h, id);
-        }
+        Some(h) => names.collective_started(e, h, id)?,
         None => {
             e.wait_collective(id).map_err(failed)?;
         }

@@ -20,7 +20,7 @@ pub mod calls;
 pub mod program;
 pub mod transport;
 
-use crate::replay::ReplayOutcome;
+use crate::replay::{NetworkSteps, ReplayOutcome};
 use crate::replay_timeline::{Activity, ReplayTimeline};
 use bytes::Bytes;
 use corosensei::stack::DefaultStack;
@@ -158,7 +158,7 @@ fn schedule(
     };
     let mut inj = Injections::default();
     let mut batch = Vec::new();
-    let mut since_flush = 0u64;
+    let mut steps = NetworkSteps::default();
     loop {
         if sim.failure().is_some() {
             break;
@@ -228,13 +228,7 @@ fn schedule(
                 }
             }
             (_, Some(_)) => {
-                sim.step();
-                since_flush += 1;
-                if since_flush >= netsim::workload::FLUSH_EVERY_EVENTS {
-                    since_flush = 0;
-                    flush(sim)?;
-                }
-                sim.take_deliveries(&mut batch);
+                steps.step(sim, flush, &mut batch)?;
                 for d in batch.drain(..) {
                     let at = d.delivered_at;
                     if let (Some(key), Some(t)) = (inj.ids.remove(&d.id), timeline.as_deref_mut()) {

@@ -49,6 +49,10 @@ pub struct LinkDirectionStats {
     pub packets: u64,
     /// Frame bytes put on the wire (without preamble/gap).
     pub bytes: u64,
+    /// TCP payload bytes in those frames (retransmissions included): the
+    /// application's bytes over this link, independent of how TCP cut
+    /// them into segments and of how many ACKs it sent.
+    pub payload_bytes: u64,
     /// Time the wire was busy, in ns.
     pub busy_ns: u64,
     /// Frames dropped at the tail of the queue.

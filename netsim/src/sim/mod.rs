@@ -712,12 +712,14 @@ impl Simulator {
         let p = self.packets.get(pkt);
         let params = self.net.links[self.net.ports[port as usize].link as usize].params;
         let (wire_len, frame_len) = (p.wire_len(), p.frame_len());
+        let payload_len = p.payload.len() as u64;
         let wire = self.tx[port as usize]
             .wire
             .start(pkt, wire_len, params.rate_bps);
         let ls = &mut self.link_stats[port as usize];
         ls.packets += 1;
         ls.bytes += frame_len;
+        ls.payload_bytes += payload_len;
         ls.busy_ns += wire.0;
         let epoch = self.link_epoch(port);
         self.queue.push(self.now + wire, Event::TxDone(port, epoch));
