@@ -3,52 +3,41 @@
 //! socket or swap the libraries the ranks load.
 
 use crate::error::Error;
-use std::path::PathBuf;
 
-/// A private folder, removed when dropped.
+/// A private folder, removed when dropped (a [`tempfile::TempDir`]).
 #[derive(Debug)]
 pub struct PrivateDir {
-    path: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl PrivateDir {
-    /// Creates `$TMPDIR/<prefix>-<64 random bits>` with mode 0700. It must
-    /// not exist yet (someone else's folder of that name is refused). A
-    /// failure is internal (exit code 4): mpinetsim could not make the
-    /// folder it works in.
+    /// Creates `$TMPDIR/<prefix>-<random>` with mode 0700; tempfile makes
+    /// it with an exclusive mkdir, so someone else's folder of that name is
+    /// never taken over. A failure is internal (exit code 4): mpinetsim
+    /// could not make the folder it works in.
     pub fn create(prefix: &str) -> Result<PrivateDir, Error> {
-        use std::os::unix::fs::DirBuilderExt;
-        let random = mpinetsim_protocol::JobSecret::generate()
-            .map_err(Error::Internal)?
-            .0 as u64;
-        let path = std::env::temp_dir().join(format!("{prefix}-{random:016x}"));
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{prefix}-"))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
             .map_err(|e| {
                 Error::internal(format!(
-                    "cannot create the private folder {}: {e}; set TMPDIR to a writable folder",
-                    path.display()
+                    "cannot create the private folder in {}: {e}; set TMPDIR to a writable folder",
+                    std::env::temp_dir().display()
                 ))
             })?;
-        let dir = PrivateDir { path };
         // The umask may have removed bits but never adds any; make it exact.
-        set_mode(&dir.path, 0o700).map_err(Error::Internal)?;
+        set_mode(dir.path(), 0o700).map_err(Error::Internal)?;
         // Nobody else may be able to rename it away ($TMPDIR sticky or private).
-        crate::trusted_folder::check_trusted(&dir.path, "the private folder")
+        crate::trusted_folder::check_trusted(dir.path(), "the private folder")
             .map_err(|e| Error::internal(format!("{e} (set TMPDIR to such a folder)")))?;
-        Ok(dir)
+        Ok(PrivateDir { dir })
     }
 
     /// The folder.
     pub fn path(&self) -> &std::path::Path {
-        &self.path
-    }
-}
-
-impl Drop for PrivateDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        self.dir.path()
     }
 }
 

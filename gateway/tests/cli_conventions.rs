@@ -232,7 +232,7 @@ fn a_resource_the_system_refuses_before_the_job_is_an_internal_failure_not_usage
     assert_eq!(lines.len(), 1, "{e}");
     assert!(
         lines[0].starts_with(
-            "mpinetsim: cannot create the private folder /nonexistent-mpinetsim-tmpdir/mpinetsim-"
+            "mpinetsim: cannot create the private folder in /nonexistent-mpinetsim-tmpdir: "
         ) && lines[0].ends_with("; set TMPDIR to a writable folder"),
         "{e}"
     );
