@@ -41,6 +41,9 @@ struct Measured {
     runtime_s: f64,
     /// The network's counters (the report's `network_stats` or `stats`).
     stats: serde_json::Value,
+    /// The run's maxBehind, s of emulated time (0 for a replay, which is
+    /// never late).
+    max_behind_s: f64,
 }
 
 /// [`run_s`] at time factor `factor`.
@@ -76,6 +79,7 @@ fn run_at(
     Measured {
         runtime_s: r["emulated_runtime_s"].as_f64().unwrap(),
         stats: r["network_stats"].clone(),
+        max_behind_s: r["max_behind"]["max_ns"].as_u64().unwrap() as f64 / 1e9,
     }
 }
 
@@ -111,6 +115,7 @@ fn replay_through(trace: &Path, net: &str, through: &str, extra: &[&str]) -> Mea
     Measured {
         runtime_s: r["emulated_runtime_s"].as_f64().unwrap(),
         stats: r["stats"].clone(),
+        max_behind_s: 0.0,
     }
 }
 
@@ -174,7 +179,7 @@ fn within(what: &str, replayed: f64, measured: f64, bound: f64) {
         "{what}: replay {replayed:.6} s, run {measured:.6} s ({:+.2} %)",
         (replayed / measured - 1.0) * 100.0
     );
-    assert!(off <= bound, "{what}: the replay gives {replayed} s, the run {measured} s ({:.1} % apart, at most {:.0} %)", off * 100.0, bound * 100.0);
+    assert!(off <= bound, "{what}: the replay gives {replayed} s, the run {measured} s ({:.2} % apart, at most {:.2} %)", off * 100.0, bound * 100.0);
 }
 
 #[test]
@@ -369,15 +374,15 @@ fn a_partition_stops_the_replay_with_exit_code_3() {
 /// tests/mpi programs of point-to-point (eager and rendezvous, wildcard
 /// matching, probes and matched probes, nonblocking and persistent
 /// requests, buffered sends with an attached buffer, requests polled by
-/// `MPI_Request_get_status`), collectives (blocking and
+/// `MPI_Request_get_status`, cancelled sends), collectives (blocking and
 /// nonblocking and persistent, overlapping computation; neighbourhood collectives on a
 /// Cartesian grid), communicators made by split, duplication, groups and
 /// topologies and `MPI_Comm_idup`, `MPI_Alltoallw` and derived datatypes,
 /// recorded on the reference network where their runs converge (factor
-/// 32; 64 for the three that move megabytes or pack derived types, whose
-/// work inside the MPI calls a replay does not charge) and replayed there
-/// through the engine:
-/// within 1 % of the recording run, with the same messages and bytes on
+/// 32 to 128: the shorter the run, the larger, since a few hundred µs of
+/// lateness is a larger share of it) and replayed there through the
+/// engine: within 1 % of the recording run (plus that run's maxBehind as
+/// a share of its runtime, at most 2 % in all), with the same messages and bytes on
 /// every connection and the same payload bytes on every link direction.
 #[test]
 fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
@@ -386,27 +391,40 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (name, factor) in [
-        ("ring", "32"),
-        ("matching", "32"),
-        ("compute_between_messages", "32"),
-        ("datatypes", "64"),
-        ("alltoall", "64"),
-        ("big_message", "64"),
-        ("probe_any", "32"),
-        ("overlap", "32"),
-        ("persistent_ring", "32"),
-        ("comms", "32"),
-        ("neighbor_traffic", "64"),
-        ("replay_extras", "64"),
-        ("persistent_coll", "32"),
+    for (name, factor, ranks) in [
+        ("ring", "64", "4"),
+        ("matching", "32", "4"),
+        ("compute_between_messages", "32", "4"),
+        ("datatypes", "64", "4"),
+        ("alltoall", "64", "4"),
+        ("big_message", "64", "4"),
+        ("probe_any", "64", "4"),
+        ("overlap", "32", "4"),
+        ("persistent_ring", "64", "4"),
+        ("comms", "64", "4"),
+        ("neighbor_traffic", "128", "4"),
+        ("replay_extras", "64", "4"),
+        ("persistent_coll", "32", "4"),
+        ("cancel_sends", "32", "2"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));
-        let recorded = run_at(&prog, &[], "4", "reference.toml", factor, &[], Some(&trace));
+        let recorded = run_at(
+            &prog,
+            &[],
+            ranks,
+            "reference.toml",
+            factor,
+            &[],
+            Some(&trace),
+        );
         let replayed = replay_through(&trace, "reference.toml", "engine", &[]);
         let what = format!("{name} on reference");
-        within(&what, replayed.runtime_s, recorded.runtime_s, 0.01);
+        // 1 %, plus the recording run's own lateness (a run late by
+        // maxBehind may end that much later), never more than 2 %.
+        let late = recorded.max_behind_s / recorded.runtime_s;
+        let bound = (0.01 + late).min(0.02);
+        within(&what, replayed.runtime_s, recorded.runtime_s, bound);
         same_traffic(&what, &replayed, &recorded);
     }
 }

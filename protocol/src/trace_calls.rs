@@ -353,6 +353,11 @@ pub enum CallRecord {
         /// The persistent request's handle.
         req: u32,
     },
+    /// `MPI_Cancel` of a request (its wait or test follows, as recorded).
+    Cancel {
+        /// The request's handle.
+        req: u32,
+    },
     /// A call the engine replay does not make: the trace is replayed at the
     /// level of its messages instead.
     Unsupported {
@@ -408,6 +413,7 @@ const IDUP: u8 = 22;
 const ALLTOALLW: u8 = 23;
 const PERSISTENT_COLL: u8 = 24;
 const COLL_START: u8 = 25;
+const CANCEL: u8 = 26;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -670,6 +676,10 @@ impl CallRecord {
                 out.push(COLL_START);
                 put_u32(out, *req);
             }
+            CallRecord::Cancel { req } => {
+                out.push(CANCEL);
+                put_u32(out, *req);
+            }
             CallRecord::Unsupported { name } => {
                 // At most 255 bytes, cut at a character boundary.
                 let mut end = name.len().min(255);
@@ -852,6 +862,7 @@ impl CallRecord {
                 req: r.u32()?,
             },
             COLL_START => CallRecord::CollStart { req: r.u32()? },
+            CANCEL => CallRecord::Cancel { req: r.u32()? },
             UNSUPPORTED => {
                 let n = r.u8()? as usize;
                 CallRecord::Unsupported {
@@ -993,6 +1004,7 @@ mod tests {
                 req: 0xac00_0005,
             },
             CallRecord::CollStart { req: 0xac00_0005 },
+            CallRecord::Cancel { req: 0xac00_0006 },
             CallRecord::Unsupported {
                 name: "MPI_Win_create".into(),
             },

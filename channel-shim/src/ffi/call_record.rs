@@ -126,6 +126,7 @@ const REPLAYED: &[&str] = &[
     "MPI_Comm_idup_with_info",
     "MPI_Comm_dup_with_info",
     "MPI_Request_get_status",
+    "MPI_Cancel",
 ];
 
 /// Routine families that neither communicate nor create what a replayed
@@ -490,6 +491,11 @@ pub fn mrecv(e: &Eng, message: i32, (n, dt): (usize, DatatypeId), req: Option<i3
         ty: type_rec(e, dt),
         req: req.map(|h| h as u32),
     });
+}
+
+/// `MPI_Cancel` of the request with this handle.
+pub fn cancelled(handle: i32) {
+    trace_record::call(|| CallRecord::Cancel { req: handle as u32 });
 }
 
 /// `MPI_Buffer_attach` of `size` bytes.

@@ -742,7 +742,11 @@ mpi_fn! { fn MPI_Cancel(request: *mut c_int) {
                 let complete = engine("MPI_Cancel", |e| e.is_done(id))?;
                 grequest::cancel(&g, complete)
             }
-            None => engine("MPI_Cancel", |e| e.cancel(id)),
+            None => {
+                engine("MPI_Cancel", |e| e.cancel(id))?;
+                call_record::cancelled(*request);
+                Ok(())
+            }
         }
     })();
     finish(MPI_COMM_WORLD, "MPI_Cancel", r)

@@ -390,6 +390,10 @@ pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(),
                 .map_err(|err| mpi("a persistent collective's start", err))?;
             names.binding = Some(id);
         }
+        CallRecord::Cancel { req } => {
+            let id = names.request(*req)?;
+            e.cancel(id).map_err(|err| mpi("MPI_Cancel", err))?;
+        }
         CallRecord::Coll(c) => collective(e, names, c)?,
         CallRecord::Split {
             comm,
