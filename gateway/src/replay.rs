@@ -20,6 +20,7 @@ use crate::cli::ReplayArgs;
 use crate::replay_timeline::{Activity, ReplayTimeline};
 use bytes::Bytes;
 use mpinetsim_protocol::trace::{Trace, TraceEvent};
+use mpinetsim_protocol::HostCpu;
 use netsim::model::NetworkModel;
 use netsim::Nanos;
 use std::collections::HashMap;
@@ -242,8 +243,8 @@ impl NetworkSteps {
     }
 }
 
-/// Replays `trace` on `sim` (which has as many ranks); `cpu_speed[r]`
-/// divides rank r's computation. `flush` runs every so many events (for
+/// Replays `trace` on `sim` (which has as many ranks); `cpus[r]` makes
+/// rank r's computations emulated time. `flush` runs every so many events (for
 /// captures). The error says why the replay cannot finish.
 ///
 /// A rank's program walks its steps on its clock: a computation advances
@@ -256,7 +257,7 @@ impl NetworkSteps {
 pub fn replay(
     trace: &Trace,
     sim: &mut dyn NetworkModel,
-    cpu_speed: &[f64],
+    cpus: &[HostCpu],
     mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
     mut timeline: Option<&mut ReplayTimeline>,
 ) -> Result<ReplayOutcome, String> {
@@ -285,8 +286,8 @@ pub fn replay(
                 let r = &mut ranks[i];
                 match r.steps[r.at].clone() {
                     Step::Compute(ns) => {
-                        let speed = cpu_speed.get(i).copied().unwrap_or(1.0);
-                        let scaled = (ns as f64 / speed).round() as u64;
+                        let cpu = cpus.get(i).copied().unwrap_or(HostCpu::NATIVE);
+                        let scaled = cpu.emulated_ns(ns);
                         if let Some(t) = timeline.as_deref_mut() {
                             t.span(rank, Activity::Compute, r.clock.0, r.clock.0 + scaled);
                         }
@@ -412,10 +413,10 @@ pub fn replay_network(
     // bandwidth plus its waits for links and buses.
     let mut sim =
         crate::network_model::from_config(cfg, origin, ranks as u32, capture.is_some(), false)?;
-    let speeds: Vec<f64> = sim
+    let speeds: Vec<HostCpu> = sim
         .rank_host_names()
         .iter()
-        .map(|name| cfg.cpu_speed(name))
+        .map(|name| HostCpu::new(cfg.cpu_speed(name), cfg.cpu_threshold_ns(name)))
         .collect();
     let mut files = match capture {
         Some(dir) => {
@@ -612,9 +613,15 @@ pub(crate) mod tests {
 
     fn runtime(t: &Trace, speed: f64) -> u64 {
         let (mut sim, _) = reference(2);
-        replay(t, &mut sim, &[1.0, speed], |_| Ok(()), None)
-            .unwrap()
-            .runtime_ns
+        replay(
+            t,
+            &mut sim,
+            &[HostCpu::NATIVE, HostCpu::new(speed, 0)],
+            |_| Ok(()),
+            None,
+        )
+        .unwrap()
+        .runtime_ns
     }
 
     /// Each extra round trip costs two one-way times on the reference
@@ -630,7 +637,7 @@ pub(crate) mod tests {
         let out = replay(
             &pingpong(2, 1000, 1_000_000),
             &mut sim,
-            &[1.0, 1.0],
+            &[HostCpu::NATIVE; 2],
             |_| Ok(()),
             Some(&mut tl),
         )
@@ -755,7 +762,7 @@ pub(crate) mod tests {
             },
         );
         let (mut sim, _) = reference(2);
-        let e = replay(&t, &mut sim, &[1.0, 1.0], |_| Ok(()), None).unwrap_err();
+        let e = replay(&t, &mut sim, &[HostCpu::NATIVE; 2], |_| Ok(()), None).unwrap_err();
         assert!(e.contains("rank 0 waits for message 5 from rank 1"), "{e}");
     }
 }

@@ -138,6 +138,11 @@ pub struct MpiCounters {
     pub rma_operations: u64,
     /// Bytes of target memory they covered.
     pub rma_bytes: u64,
+    /// Computations not counted, being shorter than the host's
+    /// `cpu_threshold`.
+    pub below_threshold: u64,
+    /// What they measured together on this machine (before `cpu_speed`).
+    pub below_threshold_s: f64,
 }
 
 impl From<&RankCounters> for MpiCounters {
@@ -158,6 +163,8 @@ impl From<&RankCounters> for MpiCounters {
             slept_wall_s: c.slept_ns as f64 / 1e9,
             rma_operations: c.rma_operations,
             rma_bytes: c.rma_bytes,
+            below_threshold: c.below_threshold,
+            below_threshold_s: c.below_threshold_ns as f64 / 1e9,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::network_model::{analytic_stats, packet_mut};
 use crate::realtime::{Gateway, GatewaySettings};
 use crate::report::{JobReport, MpiCounters, Outcome, RankReport};
 use crate::stall::StallPolicy;
-use mpinetsim_protocol::{GatewayAddress, JobSecret, MAX_TIME_FACTOR};
+use mpinetsim_protocol::{GatewayAddress, HostCpu, JobSecret, MAX_TIME_FACTOR};
 use netsim::base::text::short_number;
 use netsim::NetworkConfig;
 use std::path::PathBuf;
@@ -527,7 +527,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
             adaptive: a.adaptive.clone(),
             stall: a.stall.clone(),
             compute_clock: a.compute_clock,
-            rank_cpu_speeds: rank_cpu_speeds.clone(),
+            rank_cpus: rank_hosts
+                .iter()
+                .map(|h| HostCpu::new(cfg.cpu_speed(h), cfg.cpu_threshold_ns(h)))
+                .collect(),
         },
         listen,
     };

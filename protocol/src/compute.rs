@@ -12,6 +12,54 @@
 
 use std::collections::BTreeMap;
 
+/// A host's emulated CPU, as the pacer and the replays apply it: how a
+/// computation measured on the machine running the job becomes emulated
+/// time. One rule in one place, so a run and its replay agree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostCpu {
+    /// Speed relative to the machine running the job (> 0; 0.5: twice as
+    /// long).
+    pub speed: f64,
+    /// Computations measured shorter than this are not counted, ns.
+    pub threshold_ns: u64,
+}
+
+impl HostCpu {
+    /// This machine's own speed, every computation counted.
+    pub const NATIVE: HostCpu = HostCpu {
+        speed: 1.0,
+        threshold_ns: 0,
+    };
+
+    /// A CPU of `speed` (anything but a positive finite number means 1)
+    /// that does not count computations shorter than `threshold_ns`.
+    pub fn new(speed: f64, threshold_ns: u64) -> HostCpu {
+        HostCpu {
+            speed: if speed.is_finite() && speed > 0.0 {
+                speed
+            } else {
+                1.0
+            },
+            threshold_ns,
+        }
+    }
+
+    /// Whether a computation measured as `measured_ns` counts.
+    pub fn counts(&self, measured_ns: u64) -> bool {
+        measured_ns >= self.threshold_ns
+    }
+
+    /// The emulated time of a computation measured as `measured_ns`: 0
+    /// below the threshold, else the measurement ÷ the speed (rounded), ns.
+    pub fn emulated_ns(&self, measured_ns: u64) -> u64 {
+        if self.counts(measured_ns) {
+            (measured_ns as f64 / self.speed).round() as u64
+        } else {
+            0
+        }
+    }
+}
+
 /// The clock a rank measures its computation with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ComputeClock {
@@ -141,6 +189,18 @@ impl LatenessHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_cpu_drops_what_is_below_its_threshold_and_divides_the_rest() {
+        let cpu = HostCpu::new(0.5, 2_000);
+        assert_eq!(cpu.emulated_ns(1_999), 0);
+        assert_eq!(cpu.emulated_ns(2_000), 4_000);
+        assert_eq!(cpu.emulated_ns(1_000_001), 2_000_002);
+        assert_eq!(HostCpu::new(f64::NAN, 0).speed, 1.0);
+        assert_eq!(HostCpu::new(-2.0, 0).speed, 1.0);
+        assert_eq!(HostCpu::NATIVE.emulated_ns(1), 1);
+        assert_eq!(HostCpu::new(4.0, 0).emulated_ns(10), 3);
+    }
 
     #[test]
     fn buckets_hold_their_values_within_three_percent() {

@@ -31,7 +31,7 @@ pub mod transport;
 pub use address::GatewayAddress;
 pub use clock::{Piece, ScaledClock, MAX_TIME_FACTOR};
 pub use clock_sync::{ClockSample, OffsetEstimate, OffsetFilter};
-pub use compute::{ComputeClock, LatenessHistogram, LATENESS_BUCKETS};
+pub use compute::{ComputeClock, HostCpu, LatenessHistogram, LATENESS_BUCKETS};
 pub use secret::JobSecret;
 
 /// Protocol version; Hello and Welcome must carry the same. Version 3 added
@@ -42,7 +42,7 @@ pub use secret::JobSecret;
 /// and CPU speed in Welcome and the computation's CPU time, wall time and
 /// lateness in Finalize; version 8 the ComputeLate frame; version 9 the
 /// one-sided operation counts in Finalize.
-pub const VERSION: u16 = 9;
+pub const VERSION: u16 = 10;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -169,7 +169,8 @@ pub struct RankCounters {
     pub blocked_ns: u64,
     /// Wall time slept to stretch computation by the time factor, ns.
     pub slept_ns: u64,
-    /// SRT at MPI_Finalize, ns.
+    /// The rank's emulated time at MPI_Finalize (scaled real time plus
+    /// its offset from it), ns.
     pub finalize_srt_ns: u64,
     /// Lateness of every computation between MPI calls, scaled ns (0 when
     /// on schedule).
@@ -178,10 +179,15 @@ pub struct RankCounters {
     pub rma_operations: u64,
     /// Bytes of target memory they covered.
     pub rma_bytes: u64,
+    /// Computations not counted, being shorter than the host's
+    /// `cpu_threshold`.
+    pub below_threshold: u64,
+    /// What they measured together (before the CPU speed), ns.
+    pub below_threshold_ns: u64,
 }
 
 impl RankCounters {
-    const FIELDS: usize = 17;
+    const FIELDS: usize = 19;
     fn to_array(&self) -> [u64; Self::FIELDS] {
         [
             self.calls,
@@ -201,6 +207,8 @@ impl RankCounters {
             self.compute_late_max_at_ns,
             self.rma_operations,
             self.rma_bytes,
+            self.below_threshold,
+            self.below_threshold_ns,
         ]
     }
     fn from_array(a: [u64; Self::FIELDS]) -> RankCounters {
@@ -223,6 +231,8 @@ impl RankCounters {
             compute_lateness: LatenessHistogram::default(),
             rma_operations: a[15],
             rma_bytes: a[16],
+            below_threshold: a[17],
+            below_threshold_ns: a[18],
         }
     }
 }
@@ -270,6 +280,9 @@ pub enum Frame {
         /// Speed of the rank's emulated CPU relative to this machine's
         /// (0.5: computation takes twice as long).
         cpu_speed: f64,
+        /// Computations measured shorter than this are not counted (the
+        /// host's `cpu_threshold`), ns.
+        cpu_threshold_ns: u64,
     },
     /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
     /// CLOCK_MONOTONIC (see [`ClockSample`]).
@@ -505,6 +518,7 @@ impl Frame {
                 node,
                 compute_clock,
                 cpu_speed,
+                cpu_threshold_ns,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -516,6 +530,7 @@ impl Frame {
                 out.extend_from_slice(&node.to_le_bytes());
                 out.push(compute_clock.to_u8());
                 out.extend_from_slice(&cpu_speed.to_le_bytes());
+                out.extend_from_slice(&cpu_threshold_ns.to_le_bytes());
             }
             Frame::Factor { at_srt_ns, factor } => {
                 out.push(K_FACTOR);
@@ -707,6 +722,7 @@ impl Frame {
                 compute_clock: ComputeClock::from_u8(r.u8()?)
                     .ok_or(DecodeError::OutOfRange(kind))?,
                 cpu_speed: f64::from_bits(r.u64()?),
+                cpu_threshold_ns: r.u64()?,
             },
             K_FACTOR => Frame::Factor {
                 at_srt_ns: r.u64()?,
@@ -886,6 +902,7 @@ mod tests {
                 node: 3,
                 compute_clock: ComputeClock::Wall,
                 cpu_speed: 0.5,
+                cpu_threshold_ns: 2_000,
             },
             Frame::Factor {
                 at_srt_ns: 123,
@@ -1018,13 +1035,14 @@ mod tests {
             node: 0,
             compute_clock: ComputeClock::Cpu,
             cpu_speed: 1.0,
+            cpu_threshold_ns: 0,
         };
-        assert_eq!(welcome.to_bytes().len(), 46);
+        assert_eq!(welcome.to_bytes().len(), 54);
         let mut counters = RankCounters::default();
-        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 143);
+        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 159);
         counters.compute_lateness.record(0);
         counters.compute_lateness.record(1_000_000);
-        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 143 + 2 * 10);
+        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 159 + 2 * 10);
     }
 
     #[test]

@@ -169,12 +169,13 @@ mpi_fn! { fn MPI_Pcontrol(_level: c_int) {
     MPI_SUCCESS
 } }
 
-/// MPI_Wtime: scaled real time in seconds, so the program's own timings read
-/// as the emulated machine's.
+/// MPI_Wtime: the rank's emulated time in seconds (scaled real time plus
+/// the rank's offset from it), so the program's own timings read as the
+/// emulated machine's.
 #[no_mangle]
 pub extern "C" fn PMPI_Wtime() -> f64 {
     crate::ffi::enter("MPI_Wtime");
-    let t = runtime::now_srt_ns() as f64 / 1e9;
+    let t = runtime::now_emulated_ns() as f64 / 1e9;
     crate::ffi::exit();
     t
 }

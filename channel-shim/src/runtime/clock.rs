@@ -93,25 +93,32 @@ pub fn job_ns() -> u64 {
     (monotonic_ns() as i64).saturating_add(OFFSET_NS.load(Ordering::Relaxed)) as u64
 }
 
-/// How far (SRT ns) this rank is behind the emulated machine's schedule
-/// inside the current MPI call: it took a message later than the message
-/// arrived because it waited for a CPU. Its sends are stamped that much
-/// earlier, and its next computation makes it up (see the pacer).
-static LAG_NS: AtomicU64 = AtomicU64::new(0);
+/// The rank's emulated time minus scaled real time, ns: how far ahead
+/// (positive: a computation's debt too small to sleep accurately, carried)
+/// or behind (negative: its *lag*: it took a message later than the
+/// message arrived, waiting for a CPU or for its own wake-up, or it
+/// overslept) the rank is on the emulated machine's schedule. It lasts
+/// across MPI calls until a computation makes it up or a wait for a later
+/// message ends it, so neither the gateway's nor this process's wake-up
+/// latency leaks into the rank's emulated time. Inside a call the pacer
+/// keeps it here, where the transport stamps messages with it; between
+/// calls the pacer holds it (see the pacer).
+static EMULATED_OFFSET_NS: AtomicI64 = AtomicI64::new(0);
 
-/// The rank's lag now, ns.
-pub fn lag_ns() -> u64 {
-    LAG_NS.load(Ordering::Relaxed)
+/// The rank's emulated time minus scaled real time now, ns.
+pub fn emulated_offset_ns() -> i64 {
+    EMULATED_OFFSET_NS.load(Ordering::Relaxed)
 }
 
-/// Sets the rank's lag, ns.
-pub fn set_lag_ns(lag: u64) {
-    LAG_NS.store(lag, Ordering::Relaxed);
+/// Sets the rank's emulated time minus scaled real time, ns.
+pub fn set_emulated_offset_ns(offset: i64) {
+    EMULATED_OFFSET_NS.store(offset, Ordering::Relaxed);
 }
 
-/// Takes the lag (leaving 0): the pacer folds it into the next computation.
-pub fn take_lag_ns() -> u64 {
-    LAG_NS.swap(0, Ordering::Relaxed)
+/// The rank's emulated time at scaled real time `srt_ns`: the two differ
+/// by [`emulated_offset_ns`].
+pub fn emulated_at(srt_ns: u64) -> u64 {
+    (srt_ns as i64).saturating_add(emulated_offset_ns()).max(0) as u64
 }
 
 /// The job's clock once Welcome arrived. Readers take a snapshot (an Arc

@@ -62,6 +62,7 @@ pub struct GatewayTransport {
     node: u32,
     compute_clock: ComputeClock,
     cpu_speed: f64,
+    cpu_threshold_ns: u64,
     /// Largest computation lateness not yet told to the gateway, ns.
     late_pending_ns: u64,
     /// When the last ComputeLate was sent (CLOCK_MONOTONIC), ns.
@@ -143,6 +144,7 @@ impl GatewayTransport {
             node: 0,
             compute_clock: ComputeClock::Cpu,
             cpu_speed: 1.0,
+            cpu_threshold_ns: 0,
             late_pending_ns: 0,
             late_sent_ns: 0,
             coll_seq: HashMap::new(),
@@ -175,11 +177,13 @@ impl GatewayTransport {
                 node,
                 compute_clock,
                 cpu_speed,
+                cpu_threshold_ns,
             }) if version == VERSION => {
                 t.analytic = analytic;
                 t.node = node;
                 t.compute_clock = compute_clock;
                 t.cpu_speed = cpu_speed;
+                t.cpu_threshold_ns = cpu_threshold_ns;
                 clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
             }
@@ -253,18 +257,20 @@ impl GatewayTransport {
         self.eager_limit
     }
 
-    /// How the gateway asked this rank to measure its computation, and
-    /// the speed of its emulated CPU.
-    pub fn compute_model(&self) -> (ComputeClock, f64) {
-        (self.compute_clock, self.cpu_speed)
+    /// How the gateway asked this rank to measure its computation, the
+    /// speed of its emulated CPU, and the shortest computation that
+    /// counts (ns).
+    pub fn compute_model(&self) -> (ComputeClock, f64, u64) {
+        (self.compute_clock, self.cpu_speed, self.cpu_threshold_ns)
     }
 
     /// Waits for the next message (the rank started waiting at emulated
     /// time `waiting_from`) and takes it at its arrival time. A message
     /// that arrived after the rank started waiting resumes the rank at its
     /// arrival on the emulated machine: whatever real time passed beyond
-    /// that before the rank took it (it waited for a CPU) is its lag. One
-    /// that had arrived before leaves the lag as it was.
+    /// that before the rank took it (it waited for a CPU, or to wake up) is
+    /// its lag. One that had arrived before leaves the rank's time as it
+    /// was.
     fn take_waiting(&mut self, waiting_from: u64) -> Incoming {
         while self.ready.is_empty() {
             self.pump(true);
@@ -272,7 +278,7 @@ impl GatewayTransport {
         let due = self.ready.front().unwrap().vtime_ns;
         self.wait_until_srt(due);
         if due > waiting_from {
-            clock::set_lag_ns(self.srt_ns().saturating_sub(due));
+            clock::set_emulated_offset_ns(due as i64 - self.srt_ns() as i64);
         }
         self.take_ready(0, false).unwrap()
     }
@@ -314,14 +320,14 @@ impl GatewayTransport {
         clock::srt_now()
     }
 
-    /// The rank's time on the emulated machine: scaled real time minus
-    /// how far the rank is behind (it waited for a CPU after a message
-    /// arrived), ns. Messages are stamped with it.
+    /// The rank's time on the emulated machine: scaled real time plus the
+    /// rank's offset from it (see [`clock::emulated_offset_ns`]), ns.
+    /// Messages are stamped with it.
     pub fn emulated_srt_ns(&self) -> u64 {
         if let Some(at) = self.serving_at_srt_ns {
             return at;
         }
-        self.srt_ns().saturating_sub(clock::lag_ns())
+        clock::emulated_at(self.srt_ns())
     }
 
     /// What another thread sleeps on until the gateway has sent
@@ -629,8 +635,9 @@ impl Transport for GatewayTransport {
             _ => return None,
         };
         // Taken at emulated time max(arrival, emulated now): the rank was
-        // not waiting for it, so its lag can only shrink.
-        clock::set_lag_ns(clock::lag_ns().min(now - m.vtime_ns));
+        // not waiting for it, so it can only bring the rank's time forward.
+        let offset = clock::emulated_offset_ns().max(m.vtime_ns as i64 - now as i64);
+        clock::set_emulated_offset_ns(offset);
         Some(m)
     }
     /// Leaves the rank's lag alone: the program, not the service, is

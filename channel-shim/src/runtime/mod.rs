@@ -24,8 +24,8 @@ pub use pacer::{CallEntry, Pacer};
 pub use parent_watch::arm as arm_parent_watch;
 pub use state::{
     abort_job, engine_held_by_this_thread, finalize, gateway_fd, init, is_finalized,
-    is_initialized, job_size_from_env, now_srt_ns, pacer, session_finished, start_session,
-    try_with_engine, with_engine, JobInfo,
+    is_initialized, job_size_from_env, now_emulated_ns, now_srt_ns, pacer, session_finished,
+    start_session, try_with_engine, with_engine, JobInfo,
 };
 pub use tool::with_tool;
 

@@ -13,17 +13,25 @@
 //! factor f, so the sleep is (f − 1)·c of wall time). When more scaled time
 //! passed than the computation owes — the rank waited for a CPU, so its CPU
 //! time c took more than factor × c of wall time — the rank is late by the
-//! difference, recorded like a late simulator event (it is not carried:
-//! the rank's next computation starts from where it really is). Time
-//! blocked inside MPI is never stretched (deliveries already arrive on the
-//! stretched schedule).
+//! difference, recorded like a late simulator event, and it stays behind
+//! (its messages are stamped with its emulated time, which is right) until
+//! a later computation makes it up or it waits for a message that arrives
+//! later still. Time blocked inside MPI is never stretched (deliveries
+//! already arrive on the stretched schedule), and a wait for a message
+//! ends at the message's arrival on the emulated machine, not when this
+//! process woke up to take it (see [`super::clock::emulated_offset_ns`]).
+//! Computations shorter than the host's `cpu_threshold` are not counted at
+//! all: they are the program's and MPI's own few hundred nanoseconds
+//! between back-to-back calls, which on this machine's cold caches cost
+//! more than on the emulated one and would otherwise put a constant error
+//! on every message of a microsecond network.
 
 use super::clock::{
-    cpu_clock_read_cost_ns, is_adaptive, job_ns, program_cpu_ns, take_lag_ns,
-    wall_clock_read_cost_ns,
+    cpu_clock_read_cost_ns, emulated_offset_ns, is_adaptive, job_ns, program_cpu_ns,
+    set_emulated_offset_ns, wall_clock_read_cost_ns,
 };
 use super::timeline::{SpanKind, SpanLog};
-use mpinetsim_protocol::{ComputeClock, LatenessHistogram, ScaledClock};
+use mpinetsim_protocol::{ComputeClock, HostCpu, LatenessHistogram, ScaledClock};
 use std::sync::Arc;
 
 /// Longest single sleep of an adaptive run, wall ns: shorter than the
@@ -119,7 +127,7 @@ impl CallEntry {
 #[derive(Debug)]
 pub struct Pacer {
     clock: ComputeClock,
-    cpu_speed: f64,
+    cpu: HostCpu,
     /// What reading the CPU clock adds to each interval, ns (subtracted).
     cpu_read_cost_ns: u64,
     /// What reading the wall clock adds to each interval, ns (subtracted).
@@ -129,7 +137,10 @@ pub struct Pacer {
     last_exit_after_cpu_ns: u64,
     last_exit_cpu_ns: u64,
     call_start_ns: u64,
-    /// Scaled time the computation still owes, ns.
+    /// Scaled time the computation still owes, ns; negative: how far the
+    /// rank is behind the emulated schedule (its lag). Between calls the
+    /// pacer holds the rank's emulated-time offset here; inside a call
+    /// the job clock's [`emulated_offset_ns`] holds it.
     owed_srt_ns: i64,
     depth: u32,
     /// Computation between MPI calls on the emulated machine (measured ÷
@@ -137,6 +148,10 @@ pub struct Pacer {
     pub compute_ns: u64,
     /// CPU time the process consumed between MPI calls, ns.
     pub compute_cpu_ns: u64,
+    /// Computations not counted, being shorter than the threshold.
+    pub below_threshold: u64,
+    /// What those computations measured, ns (before the CPU speed).
+    pub below_threshold_ns: u64,
     /// Wall time between MPI calls (before the sleep), ns.
     pub compute_wall_ns: u64,
     /// Lateness of every computation, scaled ns.
@@ -161,17 +176,14 @@ pub struct Pacer {
 impl Pacer {
     /// A pacer created as MPI_Init returns: the computation before the
     /// first MPI call after it counts and is stretched. `clock` measures
-    /// the computation; `cpu_speed` (> 0) divides it.
-    pub fn new(clock: ComputeClock, cpu_speed: f64) -> Pacer {
+    /// the computation; `cpu` makes it emulated time.
+    pub fn new(clock: ComputeClock, cpu: HostCpu) -> Pacer {
+        set_emulated_offset_ns(0);
         Pacer {
             clock,
+            cpu,
             cpu_read_cost_ns: cpu_clock_read_cost_ns(),
             wall_read_cost_ns: wall_clock_read_cost_ns(),
-            cpu_speed: if cpu_speed.is_finite() && cpu_speed > 0.0 {
-                cpu_speed
-            } else {
-                1.0
-            },
             last_exit_ns: Some(job_ns()),
             last_exit_after_cpu_ns: job_ns(),
             last_exit_cpu_ns: program_cpu_ns(),
@@ -180,6 +192,8 @@ impl Pacer {
             depth: 0,
             compute_ns: 0,
             compute_cpu_ns: 0,
+            below_threshold: 0,
+            below_threshold_ns: 0,
             compute_wall_ns: 0,
             lateness: LatenessHistogram::default(),
             late_max_ns: 0,
@@ -251,7 +265,11 @@ impl Pacer {
             super::trace_record::record(mpinetsim_protocol::trace::TraceEvent::Compute {
                 ns: measured,
             });
-            let compute = (measured as f64 / self.cpu_speed).round() as u64;
+            if !self.cpu.counts(measured) {
+                self.below_threshold += 1;
+                self.below_threshold_ns += measured;
+            }
+            let compute = self.cpu.emulated_ns(measured);
             self.compute_ns += compute;
             self.compute_cpu_ns += cpu;
             self.compute_wall_ns += wall;
@@ -261,10 +279,11 @@ impl Pacer {
             let srt_now = clock.srt(now);
             let passed = srt_now.saturating_sub(clock.srt(last));
             self.owed_srt_ns += compute as i64 - passed as i64;
+            // Behind the schedule: the rank stays there (its emulated time
+            // is right; its messages are stamped with it) until a later
+            // computation makes it up.
             let late = if self.owed_srt_ns < 0 {
-                let late = self.owed_srt_ns.unsigned_abs();
-                self.owed_srt_ns = 0;
-                late
+                self.owed_srt_ns.unsigned_abs()
             } else {
                 0
             };
@@ -286,6 +305,7 @@ impl Pacer {
             }
         }
         self.call_start_ns = call_start;
+        set_emulated_offset_ns(self.owed_srt_ns);
     }
 
     /// The largest lateness of a computation since the previous call
@@ -311,11 +331,10 @@ impl Pacer {
         }
         let now = job_ns();
         self.blocked_ns += clock.srt(now).saturating_sub(clock.srt(self.call_start_ns));
-        // The call ended behind the emulated schedule by the rank's lag
-        // (it took a message late, waiting for a CPU): the next
-        // computation owes that much less, so the rank catches up; what it
-        // cannot make up is lateness.
-        self.owed_srt_ns -= take_lag_ns().min(i64::MAX as u64) as i64;
+        // Where the call left the rank against the schedule (a message it
+        // waited for may have moved it): the next computation owes that
+        // much more or less, so a rank behind catches up.
+        self.owed_srt_ns = emulated_offset_ns();
         self.last_exit_ns = Some(now);
         // The CPU clock last, then the wall clock once more (see
         // [`CallEntry`]).
@@ -361,7 +380,7 @@ mod tests {
     fn back_to_back_calls_compute_nearly_nothing() {
         let _g = serial();
         let c = ScaledClock::new(job_ns(), 1.0);
-        let mut p = Pacer::new(ComputeClock::Cpu, 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
         let mut each: Vec<u64> = (0..1001)
@@ -403,7 +422,7 @@ mod tests {
     fn a_call_after_a_wake_up_computes_at_most_the_wall_interval() {
         let _g = serial();
         let c = ScaledClock::new(job_ns(), 1.0);
-        let mut p = Pacer::new(ComputeClock::Cpu, 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
         for _ in 0..50 {
             p.enter("MPI_Recv", &c);
             std::thread::sleep(std::time::Duration::from_micros(500));
@@ -424,7 +443,7 @@ mod tests {
     fn compute_is_stretched_by_the_factor() {
         let _g = serial();
         let c = ScaledClock::new(job_ns(), 4.0);
-        let mut p = Pacer::new(ComputeClock::Cpu, 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
         // What the first call carried (a loaded machine may have made it
@@ -461,7 +480,7 @@ mod tests {
         // calls at factor 1 computed nothing, and its next call came 20 ms
         // after the schedule.
         let c = ScaledClock::new(job_ns(), 1.0);
-        let mut p = Pacer::new(ComputeClock::Cpu, 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -478,7 +497,7 @@ mod tests {
     fn wall_clock_counts_waiting_as_computation() {
         let _g = serial();
         let c = ScaledClock::new(job_ns(), 2.0);
-        let mut p = Pacer::new(ComputeClock::Wall, 1.0);
+        let mut p = Pacer::new(ComputeClock::Wall, HostCpu::new(1.0, 0));
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -498,7 +517,7 @@ mod tests {
         // sleeps w more; double speed owes w/2 and is w/2 late (whatever
         // the clock; wall time here, so the machine's load cannot matter).
         let c = ScaledClock::new(job_ns(), 1.0);
-        let mut slow = Pacer::new(ComputeClock::Wall, 0.5);
+        let mut slow = Pacer::new(ComputeClock::Wall, HostCpu::new(0.5, 0));
         slow.enter("MPI_Barrier", &c);
         slow.exit(&c);
         busy_wall(10_000_000);
@@ -516,18 +535,20 @@ mod tests {
             slow.slept_ns
         );
         assert_eq!(slow.late_max_ns, 0);
-        let mut fast = Pacer::new(ComputeClock::Wall, 2.0);
+        let mut fast = Pacer::new(ComputeClock::Wall, HostCpu::new(2.0, 0));
         fast.enter("MPI_Barrier", &c);
         fast.exit(&c);
-        let (w0, c0) = (fast.compute_wall_ns, fast.compute_ns);
+        // Where the first call left the rank (behind by the little that
+        // passed since MPI_Init, which it stays until made up).
+        let (w0, c0, carry) = (fast.compute_wall_ns, fast.compute_ns, fast.owed_srt_ns);
         busy_wall(10_000_000);
         fast.enter("MPI_Barrier", &c);
         let w = fast.compute_wall_ns - w0;
         let compute = fast.compute_ns - c0;
         assert!(compute.abs_diff(w / 2) <= 1, "{compute} for {w}");
         assert!(
-            fast.late_max_ns.abs_diff(w / 2) <= 2,
-            "late {} for {w}",
+            (fast.late_max_ns as i64).abs_diff((w / 2) as i64 - carry) <= 2,
+            "late {} for {w} (carried {carry})",
             fast.late_max_ns
         );
         assert_eq!(fast.slept_ns, 0);
@@ -542,7 +563,7 @@ mod tests {
         // the debt (~4.5 ms of scaled time) then takes ~4.5 ms of wall
         // time, not the ~70 ms the old factor would have slept.
         let c = ScaledClock::new(job_ns(), 16.0);
-        let mut p = Pacer::new(ComputeClock::Wall, 1.0);
+        let mut p = Pacer::new(ComputeClock::Wall, HostCpu::new(1.0, 0));
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
         busy_wall(5_000_000);
@@ -571,10 +592,70 @@ mod tests {
         );
     }
 
+    /// A rank that took a message late (it woke up 5 µs after the
+    /// message's arrival) stays that far behind across its next calls
+    /// until a computation makes it up: its next message is stamped at
+    /// its emulated time, so its wake-up does not add to the exchange.
+    #[test]
+    fn a_lag_lasts_across_calls_until_a_computation_makes_it_up() {
+        let _g = serial();
+        let c = ScaledClock::new(job_ns(), 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
+        p.enter("MPI_Recv", &c);
+        // What the transport does as it takes a message that arrived 5 µs
+        // of scaled time before the rank woke up to take it.
+        set_emulated_offset_ns(-5_000);
+        p.exit(&c);
+        p.enter("MPI_Send", &c);
+        // At factor 1 the computation between the calls is at most the
+        // scaled time that passed: the rank is still at least 5 µs behind.
+        assert!(emulated_offset_ns() <= -5_000, "{}", emulated_offset_ns());
+        assert!(p.late_max_ns >= 5_000, "{}", p.late_max_ns);
+        p.exit(&c);
+        // At factor 8 a 2 ms computation owes 1.75 ms of scaled time more
+        // than passes while it runs: the rank sleeps, and is on schedule
+        // again (within the sleep's overshoot).
+        let c8 = ScaledClock::new(job_ns(), 8.0);
+        p.enter("MPI_Barrier", &c8);
+        p.exit(&c8);
+        busy_cpu(2_000_000);
+        p.enter("MPI_Barrier", &c8);
+        assert!(p.slept_ns > 0);
+        assert!(
+            emulated_offset_ns() > -1_000_000,
+            "{}",
+            emulated_offset_ns()
+        );
+        p.exit(&c8);
+    }
+
+    /// Computations shorter than the host's threshold do not count; longer
+    /// ones count whole.
+    #[test]
+    fn computations_below_the_threshold_do_not_count() {
+        let _g = serial();
+        let c = ScaledClock::new(job_ns(), 1.0);
+        let mut p = Pacer::new(ComputeClock::Wall, HostCpu::new(1.0, 1_000_000));
+        p.enter("MPI_Send", &c);
+        p.exit(&c);
+        for _ in 0..100 {
+            p.enter("MPI_Send", &c);
+            p.exit(&c);
+        }
+        assert_eq!(p.compute_ns, 0);
+        assert_eq!(p.below_threshold, 101);
+        busy_wall(2_000_000);
+        p.enter("MPI_Send", &c);
+        assert!(p.compute_ns >= 2_000_000, "{}", p.compute_ns);
+        assert_eq!(p.below_threshold, 101);
+        p.exit(&c);
+    }
+
     #[test]
     fn nested_calls_count_once() {
+        let _g = serial();
         let c = ScaledClock::new(job_ns(), 1.0);
-        let mut p = Pacer::new(ComputeClock::Cpu, 1.0);
+        let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
         p.enter("MPI_Send", &c);
         p.enter("MPI_Isend", &c);
         p.exit(&c);
@@ -588,7 +669,7 @@ mod tests {
         // Factor 2 for the first 5 ms of scaled time (10 ms wall), then 8.
         let mut c = ScaledClock::new(job_ns(), 2.0);
         c.change(5_000_000, 8.0);
-        let mut p = Pacer::new(ComputeClock::Wall, 1.0);
+        let mut p = Pacer::new(ComputeClock::Wall, HostCpu::new(1.0, 0));
         p.enter("MPI_Barrier", &c);
         p.exit(&c);
         let (srt0, before, carry) = (c.srt(p.last_exit_ns.unwrap()), p.compute_ns, p.owed_srt_ns);

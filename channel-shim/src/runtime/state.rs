@@ -193,8 +193,11 @@ fn connect() -> Result<JobInfo, String> {
     let t = GatewayTransport::connect(&address, kind, &me)?;
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
-    let (compute_clock, cpu_speed) = t.compute_model();
-    let mut pacer = Pacer::new(compute_clock, cpu_speed);
+    let (compute_clock, cpu_speed, cpu_threshold_ns) = t.compute_model();
+    let mut pacer = Pacer::new(
+        compute_clock,
+        mpinetsim_protocol::HostCpu::new(cpu_speed, cpu_threshold_ns),
+    );
     if let Some(dir) = std::env::var_os(ENV_TIMELINE_DIR) {
         match super::timeline::SpanLog::create(std::path::Path::new(&dir), rank) {
             Ok(log) => pacer = pacer.with_timeline(log),
@@ -236,6 +239,13 @@ pub fn is_finalized() -> bool {
 /// Scaled real time now, ns (0 before MPI_Init).
 pub fn now_srt_ns() -> u64 {
     super::clock::srt_now()
+}
+
+/// The rank's time on the emulated machine now, ns (0 before MPI_Init):
+/// scaled real time plus the rank's offset from it (see
+/// [`super::clock::emulated_offset_ns`]).
+pub fn now_emulated_ns() -> u64 {
+    super::clock::emulated_at(super::clock::srt_now())
 }
 
 /// Runs `f` with the MPI engine; None before MPI_Init or after MPI_Finalize.
@@ -340,8 +350,10 @@ fn disconnect() {
         counters.compute_lateness = p.lateness.clone();
         counters.blocked_ns = p.blocked_ns;
         counters.slept_ns = p.slept_ns;
+        counters.below_threshold = p.below_threshold;
+        counters.below_threshold_ns = p.below_threshold_ns;
     }
-    counters.finalize_srt_ns = now_srt_ns();
+    counters.finalize_srt_ns = now_emulated_ns();
     super::trace_record::finish();
     let engine = lock(&ENGINE).take();
     if let Some(mut e) = engine {

@@ -12,7 +12,8 @@
 //! message-level replay: it lets the runnable rank with the earliest clock
 //! run while that clock is not after the network's next event, else steps
 //! the network and hands deliveries to their ranks. A rank computes by
-//! advancing its clock (recorded time ÷ its host's `cpu_speed`) and waits
+//! advancing its clock (recorded time ÷ its host's `cpu_speed`, nothing
+//! below its `cpu_threshold`) and waits
 //! for a message by blocking until the network delivers one. Calls take no
 //! virtual time of their own.
 
@@ -26,6 +27,7 @@ use bytes::Bytes;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use mpinetsim_protocol::trace_calls::CallRecord;
+use mpinetsim_protocol::HostCpu;
 use netsim::model::NetworkModel;
 use netsim::Nanos;
 use program::Step;
@@ -60,7 +62,7 @@ struct Rank {
     /// When it blocked (for the timeline's wait spans).
     blocked_at: Nanos,
     ended: Option<Nanos>,
-    speed: f64,
+    cpu: HostCpu,
 }
 
 /// The engine settings a rank's recording used (its Start record).
@@ -101,13 +103,13 @@ fn run_rank(steps: &[Step], t: VirtualTransport<'_>) -> Yield {
 }
 
 /// Replays every rank's `programs` on `sim` through the engine;
-/// `cpu_speed[r]` divides rank r's computation. `flush` runs every so many
+/// `cpus[r]` makes rank r's computations emulated time. `flush` runs every so many
 /// network events (for captures). The error says why the replay cannot
 /// finish.
 pub fn replay(
     programs: Vec<Vec<Step>>,
     sim: &mut dyn NetworkModel,
-    cpu_speed: &[f64],
+    cpus: &[HostCpu],
     mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
     timeline: Option<&mut ReplayTimeline>,
 ) -> Result<ReplayOutcome, String> {
@@ -129,7 +131,7 @@ pub fn replay(
             program,
             blocked_at: Nanos::ZERO,
             ended: None,
-            speed: cpu_speed.get(r).copied().unwrap_or(1.0),
+            cpu: cpus.get(r).copied().unwrap_or(HostCpu::NATIVE),
         });
     }
     schedule(&mut ranks, sim, &mut flush, timeline)
@@ -209,7 +211,7 @@ fn schedule(
                 }
                 match y.then {
                     Then::Compute(ns) => {
-                        let scaled = (ns as f64 / r.speed).round() as u64;
+                        let scaled = r.cpu.emulated_ns(ns);
                         if let Some(t) = timeline.as_deref_mut() {
                             t.span(who, Activity::Compute, r.clock.0, r.clock.0 + scaled);
                         }

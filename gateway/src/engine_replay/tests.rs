@@ -5,6 +5,7 @@ use super::program::{programs, Step};
 use crate::replay::tests::{pingpong, reference};
 use mpinetsim_protocol::trace::{Trace, TraceEvent};
 use mpinetsim_protocol::trace_calls::{CallRecord, TypeRec};
+use mpinetsim_protocol::HostCpu;
 use shim_engine::envelope::HEADER_LEN;
 use shim_engine::replay_codes::type_code;
 use shim_engine::{BuiltinType, DatatypeId};
@@ -63,12 +64,12 @@ fn call_pingpong(n: u64, len: u64, compute_ns: u64) -> Trace {
     }
 }
 
-fn runtime(t: &Trace, speed: f64) -> u64 {
+fn runtime(t: &Trace, cpu: HostCpu) -> u64 {
     let (mut sim, _) = reference(2);
     super::replay(
         programs(t).unwrap(),
         &mut sim,
-        &[1.0, speed],
+        &[HostCpu::NATIVE, cpu],
         |_| Ok(()),
         None,
     )
@@ -84,19 +85,32 @@ fn runtime(t: &Trace, speed: f64) -> u64 {
 fn an_eager_pingpong_through_the_engine_times_as_its_messages_do() {
     let len = 1000;
     for n in [1, 10, 50] {
-        let through_engine = runtime(&call_pingpong(n, len, 0), 1.0);
+        let through_engine = runtime(&call_pingpong(n, len, 0), HostCpu::NATIVE);
         let (mut sim, _) = reference(2);
         let messages = pingpong(n, (len as usize + HEADER_LEN) as u32, 0);
-        let by_messages = crate::replay::replay(&messages, &mut sim, &[1.0, 1.0], |_| Ok(()), None)
-            .unwrap()
-            .runtime_ns;
+        let by_messages =
+            crate::replay::replay(&messages, &mut sim, &[HostCpu::NATIVE; 2], |_| Ok(()), None)
+                .unwrap()
+                .runtime_ns;
         assert_eq!(through_engine, by_messages, "{n} round trips");
     }
     let computing = call_pingpong(20, len, 1_000_000);
     assert_eq!(
-        runtime(&computing, 0.5) - runtime(&computing, 1.0),
+        runtime(&computing, HostCpu::new(0.5, 0)) - runtime(&computing, HostCpu::NATIVE),
         20 * 1_000_000,
         "20 computations of 1 ms at half speed"
+    );
+    // Rank 1's 20 computations of 1 ms are below a 1 ms + 1 ns threshold:
+    // none counts, and the run takes exactly as long as without them.
+    assert_eq!(
+        runtime(&computing, HostCpu::new(1.0, 1_000_001)),
+        runtime(&call_pingpong(20, len, 0), HostCpu::NATIVE),
+        "20 computations of 1 ms under a threshold above 1 ms"
+    );
+    assert_eq!(
+        runtime(&computing, HostCpu::new(1.0, 1_000_000)),
+        runtime(&computing, HostCpu::NATIVE),
+        "a computation as long as the threshold counts"
     );
 }
 
@@ -110,7 +124,7 @@ fn a_receive_nobody_answers_is_one_sentence() {
     let e = super::replay(
         programs(&t).unwrap(),
         &mut sim,
-        &[1.0, 1.0],
+        &[HostCpu::NATIVE; 2],
         |_| Ok(()),
         None,
     )

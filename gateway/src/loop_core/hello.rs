@@ -71,11 +71,17 @@ impl<C: WallClock> GatewayCore<C> {
             analytic: self.sim.times_collectives(),
             node: self.rank_nodes.get(rank as usize).copied().unwrap_or(0),
             compute_clock: self.settings.compute_clock,
-            cpu_speed: (self.settings.rank_cpu_speeds)
-                .get(rank as usize)
-                .copied()
-                .unwrap_or(1.0),
+            cpu_speed: self.rank_cpu(rank).speed,
+            cpu_threshold_ns: self.rank_cpu(rank).threshold_ns,
         }
+    }
+
+    /// The CPU of `rank`'s host.
+    fn rank_cpu(&self, rank: u32) -> mpinetsim_protocol::HostCpu {
+        (self.settings.rank_cpus)
+            .get(rank as usize)
+            .copied()
+            .unwrap_or(mpinetsim_protocol::HostCpu::NATIVE)
     }
 
     /// Why a Hello carrying the job's secret cannot join this job, as a

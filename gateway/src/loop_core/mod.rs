@@ -138,8 +138,9 @@ pub struct CoreSettings {
     pub stall: crate::stall::StallPolicy,
     /// How ranks measure their computation.
     pub compute_clock: mpinetsim_protocol::ComputeClock,
-    /// The CPU speed of each rank's host (missing ranks: 1).
-    pub rank_cpu_speeds: Vec<f64>,
+    /// The CPU of each rank's host (missing ranks: this machine's, every
+    /// computation counted).
+    pub rank_cpus: Vec<mpinetsim_protocol::HostCpu>,
 }
 
 /// The loop's state and decisions, without sockets or a clock of its own.

@@ -340,6 +340,9 @@ pub struct TopologyConfig {
     /// Speed of every host's CPUs relative to the machine running the job,
     /// unless a `[[host]]` sets its own (default 1).
     pub cpu_speed: Option<f64>,
+    /// Every host's shortest computation that counts, unless a `[[host]]`
+    /// sets its own (default 0: all count); see [`HostConfig::cpu_threshold`].
+    pub cpu_threshold: Option<DurationNs>,
     /// Star and ring: the number of hosts.
     pub hosts: Option<u32>,
     /// Ring: route every packet the same way round (a unidirectional ring).
@@ -467,6 +470,14 @@ pub struct HostConfig {
     /// (0.5: ranks on it compute twice as long); default `[topology]
     /// cpu_speed`, else 1.
     pub cpu_speed: Option<f64>,
+    /// Computations between two MPI calls measured shorter than this (on
+    /// the machine running the job, before `cpu_speed`) are not counted:
+    /// on a microsecond network the few hundred nanoseconds of program
+    /// and MPI code between back-to-back calls, which this machine runs on
+    /// cold caches after every wake-up, would otherwise add to every
+    /// message (SimGrid's SMPI discards computations under 1 µs for the
+    /// same reason). Default `[topology] cpu_threshold`, else 0.
+    pub cpu_threshold: Option<DurationNs>,
 }
 
 /// How a switch decides where a frame goes.
@@ -583,10 +594,10 @@ impl NetworkConfig {
         let topology = self.topology.as_ref();
         if topology
             .and_then(|t| t.processor.as_ref())
-            .is_some_and(|p| p.cpu_speed.is_some())
+            .is_some_and(|p| p.cpu_speed.is_some() || p.cpu_threshold.is_some())
         {
             return Err(ConfigError(format!(
-                "{origin}: `topology.processor.cpu_speed`: set the CPU speed on [topology] (or on a [[host]]), not on the processor network"
+                "{origin}: `topology.processor.cpu_speed` or `cpu_threshold`: set the CPU's keys on [topology] (or on a [[host]]), not on the processor network"
             )));
         }
         let speeds = (topology.and_then(|t| t.cpu_speed))
@@ -621,6 +632,22 @@ impl NetworkConfig {
             .or_else(|| own(machine))
             .or_else(|| self.topology.as_ref().and_then(|t| t.cpu_speed))
             .unwrap_or(1.0)
+    }
+
+    /// The shortest computation that counts on the host named `host`
+    /// (found like [`NetworkConfig::cpu_speed`]), ns.
+    pub fn cpu_threshold_ns(&self, host: &str) -> u64 {
+        let machine = host.split('.').next().unwrap_or(host);
+        let own = |name: &str| {
+            self.hosts
+                .iter()
+                .find(|h| h.name == name)
+                .and_then(|h| h.cpu_threshold)
+        };
+        own(host)
+            .or_else(|| own(machine))
+            .or_else(|| self.topology.as_ref().and_then(|t| t.cpu_threshold))
+            .map_or(0, |d| d.0)
     }
 
     /// Refuses node and link names that could not serve as file names

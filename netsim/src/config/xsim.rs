@@ -179,6 +179,7 @@ fn level(l: &Level, p: &str, hosts: u32, what: &str) -> Result<TopologyConfig, C
     let mut t = TopologyConfig {
         kind,
         cpu_speed: None,
+        cpu_threshold: None,
         hosts: None,
         directed: None,
         dims: None,

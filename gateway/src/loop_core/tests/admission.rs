@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::loop_core::ConnState;
+use mpinetsim_protocol::HostCpu;
 
 /// Connection `id` was refused with `why`: one line, socket closed,
 /// counted, and the job goes on.
@@ -219,7 +220,7 @@ fn a_connection_gets_the_handshake_timeout_to_say_hello() {
 #[test]
 fn the_welcome_carries_the_jobs_clock_and_the_ranks_host() {
     let mut s = settings(2, 8.0);
-    s.rank_cpu_speeds = vec![1.0, 0.5];
+    s.rank_cpus = vec![HostCpu::NATIVE, HostCpu::new(0.5, 3_000)];
     s.compute_clock = ComputeClock::Wall;
     let mut job = Job::new(s);
     // Rank 1 says Hello 2 ms of wall time after the epoch: SRT 250 us.
@@ -238,6 +239,7 @@ fn the_welcome_carries_the_jobs_clock_and_the_ranks_host() {
             node: 1,
             compute_clock: ComputeClock::Wall,
             cpu_speed: 0.5,
+            cpu_threshold_ns: 3_000,
         }]
     );
     let c = job.core.connection(id).unwrap();

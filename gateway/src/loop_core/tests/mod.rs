@@ -50,7 +50,7 @@ fn settings(ranks: u32, factor: f64) -> CoreSettings {
         adaptive: None,
         stall: crate::stall::StallPolicy::default(),
         compute_clock: ComputeClock::Cpu,
-        rank_cpu_speeds: Vec::new(),
+        rank_cpus: Vec::new(),
     }
 }
 

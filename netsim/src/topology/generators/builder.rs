@@ -67,6 +67,7 @@ impl Builder {
             name: name.clone(),
             ip: None,
             cpu_speed: None,
+            cpu_threshold: None,
         });
         Ok(name)
     }
