@@ -211,7 +211,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, crate::error::Error> {
     let drops: u64 = stats
         .links
         .iter()
-        .map(|l| l.drops_queue + l.drops_loss + l.drops_down)
+        .map(|l| l.drops_queue + l.drops_early + l.drops_loss + l.drops_down)
         .sum::<u64>()
         + stats.nodes.iter().map(|n| n.drops_unroutable).sum::<u64>();
     out!("retransmissions:  {retrans}   drops: {drops}");

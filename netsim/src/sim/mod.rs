@@ -16,7 +16,7 @@ use crate::topology::{Network, NodeId, NodeKind, PortId};
 use crate::wire::capture::{self, CaptureFile, HostNames, PortCaptures};
 use crate::wire::observer::PortObserver;
 use crate::wire::packet::{ConnId, Packet, PacketArena, PacketId};
-use crate::wire::queue::QueueDiscipline;
+use crate::wire::queue::{Admission, QueueDiscipline};
 use crate::wire::transmitter::Transmitter;
 use bytes::Bytes;
 use std::collections::VecDeque;
@@ -696,11 +696,20 @@ impl Simulator {
             return;
         }
         let frame = self.packets.get(pkt).frame_len();
-        if !t.queue.enqueue(pkt, frame, self.now) {
-            self.link_stats[port as usize].drops_queue += 1;
-            self.node_stats[node as usize].drops_queue += 1;
-            self.packets.remove(pkt);
-            return;
+        match t.queue.enqueue(pkt, frame, self.now) {
+            Admission::Queued => {}
+            Admission::DroppedEarly => {
+                self.link_stats[port as usize].drops_early += 1;
+                self.node_stats[node as usize].drops_early += 1;
+                self.packets.remove(pkt);
+                return;
+            }
+            Admission::DroppedFull => {
+                self.link_stats[port as usize].drops_queue += 1;
+                self.node_stats[node as usize].drops_queue += 1;
+                self.packets.remove(pkt);
+                return;
+            }
         }
         let ls = &mut self.link_stats[port as usize];
         ls.peak_queue_packets = t.queue.peak_packets();
