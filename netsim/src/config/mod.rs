@@ -327,6 +327,11 @@ pub enum RoutingPolicy {
     DimensionOrder,
     /// Hypercube: correct the lowest differing address bit first.
     ECube,
+    /// Equal-cost multi-path: exact shortest paths, with ties split per
+    /// flow (a TCP connection's direction) by a seeded hash of its 5-tuple
+    /// at every node (see [`crate::topology::routing::flow`]), so the
+    /// flows between two hosts spread over all equally short paths.
+    Ecmp,
 }
 
 /// `[topology]`: a regular network expanded into hosts, switches, routers
