@@ -334,6 +334,18 @@ pub enum RoutingPolicy {
     Ecmp,
 }
 
+impl RoutingPolicy {
+    /// The name the network file's `routing` key gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RoutingPolicy::Shortest => "shortest",
+            RoutingPolicy::DimensionOrder => "dimension-order",
+            RoutingPolicy::ECube => "e-cube",
+            RoutingPolicy::Ecmp => "ecmp",
+        }
+    }
+}
+
 /// `[topology]`: a regular network expanded into hosts, switches, routers
 /// and links (see [`crate::topology::generators`]). Which keys apply depends on `kind`.
 #[derive(Debug, Clone, Deserialize)]

@@ -131,12 +131,7 @@ fn check_keys(t: &TopologyConfig, at: &str) -> Result<(), String> {
         RoutingPolicy::Ecmp => true,
     };
     if !policy_ok {
-        let name = match t.routing {
-            RoutingPolicy::DimensionOrder => "dimension-order",
-            RoutingPolicy::ECube => "e-cube",
-            RoutingPolicy::Shortest => "shortest",
-            RoutingPolicy::Ecmp => "ecmp",
-        };
+        let name = t.routing.name();
         return Err(format!(
             "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" or \"ecmp\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes)"
         ));
