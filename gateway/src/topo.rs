@@ -104,13 +104,16 @@ fn routing_loads(net: &Network, own: &Routing, pattern: Pattern) -> Vec<RoutingL
     loads
 }
 
+/// Which summary of a [`RoutingLoad`] a table shows.
+type SummaryOf = fn(&RoutingLoad) -> Option<&LoadSummary>;
+
 /// The per-link load table: one row per routing choice, for the links
 /// between switches and routers and, on a fat-tree, its core links.
 fn print_loads(loads: &[RoutingLoad]) {
     let Some(first) = loads.first() else {
         return;
     };
-    let tables: [(&str, fn(&RoutingLoad) -> Option<&LoadSummary>); 2] = [
+    let tables: [(&str, SummaryOf); 2] = [
         ("links between switches and routers", |l| {
             l.network_links.as_ref()
         }),

@@ -239,3 +239,48 @@ fn the_same_seed_gives_the_same_loads_and_another_seed_another_assignment() {
     };
     assert_eq!(fixed(1), fixed(2));
 }
+
+#[test]
+fn ecmp_paths_are_shortest_paths_on_every_shape_and_after_faults() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/");
+    for file in [
+        "fat-tree-4.toml",
+        "dragonfly.toml",
+        "torus-4x4.toml",
+        "hybrid-ring-of-meshes.toml",
+    ] {
+        let path = std::path::PathBuf::from(dir).join(file);
+        let mut cfg = netsim::loader::from_file(&path, std::fs::read_to_string).unwrap();
+        cfg.topology.as_mut().unwrap().routing = netsim::config::RoutingPolicy::Shortest;
+        let fixed = Network::from_config(&cfg, file).unwrap();
+        cfg.topology.as_mut().unwrap().routing = netsim::config::RoutingPolicy::Ecmp;
+        let net = Network::from_config(&cfg, file).unwrap();
+        let (rs, re) = (Routing::new(&fixed), Routing::new(&net));
+        let dead = vec![false; net.links.len()].into_boxed_slice();
+        let after_faults = Routing::without_links(&net, dead);
+        assert!(
+            re.is_ecmp() && after_faults.is_ecmp() && !rs.is_ecmp(),
+            "{file}"
+        );
+        let h = net.hosts.len().min(24);
+        for s in 0..h {
+            for d in 0..h {
+                if s == d {
+                    continue;
+                }
+                let key = netsim::analysis::flow_of(&net, s, d);
+                let (a, b) = (net.hosts[s], net.hosts[d]);
+                let shortest = rs.links(&fixed, a, b).unwrap();
+                for rt in [&re, &after_faults] {
+                    let p = rt.path_spread(&net, a, b, rt.spread(&key)).unwrap();
+                    assert_eq!(p.len() as u32, shortest, "{file}: {s} -> {d}");
+                    // The path is connected and ends at the destination.
+                    assert_eq!(net.peer_node(*p.last().unwrap()), b, "{file}");
+                    for w in p.windows(2) {
+                        assert_eq!(net.peer_node(w[0]), net.ports[w[1] as usize].node);
+                    }
+                }
+            }
+        }
+    }
+}
