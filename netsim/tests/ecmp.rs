@@ -284,3 +284,24 @@ fn ecmp_paths_are_shortest_paths_on_every_shape_and_after_faults() {
         }
     }
 }
+
+#[test]
+fn coordinates_and_tables_give_every_flow_the_same_path() {
+    for (k, seed) in [(4, 1), (6, 9)] {
+        let net = fat_tree(k, "ecmp", seed);
+        let (coords, tables) = (Routing::new(&net), Routing::with_tables(&net));
+        assert!(coords.is_structured() && !tables.is_structured());
+        let h = net.hosts.len();
+        for s in 0..h {
+            for d in (0..h).filter(|&d| d != s) {
+                let key = netsim::analysis::flow_of(&net, s, d);
+                let (a, b) = (net.hosts[s], net.hosts[d]);
+                assert_eq!(
+                    coords.path_spread(&net, a, b, coords.spread(&key)),
+                    tables.path_spread(&net, a, b, tables.spread(&key)),
+                    "k {k}: {s} -> {d}"
+                );
+            }
+        }
+    }
+}
