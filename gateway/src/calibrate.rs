@@ -18,6 +18,7 @@
 //! converge.
 
 use crate::cli::CalibrateArgs;
+use crate::error::Error;
 use crate::launcher::RankOutput;
 use crate::run::{run_job, write_json, JobSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -193,15 +194,15 @@ pub fn converged_from(rows: &[FactorRow], tolerance: f64, floor_us: f64) -> Opti
     })
 }
 
-fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, String> {
+fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, Error> {
     let list = match &a.factors {
         Some(f) => f.clone(),
         None => {
             if !(a.max >= 4.0 && a.max.is_finite()) {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "--max {}: give at least 4 so three factors can be compared",
                     short_number(a.max)
-                ));
+                )));
             }
             let mut v = vec![1.0];
             while v.last().unwrap() * 2.0 <= a.max {
@@ -215,11 +216,11 @@ fn factors(a: &CalibrateArgs) -> Result<Vec<f64>, String> {
     }
     for w in list.windows(2) {
         if w[1] <= w[0] {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "--factors: {} does not increase after {}; list factors in increasing order",
                 short_number(w[1]),
                 short_number(w[0])
-            ));
+            )));
         }
     }
     for &f in &list {
@@ -438,7 +439,7 @@ fn print_table(rows: &[FactorRow]) {
     }
 }
 
-fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
+fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), Error> {
     let header = [
         "factor",
         "runs",
@@ -478,7 +479,7 @@ fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), String> {
         ]
     }));
     let text = crate::vector_files::csv_bytes(records);
-    crate::output_file::write_whole(path, &text, "--out").map_err(String::from)
+    crate::output_file::write_whole(path, &text, "--out").map_err(Error::from)
 }
 
 #[cfg(test)]

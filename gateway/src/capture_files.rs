@@ -1,6 +1,7 @@
 //! Moves capture bytes from the simulator's capture files into files on
 //! disk, and writes the `hosts` file for Wireshark's name resolution.
 
+use crate::error::Error;
 use netsim::config::CaptureFormat;
 use netsim::wire::capture::whole_records_len;
 use netsim::Simulator;
@@ -72,9 +73,9 @@ impl CaptureFiles {
     /// file per capture file of `sim` holding its header, and the `hosts`
     /// file. Every file lands directly inside `dir`: a name that would
     /// leave it (a node named `../x`) is refused.
-    pub fn create(dir: &Path, sim: &mut Simulator) -> Result<CaptureFiles, String> {
+    pub fn create(dir: &Path, sim: &mut Simulator) -> Result<CaptureFiles, Error> {
         crate::trusted_folder::create_private_dir_all(dir)
-            .map_err(|e| format!("{e} (the --capture folder)"))?;
+            .map_err(|e| e.map_sentence(|s| format!("{s} (the --capture folder)")))?;
         let hosts = dir.join(HOSTS_FILE);
         open_private(&hosts)
             .and_then(|mut f| {
@@ -113,7 +114,7 @@ impl CaptureFiles {
     ///
     /// The first failure is returned once; the failed file is cut back to
     /// its last whole record and every later flush only discards.
-    pub fn flush(&mut self, sim: &mut Simulator) -> Result<(), String> {
+    pub fn flush(&mut self, sim: &mut Simulator) -> Result<(), Error> {
         for (cp, open) in sim.captures_mut().iter_mut().zip(&mut self.files) {
             if cp.pending_len() == 0 {
                 continue;
@@ -131,7 +132,7 @@ impl CaptureFiles {
                 Err(e) => {
                     let message = open.cut_to_whole_records(format, &e);
                     self.failed = Some(message.clone());
-                    return Err(message);
+                    return Err(Error::Internal(message));
                 }
             }
         }
@@ -163,14 +164,14 @@ fn open_private(path: &Path) -> std::io::Result<File> {
 /// `dir/name`, when `name` is one plain file name (no folder part, not
 /// `.` or `..`); else one sentence. Network names are checked when the
 /// file is loaded; this is the last guard before writing.
-pub fn path_inside(dir: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn path_inside(dir: &Path, name: &str) -> Result<PathBuf, Error> {
     let mut parts = Path::new(name).components();
     match (parts.next(), parts.next()) {
         (Some(std::path::Component::Normal(n)), None) if n == name => Ok(dir.join(n)),
-        _ => Err(format!(
+        _ => Err(Error::Usage(format!(
             "the capture file name {name:?} would be written outside the --capture folder {}; rename the node or link it comes from",
             dir.display()
-        )),
+        ))),
     }
 }
 
@@ -186,7 +187,7 @@ mod tests {
             dir.join("host0.pcap")
         );
         for bad in ["../x.pcap", "/etc/x.pcap", "a/b.pcap", "..", ".", "", "x/"] {
-            let e = path_inside(dir, bad).unwrap_err();
+            let e = path_inside(dir, bad).unwrap_err().to_string();
             assert!(
                 e.contains("outside the --capture folder /caps"),
                 "{bad}: {e}"

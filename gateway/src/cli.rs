@@ -4,6 +4,7 @@
 //! plain text (`tcp:[::]:PORT`, `[rank]`), not as rustdoc links.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+use crate::error::Error;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -261,7 +262,7 @@ pub struct ComputeArgs {
 
 impl ComputeArgs {
     /// The clock (a `Result` for the callers that once parsed a string).
-    pub fn clock(&self) -> Result<mpinetsim_protocol::ComputeClock, String> {
+    pub fn clock(&self) -> Result<mpinetsim_protocol::ComputeClock, Error> {
         Ok(match self.compute_clock {
             ComputeClockArg::Cpu => mpinetsim_protocol::ComputeClock::Cpu,
             ComputeClockArg::Wall => mpinetsim_protocol::ComputeClock::Wall,

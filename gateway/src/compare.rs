@@ -4,6 +4,7 @@
 //! every network runs under each model, side by side.
 
 use crate::cli::CompareArgs;
+use crate::error::Error;
 use crate::launcher::RankOutput;
 use crate::run::{run_job, write_json, JobSpec};
 use netsim::NetworkConfig;
@@ -53,7 +54,7 @@ fn median(v: &[f64]) -> f64 {
 
 /// The first network changed by every `--set` and with every `--fault`,
 /// named after what was changed.
-fn what_if_variant(a: &CompareArgs, ranks: u32) -> Result<(String, NetworkConfig), String> {
+fn what_if_variant(a: &CompareArgs, ranks: u32) -> Result<(String, NetworkConfig), Error> {
     let mut cfg = crate::overrides::load_net(&a.nets[0], Some(ranks), &a.sets)?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
     let changes: Vec<String> = a

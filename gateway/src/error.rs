@@ -3,11 +3,12 @@
 //! ([`crate::exit_code`]). Most failures before a job starts are the
 //! user's to fix (a command line, a network file, a path: exit 2); some are
 //! mpinetsim's own (the system refused it a resource it needs, such as an
-//! epoll instance, a timer, a pipe or its private folder: exit 4). Modules
-//! that only ever fail on the user's input still answer with their
-//! sentence (`Result<_, String>`, or a typed error of their own such as
-//! [`crate::output_file::OutputFileError`]); `?` turns it into
-//! [`Error::Usage`].
+//! epoll instance, a timer, a pipe or its private folder, or a file it
+//! writes: exit 4). Every fallible function of the gateway answers with
+//! this type (or a typed error of its own such as
+//! [`crate::output_file::OutputFileError`], which converts by kind); a
+//! sentence from a library that speaks in strings (netsim's workload
+//! driver, a parser) becomes [`Error::Usage`] through `?`.
 
 use crate::exit_code;
 use crate::output_file::OutputFileError;
@@ -29,6 +30,16 @@ impl Error {
     /// An internal failure saying `sentence`.
     pub fn internal(sentence: impl Into<String>) -> Error {
         Error::Internal(sentence.into())
+    }
+
+    /// The same kind of failure with its sentence rewritten by `f` (to add
+    /// where it happened or what to do), so context never turns an
+    /// internal failure into the user's or back.
+    pub fn map_sentence(self, f: impl FnOnce(String) -> String) -> Error {
+        match self {
+            Error::Usage(s) => Error::Usage(f(s)),
+            Error::Internal(s) => Error::Internal(f(s)),
+        }
     }
 
     /// The exit code this failure ends mpinetsim with.

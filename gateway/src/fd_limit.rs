@@ -5,6 +5,7 @@
 //! hard one at start, and refuses a job that cannot fit under it with the
 //! number it needs, before anything is launched.
 
+use crate::error::Error;
 use nix::sys::resource::{getrlimit, setrlimit, Resource};
 
 /// Descriptors kept free beyond the job's own: the ones starting a process
@@ -32,7 +33,7 @@ fn open_now() -> u64 {
 /// Checks that `ranks` more connections (`per_rank` descriptors each) fit
 /// under the limit beside what is open now; the error says how many are
 /// needed and how to get them.
-pub fn check(ranks: u32, per_rank: u64, what: &str) -> Result<(), String> {
+pub fn check(ranks: u32, per_rank: u64, what: &str) -> Result<(), Error> {
     let limit = getrlimit(Resource::RLIMIT_NOFILE).map_or(u64::MAX, |(soft, _)| soft);
     let need = open_now() + u64::from(ranks) * per_rank + SPARE;
     if need <= limit {
@@ -44,9 +45,9 @@ pub fn check(ranks: u32, per_rank: u64, what: &str) -> Result<(), String> {
         1 => "run 1 rank".to_string(),
         n => format!("run at most {n} ranks"),
     };
-    Err(format!(
+    Err(Error::Usage(format!(
         "-n {ranks} needs {need} file descriptors ({what}) but this process may open {limit} (ulimit -n, already raised to the hard limit); raise the hard limit (ulimit -Hn, /etc/security/limits.conf) or {fewer}"
-    ))
+    )))
 }
 
 #[cfg(test)]
@@ -60,7 +61,9 @@ mod tests {
         assert_eq!((soft, limit), (hard, hard));
         assert!(check(10, 1, "one socket per rank").is_ok());
         let too_many = u32::try_from(limit).unwrap_or(u32::MAX);
-        let e = check(too_many, 3, "one socket and two pipes per rank").unwrap_err();
+        let e = check(too_many, 3, "one socket and two pipes per rank")
+            .unwrap_err()
+            .to_string();
         let prefix = format!("-n {too_many} needs ");
         assert!(e.starts_with(&prefix), "{e}");
         let need: u64 = e[prefix.len()..]

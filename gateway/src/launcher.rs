@@ -29,20 +29,20 @@ pub const FORTRAN_NAMES: [&str; 2] = ["libmpichfort.so.12", "libmpifort.so.12"];
 
 /// Finds the channel shim library: `$MPINETSIM_SHIM_LIB`, or
 /// `libchannel_shim.so` beside the running `mpinetsim`.
-pub fn locate_shim() -> Result<PathBuf, String> {
+pub fn locate_shim() -> Result<PathBuf, Error> {
     if let Ok(p) = std::env::var(ENV_SHIM_LIB) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!(
+            Err(Error::Usage(format!(
                 "{ENV_SHIM_LIB} names {}, which is not a file; point it at libchannel_shim.so",
                 p.display()
-            ))
+            )))
         };
     }
     let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot find the mpinetsim binary's folder: {e}"))?;
+        .map_err(|e| Error::internal(format!("cannot find the mpinetsim binary's folder: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     for cand in [
         dir.join("libchannel_shim.so"),
@@ -52,10 +52,10 @@ pub fn locate_shim() -> Result<PathBuf, String> {
             return Ok(cand);
         }
     }
-    Err(format!(
+    Err(Error::Usage(format!(
         "the channel shim library libchannel_shim.so was not found next to {}; build it with `cargo build --release` (whole workspace) or set {ENV_SHIM_LIB}",
         exe.display()
-    ))
+    )))
 }
 
 /// Puts the shim into `dir` under the names MPICH programs load, and the
@@ -64,7 +64,7 @@ pub fn locate_shim() -> Result<PathBuf, String> {
 /// created (0700) when missing and must be a folder only this user can
 /// write ([`crate::trusted_folder`]); `role` names it in that sentence.
 /// Returns the folder's canonical path.
-pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, String> {
+pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, Error> {
     crate::trusted_folder::create_private_dir_all(dir)?;
     let dir = crate::trusted_folder::check_trusted(dir, role)?;
     let mut links: Vec<(&Path, &str)> = SHIM_NAMES.iter().map(|n| (shim, *n)).collect();
@@ -79,12 +79,12 @@ pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, Stri
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Ok(m) if m.file_type().is_symlink() && is_shim_link(&link) => {}
             Ok(_) => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "{} already holds {name}, which mpinetsim did not put there; it never replaces your files: give an empty --lib-dir folder",
                     dir.display()
-                ))
+                )))
             }
-            Err(e) => return Err(format!("cannot check {}: {e}", link.display())),
+            Err(e) => return Err(Error::Usage(format!("cannot check {}: {e}", link.display()))),
         }
     }
     for (lib, name) in links {
@@ -96,7 +96,7 @@ pub fn install_shim(shim: &Path, dir: &Path, role: &str) -> Result<PathBuf, Stri
 /// Symlinks `dir/name` to `lib`, replacing mpinetsim's own link in one
 /// step: a rank starting meanwhile finds the old link or the new one,
 /// never none.
-fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
+fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), Error> {
     let target = lib.canonicalize().map_err(|e| {
         format!(
             "cannot resolve the shim library {}: {e}; rebuild the workspace or set {ENV_SHIM_LIB}",
@@ -110,10 +110,10 @@ fn link_as(lib: &Path, dir: &Path, name: &str) -> Result<(), String> {
         .and_then(|()| std::fs::rename(&fresh, &link))
         .map_err(|e| {
             let _ = std::fs::remove_file(&fresh);
-            format!(
+            Error::Usage(format!(
                 "cannot create {}: {e}; check that the library folder is writable",
                 link.display()
-            )
+            ))
         })
 }
 
@@ -129,7 +129,7 @@ fn is_shim_link(link: &Path) -> bool {
 
 /// Resolves the program as a shell would: a path if it has a slash, else a
 /// search of PATH. The error is one sentence.
-pub fn resolve_program(program: &str) -> Result<PathBuf, String> {
+pub fn resolve_program(program: &str) -> Result<PathBuf, Error> {
     use std::os::unix::fs::PermissionsExt;
     let is_exec = |p: &Path| {
         p.is_file()
@@ -142,19 +142,22 @@ pub fn resolve_program(program: &str) -> Result<PathBuf, String> {
         return if is_exec(&p) {
             Ok(p)
         } else if p.exists() {
-            Err(format!(
+            Err(Error::Usage(format!(
                 "the program {program} is not executable; check the path after --"
-            ))
+            )))
         } else {
-            Err(format!(
+            Err(Error::Usage(format!(
                 "the program {program} was not found; check the path after --"
-            ))
+            )))
         };
     }
     // A bare name is looked up on PATH as a shell would (the which crate:
     // the first executable file of that name).
-    which::which(program)
-        .map_err(|_| format!("the program {program} was not found on PATH; give its path after --"))
+    which::which(program).map_err(|_| {
+        Error::Usage(format!(
+            "the program {program} was not found on PATH; give its path after --"
+        ))
+    })
 }
 
 /// A launched rank.
@@ -391,7 +394,7 @@ fn spawn_error(e: &std::io::Error, sentence: String) -> Error {
 }
 
 /// Opens the ranks' output file for appending (created private).
-fn open_output_file(path: &Path) -> Result<std::fs::File, String> {
+fn open_output_file(path: &Path) -> Result<std::fs::File, Error> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .create(true)
@@ -399,10 +402,10 @@ fn open_output_file(path: &Path) -> Result<std::fs::File, String> {
         .mode(0o600)
         .open(path)
         .map_err(|e| {
-            format!(
+            Error::Usage(format!(
                 "cannot write the ranks' output to {}: {e}; choose a writable path",
                 path.display()
-            )
+            ))
         })
 }
 
@@ -575,7 +578,9 @@ mod tests {
             let mine = dir.path().join(name);
             std::fs::write(&mine, b"the user's own MPICH").unwrap();
             std::fs::write(libs.path().join(FORTRAN_LIB), b"fortran").unwrap();
-            let e = install_shim(&shim, dir.path(), "the --lib-dir folder").unwrap_err();
+            let e = install_shim(&shim, dir.path(), "the --lib-dir folder")
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.contains(&format!(
                     "already holds {name}, which mpinetsim did not put there"

@@ -2,6 +2,7 @@
 //! a folder only this user can write) and `tcp:ADDR:PORT` (port 0 picks a
 //! free one), each accepting connections as a [`RankStream`].
 
+use crate::error::Error;
 use crate::stream::RankStream;
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
@@ -37,7 +38,7 @@ impl Listener {
     /// [`crate::trusted_folder`]); a socket an earlier gateway left there is
     /// replaced, any other file is refused; the socket is made readable and
     /// writable by its owner only.
-    pub fn bind(addr: &GatewayAddress) -> Result<Listener, String> {
+    pub fn bind(addr: &GatewayAddress) -> Result<Listener, Error> {
         match addr {
             GatewayAddress::Unix(path) => {
                 let given = Path::new(path);
@@ -141,11 +142,11 @@ impl Listener {
 /// Makes room for a new socket at `path`: nothing there is fine; a socket
 /// nobody listens on any more (an earlier gateway that was killed) is
 /// removed; a live socket or any other kind of file is refused.
-fn remove_stale_socket(path: &Path, addr: &GatewayAddress) -> Result<(), String> {
+fn remove_stale_socket(path: &Path, addr: &GatewayAddress) -> Result<(), Error> {
     let m = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("cannot listen on {addr}: {e}")),
+        Err(e) => return Err(Error::Usage(format!("cannot listen on {addr}: {e}"))),
     };
     if !m.file_type().is_socket() {
         let kind = if m.is_dir() {
@@ -157,27 +158,27 @@ fn remove_stale_socket(path: &Path, addr: &GatewayAddress) -> Result<(), String>
         } else {
             "a special file"
         };
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--listen {addr}: {} is {kind}, not a socket an earlier gateway left behind; mpinetsim removes only those, so choose another socket path",
             path.display()
-        ));
+        )));
     }
     match std::os::unix::net::UnixStream::connect(path) {
-        Ok(_) => Err(format!(
+        Ok(_) => Err(Error::Usage(format!(
             "--listen {addr}: a gateway is already listening on {}; stop it or choose another socket path",
             path.display()
-        )),
+        ))),
         Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => std::fs::remove_file(path)
             .map_err(|e| {
-                format!(
+                Error::Usage(format!(
                     "--listen {addr}: cannot remove the stale socket {}: {e}",
                     path.display()
-                )
+                ))
             }),
-        Err(e) => Err(format!(
+        Err(e) => Err(Error::Usage(format!(
             "--listen {addr}: cannot tell whether a gateway still listens on {} ({e}); remove it yourself or choose another socket path",
             path.display()
-        )),
+        ))),
     }
 }
 
@@ -251,6 +252,8 @@ mod tests {
         let addr = GatewayAddress::Unix(path.display().to_string());
         std::fs::write(&path, b"precious").unwrap();
         let e = Listener::bind(&addr).err().unwrap();
+        assert_eq!(e.exit_code(), crate::exit_code::USAGE, "{e}");
+        let e = e.to_string();
         assert!(
             e.contains("is a regular file, not a socket an earlier gateway left behind"),
             "{e}"
@@ -258,7 +261,7 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"precious");
         std::fs::remove_file(&path).unwrap();
         let live = Listener::bind(&addr).unwrap();
-        let e = Listener::bind(&addr).err().unwrap();
+        let e = Listener::bind(&addr).err().unwrap().to_string();
         assert!(e.contains("a gateway is already listening on"), "{e}");
         // The refused second gateway did not remove the first one's socket.
         assert!(path.exists());

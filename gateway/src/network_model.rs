@@ -5,6 +5,7 @@
 //! (captures, time series, path latencies) and what only the analytic
 //! model reports (its own counters) are reached by asking for that type.
 
+use crate::error::Error;
 use netsim::analytic::{AnalyticSim, AnalyticStats};
 use netsim::models::ModelOptions;
 use netsim::{NetworkConfig, NetworkModel, Simulator};
@@ -20,7 +21,7 @@ pub fn from_config(
     ranks: u32,
     capture: bool,
     vectors: bool,
-) -> Result<Model, String> {
+) -> Result<Model, Error> {
     let progress = crate::setup_progress::SetupProgress::start(&format!(
         "building the network from {origin} for {ranks} ranks"
     ));

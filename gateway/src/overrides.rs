@@ -7,10 +7,11 @@
 //! VALUE is read as a TOML value when it is one (`8`, `true`, `[4, 4]`,
 //! `"1ms"`) and as a string otherwise (`100Mbps`).
 
+use crate::error::Error;
 use toml::Value;
 
 /// Splits a dotted key, keeping quoted segments whole.
-fn segments(key: &str) -> Result<Vec<String>, String> {
+fn segments(key: &str) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -22,13 +23,13 @@ fn segments(key: &str) -> Result<Vec<String>, String> {
         }
     }
     if quoted {
-        return Err(format!("--set {key}: a quote is not closed"));
+        return Err(Error::Usage(format!("--set {key}: a quote is not closed")));
     }
     out.push(cur);
     if out.iter().any(|s| s.is_empty()) {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--set {key}: empty key segment; write keys like link.\"a-b\".rate"
-        ));
+        )));
     }
     Ok(out)
 }
@@ -57,7 +58,7 @@ fn parse_value(text: &str) -> Value {
 }
 
 /// Applies `KEY=VALUE` to the document.
-pub fn apply(doc: &mut toml::Table, assignment: &str) -> Result<(), String> {
+pub fn apply(doc: &mut toml::Table, assignment: &str) -> Result<(), Error> {
     let (key, value) = assignment.split_once('=').ok_or_else(|| {
         format!("--set {assignment}: write KEY=VALUE, e.g. link_defaults.delay=2ms")
     })?;
@@ -97,24 +98,24 @@ pub fn apply(doc: &mut toml::Table, assignment: &str) -> Result<(), String> {
                 i += 2;
             }
             _ => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "--set {key}: '{seg}' is a value, not a table; set it directly"
-                ))
+                )))
             }
         }
     }
     if i >= path.len() {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--set {key}: the key names a whole {} entry; add the field to set, e.g. .rate",
             path[path.len() - 2]
-        ));
+        )));
     }
     table.insert(path[i].clone(), value);
     Ok(())
 }
 
 /// Reads `file`, applies every assignment, and parses the result.
-pub fn load_with(file: &std::path::Path, sets: &[String]) -> Result<netsim::NetworkConfig, String> {
+pub fn load_with(file: &std::path::Path, sets: &[String]) -> Result<netsim::NetworkConfig, Error> {
     let text = std::fs::read_to_string(file).map_err(|e| {
         format!(
             "cannot read network file {}: {e}; check the path given to --net",
@@ -129,7 +130,7 @@ pub fn load_with(file: &std::path::Path, sets: &[String]) -> Result<netsim::Netw
     }
     let origin = format!("{} with --set {}", file.display(), sets.join(" "));
     netsim::NetworkConfig::from_toml_str(&toml::to_string(&doc).expect("tables serialise"), &origin)
-        .map_err(|e| e.to_string())
+        .map_err(Error::from)
 }
 
 /// Reads the network `net` (a file, or an `xsim:` string) for `ranks`
@@ -139,9 +140,9 @@ pub fn load_net(
     net: &std::path::Path,
     ranks: Option<u32>,
     sets: &[String],
-) -> Result<netsim::NetworkConfig, String> {
+) -> Result<netsim::NetworkConfig, Error> {
     if sets.is_empty() {
-        netsim::loader::load(net, ranks, std::fs::read_to_string).map_err(|e| e.to_string())
+        netsim::loader::load(net, ranks, std::fs::read_to_string).map_err(Error::from)
     } else {
         load_with(net, sets)
     }
@@ -170,14 +171,20 @@ mod tests {
     #[test]
     fn names_what_is_missing() {
         let mut doc: toml::Table = NET.parse().unwrap();
-        let e = apply(&mut doc, "link.nowhere.rate=1Gbps").unwrap_err();
+        let e = apply(&mut doc, "link.nowhere.rate=1Gbps")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("no link named 'nowhere'") && e.contains("host0-switch0, up"),
             "{e}"
         );
-        assert!(apply(&mut doc, "rate").unwrap_err().contains("KEY=VALUE"));
+        assert!(apply(&mut doc, "rate")
+            .unwrap_err()
+            .to_string()
+            .contains("KEY=VALUE"));
         assert!(apply(&mut doc, "link.\"a.rate=1")
             .unwrap_err()
+            .to_string()
             .contains("quote"));
     }
 }

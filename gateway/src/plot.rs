@@ -2,6 +2,7 @@
 //! and emulated runtime against the time factor, drawn as SVG and PNG.
 
 use crate::calibrate::FactorRow;
+use crate::error::Error;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -15,7 +16,7 @@ const FONT_FILES: &[&str] = &[
 ];
 
 /// Makes a TrueType font available to the bitmap backend, once.
-fn register_font() -> Result<(), String> {
+fn register_font() -> Result<(), Error> {
     static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     DONE.get_or_init(|| {
         let bytes = FONT_FILES
@@ -29,23 +30,26 @@ fn register_font() -> Result<(), String> {
             .map_err(|_| "the font for the calibration plots could not be loaded".to_string())
     })
     .clone()
+    .map_err(Error::Internal)
 }
 
 /// Writes `stem.svg` and `stem.png`.
-pub fn calibration(rows: &[FactorRow], title: &str, stem: &Path) -> Result<(), String> {
+pub fn calibration(rows: &[FactorRow], title: &str, stem: &Path) -> Result<(), Error> {
     register_font()?;
     let svg = stem.with_extension("svg");
     {
         let root = SVGBackend::new(&svg, (1200, 480)).into_drawing_area();
-        draw(&root, rows, title).map_err(|e| format!("cannot draw {}: {e}", svg.display()))?;
+        draw(&root, rows, title)
+            .map_err(|e| Error::internal(format!("cannot draw {}: {e}", svg.display())))?;
         root.present()
-            .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
+            .map_err(|e| Error::internal(format!("cannot write {}: {e}", svg.display())))?;
     }
     let png = stem.with_extension("png");
     let root = BitMapBackend::new(&png, (1200, 480)).into_drawing_area();
-    draw(&root, rows, title).map_err(|e| format!("cannot draw {}: {e}", png.display()))?;
+    draw(&root, rows, title)
+        .map_err(|e| Error::internal(format!("cannot draw {}: {e}", png.display())))?;
     root.present()
-        .map_err(|e| format!("cannot write {}: {e}", png.display()))
+        .map_err(|e| Error::internal(format!("cannot write {}: {e}", png.display())))
 }
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;

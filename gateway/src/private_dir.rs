@@ -28,7 +28,7 @@ impl PrivateDir {
                 ))
             })?;
         // The umask may have removed bits but never adds any; make it exact.
-        set_mode(dir.path(), 0o700).map_err(Error::Internal)?;
+        set_mode(dir.path(), 0o700)?;
         // Nobody else may be able to rename it away ($TMPDIR sticky or private).
         crate::trusted_folder::check_trusted(dir.path(), "the private folder")
             .map_err(|e| Error::internal(format!("{e} (set TMPDIR to such a folder)")))?;
@@ -41,11 +41,16 @@ impl PrivateDir {
     }
 }
 
-/// chmod, as one sentence on failure.
-pub fn set_mode(path: &std::path::Path, mode: u32) -> Result<(), String> {
+/// chmod, as one sentence on failure. The path is one mpinetsim just made
+/// (or checked), so a refusal is the system's: internal.
+pub fn set_mode(path: &std::path::Path, mode: u32) -> Result<(), Error> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        .map_err(|e| format!("cannot set the mode of {} to {mode:o}: {e}", path.display()))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| {
+        Error::internal(format!(
+            "cannot set the mode of {} to {mode:o}: {e}",
+            path.display()
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -61,5 +66,20 @@ mod tests {
         let p = d.path().to_path_buf();
         drop(d);
         assert!(!p.exists());
+    }
+
+    #[test]
+    fn a_mode_the_system_refuses_is_internal() {
+        let d = PrivateDir::create("mpinetsim-test").unwrap();
+        let gone = d.path().join("gone");
+        let e = set_mode(&gone, 0o700).unwrap_err();
+        assert_eq!(e.exit_code(), crate::exit_code::INTERNAL, "{e}");
+        assert!(
+            e.to_string().starts_with(&format!(
+                "cannot set the mode of {} to 700: ",
+                gone.display()
+            )),
+            "{e}"
+        );
     }
 }

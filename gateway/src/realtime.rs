@@ -142,7 +142,7 @@ impl Gateway {
     }
 
     /// Writes pending capture bytes and time series to their files.
-    pub fn flush_captures(&mut self) -> Result<(), String> {
+    pub fn flush_captures(&mut self) -> Result<(), Error> {
         let Some(sim) = packet_mut(self.core.sim.as_mut()) else {
             return Ok(()); // the analytic model has neither
         };
@@ -243,7 +243,7 @@ impl Gateway {
     fn run_due_events(&mut self) {
         while self.core.run_due_events() == DueEvents::FlushCaptures {
             if let Err(e) = self.flush_captures() {
-                self.capture_failure.get_or_insert(e);
+                self.capture_failure.get_or_insert(e.to_string());
             }
         }
     }

@@ -17,6 +17,7 @@
 
 use crate::capture_files::CaptureFiles;
 use crate::cli::ReplayArgs;
+use crate::error::Error;
 use crate::replay_timeline::{Activity, ReplayTimeline};
 use bytes::Bytes;
 use mpinetsim_protocol::trace::{Trace, TraceEvent};
@@ -199,7 +200,7 @@ fn inject(
     src: u32,
     m: &Message,
     at: Nanos,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let mut bytes = m.header.clone();
     bytes.resize(m.len.max(1) as usize, 0);
     out.messages += 1;
@@ -229,9 +230,9 @@ impl NetworkSteps {
     pub(crate) fn step(
         &mut self,
         sim: &mut dyn NetworkModel,
-        flush: &mut impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
+        flush: &mut impl FnMut(&mut dyn NetworkModel) -> Result<(), Error>,
         batch: &mut Vec<netsim::model::Delivery>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         sim.step();
         self.since_flush += 1;
         if self.since_flush >= netsim::workload::FLUSH_EVERY_EVENTS {
@@ -258,9 +259,9 @@ pub fn replay(
     trace: &Trace,
     sim: &mut dyn NetworkModel,
     cpus: &[HostCpu],
-    mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
+    mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), Error>,
     mut timeline: Option<&mut ReplayTimeline>,
-) -> Result<ReplayOutcome, String> {
+) -> Result<ReplayOutcome, Error> {
     let mut ranks = ranks_of(trace);
     let mut out = ReplayOutcome {
         rank_end_ns: vec![0; ranks.len()],
@@ -375,9 +376,9 @@ pub fn replay(
     for (i, r) in ranks.iter().enumerate() {
         let Some(end) = r.ended else {
             let (src, index) = r.waiting.unwrap_or_default();
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "the replay cannot finish: rank {i} waits for message {index} from rank {src}, which the trace never delivers (the trace is inconsistent)"
-            ));
+            )));
         };
         out.rank_end_ns[i] = end.0;
         out.runtime_ns = out.runtime_ns.max(end.0);
@@ -407,7 +408,7 @@ pub fn replay_network(
     through: Through,
     capture: Option<&std::path::Path>,
     timeline: Option<&mut ReplayTimeline>,
-) -> Result<Replayed, String> {
+) -> Result<Replayed, Error> {
     let ranks = trace.ranks.len();
     // The analytic model re-times each message as latency + size ÷
     // bandwidth plus its waits for links and buses.
@@ -444,7 +445,11 @@ pub fn replay_network(
     };
     let outcome = match programs {
         Ok(p) => crate::engine_replay::replay(p, sim.as_mut(), &speeds, flush, timeline).map_err(
-            |e| format!("{e}; `--through messages` replays the recorded messages instead"),
+            |e| {
+                e.map_sentence(|s| {
+                    format!("{s}; `--through messages` replays the recorded messages instead")
+                })
+            },
         )?,
         Err(why) => {
             let mut o = replay(trace, sim.as_mut(), &speeds, flush, timeline)?;
@@ -714,7 +719,7 @@ pub(crate) mod tests {
             None,
         )
         .err();
-        assert!(e.unwrap().contains("no captures"));
+        assert!(e.unwrap().to_string().contains("no captures"));
     }
 
     #[test]
@@ -763,6 +768,10 @@ pub(crate) mod tests {
         );
         let (mut sim, _) = reference(2);
         let e = replay(&t, &mut sim, &[HostCpu::NATIVE; 2], |_| Ok(()), None).unwrap_err();
-        assert!(e.contains("rank 0 waits for message 5 from rank 1"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("rank 0 waits for message 5 from rank 1"),
+            "{e}"
+        );
     }
 }

@@ -7,6 +7,7 @@
 //! waiting for a message it must take; every message is an arrow from its
 //! injection to its delivery.
 
+use crate::error::Error;
 use crate::timeline::Arrow;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -78,7 +79,7 @@ impl ReplayTimeline {
     }
 
     /// Writes the Chrome trace-event JSON of `ranks` ranks to `path`.
-    pub fn write_chrome(&self, path: &Path, ranks: u32) -> Result<(), String> {
+    pub fn write_chrome(&self, path: &Path, ranks: u32) -> Result<(), Error> {
         let us = |ns: u64| ns as f64 / 1000.0;
         let mut events: Vec<Value> = vec![json!({
             "ph": "M", "name": "process_name", "pid": 0, "tid": 0,
@@ -113,13 +114,13 @@ impl ReplayTimeline {
         }
         let text = serde_json::to_string(&json!({ "traceEvents": events }))
             .map_err(|e| format!("--timeline: {e}"))?;
-        crate::output_file::write_whole(path, text.as_bytes(), "--timeline").map_err(String::from)
+        crate::output_file::write_whole(path, text.as_bytes(), "--timeline").map_err(Error::from)
     }
 
     /// Writes the Paraver trace of `ranks` ranks (one task of one thread
     /// each, rank r on CPU r + 1 of node r + 1) ending at `end_ns` to
     /// `path`, and its state names to `path` with the extension `.pcf`.
-    pub fn write_paraver(&self, path: &Path, ranks: u32, end_ns: u64) -> Result<(), String> {
+    pub fn write_paraver(&self, path: &Path, ranks: u32, end_ns: u64) -> Result<(), Error> {
         let mut out = Vec::new();
         let cpus = vec!["1"; ranks as usize].join(",");
         let tasks: Vec<String> = (1..=ranks).map(|n| format!("1:{n}")).collect();
@@ -153,7 +154,7 @@ impl ReplayTimeline {
         let pcf = "STATES\n0    Idle\n1    Running\n3    Waiting a message\n\n\
                    STATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n3    {255,0,0}\n";
         crate::output_file::write_whole(&path.with_extension("pcf"), pcf.as_bytes(), "--paraver")
-            .map_err(String::from)
+            .map_err(Error::from)
     }
 }
 

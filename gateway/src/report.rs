@@ -287,18 +287,31 @@ fn us(ns: u64) -> String {
     format!("{:.1} us", ns as f64 / 1e3)
 }
 
+/// Why a job has no emulated runtime to measure
+/// ([`JobReport::measured_runtime`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoRuntime {
+    /// The job ended early; the report's reason says how.
+    #[error("{0}")]
+    Ended(String),
+    /// Every rank finished, but one with a non-zero status.
+    #[error("a rank exited with a non-zero status")]
+    RankFailed,
+    /// No rank passed both MPI_Init and MPI_Finalize.
+    #[error("no rank got through both MPI_Init and MPI_Finalize")]
+    NeverInitialised,
+}
+
 impl JobReport {
     /// The emulated runtime of a job that completed with exit code 0 (what
     /// calibrate and compare measure), or the sentence saying why there is
     /// none.
-    pub fn measured_runtime(&self) -> Result<f64, String> {
+    pub fn measured_runtime(&self) -> Result<f64, NoRuntime> {
         match (&self.reason, self.emulated_runtime_s) {
-            (Some(reason), _) => Err(reason.clone()),
-            (None, _) if self.exit_code != 0 => {
-                Err("a rank exited with a non-zero status".to_string())
-            }
+            (Some(reason), _) => Err(NoRuntime::Ended(reason.clone())),
+            (None, _) if self.exit_code != 0 => Err(NoRuntime::RankFailed),
             (None, Some(runtime)) => Ok(runtime),
-            (None, None) => Err("no rank got through both MPI_Init and MPI_Finalize".to_string()),
+            (None, None) => Err(NoRuntime::NeverInitialised),
         }
     }
 

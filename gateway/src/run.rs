@@ -160,15 +160,15 @@ fn conclude(job: JobResult, report_path: Option<&std::path::Path>) -> i32 {
 }
 
 /// The factor to start with, and the adaptive policy for `auto`.
-pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptivePolicy>), String> {
+pub fn parse_factor(f: &crate::cli::FactorArgs) -> Result<(f64, Option<AdaptivePolicy>), Error> {
     let (text, auto_max, auto_raise_above) =
         (f.time_factor.as_str(), f.auto_max, &f.auto_raise_above);
     if text == "auto" {
         if !(1.0..=MAX_TIME_FACTOR).contains(&auto_max) {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "--auto-max {}: give a factor between 1 and {MAX_TIME_FACTOR}",
                 short_number(auto_max)
-            ));
+            )));
         }
         let raise = netsim::base::units::parse_duration_ns(auto_raise_above)
             .map_err(|e| format!("--auto-raise-above: {e}"))?;
@@ -226,6 +226,12 @@ fn print_launch_environment(
     let _ = out.flush();
 }
 
+/// A failure inside the job's private folder: mpinetsim's own (internal),
+/// whatever the function that met it would say of a folder the user gave.
+fn private_folder(e: Error) -> Error {
+    Error::internal(e.to_string())
+}
+
 /// The job secret in a private file (0600) for ranks started by another
 /// launcher; removed when the job ends.
 struct SecretFile {
@@ -234,7 +240,7 @@ struct SecretFile {
 
 impl SecretFile {
     /// Writes `dir/job-<job>.secret`, which must not exist yet.
-    fn create(dir: &std::path::Path, job: u64, secret: JobSecret) -> Result<SecretFile, String> {
+    fn create(dir: &std::path::Path, job: u64, secret: JobSecret) -> Result<SecretFile, Error> {
         use std::io::Write;
         let path = dir.join(format!("job-{job}.secret"));
         crate::output_file::create_new_private(&path)
@@ -256,7 +262,7 @@ impl Drop for SecretFile {
 }
 
 /// Applies `--model packet|analytic` over the file's `model` key.
-pub fn apply_model(cfg: &mut NetworkConfig, model: Option<&str>) -> Result<(), String> {
+pub fn apply_model(cfg: &mut NetworkConfig, model: Option<&str>) -> Result<(), Error> {
     if let Some(m) = model {
         cfg.model = netsim::ModelKind::parse(m)?;
     }
@@ -276,7 +282,7 @@ pub fn show_net(
 
 /// Adds `--fault` specs to the network's faults (checked against the
 /// network when the simulator is built).
-pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), String> {
+pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), Error> {
     for spec in specs {
         cfg.fault_entries.push(netsim::faults::parse_spec(spec)?);
     }
@@ -285,16 +291,16 @@ pub fn add_fault_specs(cfg: &mut NetworkConfig, specs: &[String]) -> Result<(), 
 
 /// `--eager-limit`: at most one piece of a streamed message
 /// ([`mpinetsim_protocol::MAX_MESSAGE_PIECE`]).
-pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
+pub fn parse_eager_limit(text: &str) -> Result<u64, Error> {
     use mpinetsim_protocol::MAX_MESSAGE_PIECE;
     let limit =
         netsim::base::units::parse_bytes(text).map_err(|e| format!("--eager-limit: {e}"))?;
     if limit > MAX_MESSAGE_PIECE {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--eager-limit {text} is above {} KiB, the largest message sent in one piece; give at most {}KiB (larger messages always use the rendezvous protocol, in pieces of that size)",
             MAX_MESSAGE_PIECE >> 10,
             MAX_MESSAGE_PIECE >> 10
-        ));
+        )));
     }
     Ok(limit)
 }
@@ -302,7 +308,7 @@ pub fn parse_eager_limit(text: &str) -> Result<u64, String> {
 /// Checks a fixed time factor: at least 1 (the emulated machine cannot
 /// run faster than the real one), at most [`MAX_TIME_FACTOR`] (the job's
 /// clock's range).
-pub fn check_factor(f: f64) -> Result<(), String> {
+pub fn check_factor(f: f64) -> Result<(), Error> {
     if (1.0..=MAX_TIME_FACTOR).contains(&f) {
         return Ok(());
     }
@@ -315,10 +321,10 @@ pub fn check_factor(f: f64) -> Result<(), String> {
     } else {
         "is below 1 (wall time = factor × emulated time, and the real processes cannot run faster than they do)".to_string()
     };
-    Err(format!(
+    Err(Error::Usage(format!(
         "--time-factor {} {why}; give a factor between 1 and {MAX_TIME_FACTOR} (e.g. 4)",
         short_number(f)
-    ))
+    )))
 }
 
 /// Writes `value` as pretty JSON, whole or not at all (see
@@ -327,9 +333,9 @@ pub fn write_json(
     path: &std::path::Path,
     value: &impl serde::Serialize,
     option: &str,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).expect("reports serialise");
-    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option).map_err(String::from)
+    crate::output_file::write_whole(path, (text + "\n").as_bytes(), option).map_err(Error::from)
 }
 
 /// Sampling period of `--vectors`, in virtual ns.
@@ -402,7 +408,7 @@ pub struct JobResult {
     /// The job's exit code.
     pub exit_code: i32,
     /// A failure to finish writing captures or vectors.
-    pub finish_error: Option<String>,
+    pub finish_error: Option<Error>,
 }
 
 /// Runs one job to the end. Errors before launch are one sentence; a job
@@ -491,7 +497,15 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         Some(_) => "the --lib-dir folder",
         None => "the library folder",
     };
-    let lib_dir = launcher::install_shim(&shim, &lib_dir, lib_role)?;
+    // A --lib-dir folder is the user's; the default one is inside the
+    // private folder, so a failure there is mpinetsim's own.
+    let own_lib_dir = a
+        .external
+        .as_ref()
+        .and_then(|e| e.lib_dir.as_ref())
+        .is_none();
+    let in_lib_dir = |e: Error| if own_lib_dir { private_folder(e) } else { e };
+    let lib_dir = launcher::install_shim(&shim, &lib_dir, lib_role).map_err(in_lib_dir)?;
     tracing::debug!(
         "job {job_id:x}: listening on {}; libraries in {}",
         listen
@@ -504,7 +518,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
     // A standalone gateway's ranks read the secret from a private file,
     // so it never appears on a launcher's command line.
     let secret_file = match &a.external {
-        Some(_) => Some(SecretFile::create(&lib_dir, job_id, secret)?),
+        Some(_) => Some(SecretFile::create(&lib_dir, job_id, secret).map_err(in_lib_dir)?),
         None => None,
     };
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -545,11 +559,11 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
     };
     let timeline_dir = job_dir.join("timeline");
     if a.timeline.is_some() {
-        crate::trusted_folder::create_private_dir_all(&timeline_dir)?;
+        crate::trusted_folder::create_private_dir_all(&timeline_dir).map_err(private_folder)?;
     }
     let record_dir = job_dir.join("record");
     if a.record.is_some() {
-        crate::trusted_folder::create_private_dir_all(&record_dir)?;
+        crate::trusted_folder::create_private_dir_all(&record_dir).map_err(private_folder)?;
     }
     let mut gw = Gateway::new(settings, sim, captures, epoch, interrupted)?;
     // A rank on shared memory adds its two doorbells (eventfds); the
@@ -889,7 +903,7 @@ mod tests {
     fn the_eager_limit_is_at_most_one_piece() {
         assert_eq!(parse_eager_limit("64KiB"), Ok(65536));
         assert_eq!(parse_eager_limit("1MiB"), Ok(1 << 20));
-        let e = parse_eager_limit("4MiB").unwrap_err();
+        let e = parse_eager_limit("4MiB").unwrap_err().to_string();
         assert!(e.starts_with("--eager-limit 4MiB is above 1024 KiB"), "{e}");
     }
 
@@ -897,12 +911,13 @@ mod tests {
     fn factors_are_bounded_by_the_clock_and_said_readably() {
         assert!(check_factor(1.0).is_ok() && check_factor(MAX_TIME_FACTOR).is_ok());
         for f in [1e13, 1e19, f64::INFINITY, f64::NAN, 0.5, 1e300] {
-            let e = check_factor(f).unwrap_err();
+            let e = check_factor(f).unwrap_err().to_string();
             assert!(e.contains("give a factor between 1 and 1000000"), "{e}");
             assert!(e.len() < 300, "{e}");
         }
         assert!(check_factor(1e300)
             .unwrap_err()
+            .to_string()
             .starts_with("--time-factor 1e300 is above 1000000"));
     }
 }

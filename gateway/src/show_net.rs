@@ -3,6 +3,7 @@
 //! text instead of running anything. It answers "what did my override
 //! actually change?" without reading the simulator's source.
 
+use crate::error::Error;
 use netsim::topology::graph::{NodeKind, DEFAULT_LINK};
 use netsim::{Network, NetworkConfig};
 use std::fmt::Write as _;
@@ -36,7 +37,7 @@ fn kind(k: &NodeKind) -> &'static str {
 /// The resolved network as text: its model, every node (hosts with their
 /// address and CPU speed), every link with its parameters, the ranks'
 /// hosts when `ranks` is known, and the faults.
-pub fn text(cfg: &NetworkConfig, origin: &str, ranks: Option<u32>) -> Result<String, String> {
+pub fn text(cfg: &NetworkConfig, origin: &str, ranks: Option<u32>) -> Result<String, Error> {
     let net = Network::from_config(cfg, origin).map_err(|e| e.to_string())?;
     let mut s = String::new();
     let count = |k: &str| net.nodes.iter().filter(|n| kind(&n.kind) == k).count();

@@ -2,6 +2,7 @@
 
 use crate::capture_files::CaptureFiles;
 use crate::cli::SimulateArgs;
+use crate::error::Error;
 use crate::report::{Outcome, SCHEMA_VERSION};
 use crate::setup_progress::SetupProgress;
 use netsim::model::stats::SimStats;
@@ -63,18 +64,18 @@ pub struct NetworkFailure {
 
 /// Refuses a workload whose messages cannot fit in this machine's
 /// available memory (it would abort in the allocator or be killed).
-fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> Result<(), String> {
+fn check_memory(w: &Workload, ranks: usize, size_text: &str, pattern: &str) -> Result<(), Error> {
     let need = workload::peak_message_bytes(w, ranks);
     let Some(available) = crate::memory::available_bytes() else {
         return Ok(()); // no /proc: the allocator's answer will have to do
     };
     if need > u128::from(available) {
         let gib = |b: u128| b as f64 / f64::from(1u32 << 30);
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--size {size_text}: the {pattern} workload on {ranks} ranks holds up to {:.1} GiB of message data at once (the message and a copy per message being received), more than the {:.1} GiB of memory available; give a smaller --size or fewer ranks",
             gib(need),
             gib(u128::from(available))
-        ));
+        )));
     }
     Ok(())
 }
@@ -120,12 +121,19 @@ pub fn run(a: &SimulateArgs) -> Result<i32, crate::error::Error> {
     };
     check_memory(&w, ranks, &a.size, a.workload.name())?;
     let started = Instant::now();
+    // The workload speaks in sentences; a capture file that could not be
+    // written is kept here with its kind (internal).
+    let mut flush_error = None;
     let result = workload::run_with(
         &mut sim,
         &w,
         workload::FLUSH_EVERY_EVENTS,
         |sim| match files.as_mut() {
-            Some(f) => f.flush(sim),
+            Some(f) => f.flush(sim).map_err(|e| {
+                let sentence = e.to_string();
+                flush_error.get_or_insert(e);
+                sentence
+            }),
             None => Ok(()),
         },
     );
@@ -141,7 +149,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, crate::error::Error> {
         Ok(o) => o,
         Err(e) => {
             let Some(failure) = sim.failure().cloned() else {
-                return Err(e.into());
+                return Err(flush_error.unwrap_or_else(|| e.into()));
             };
             // The network stopped the run: keep what it recorded.
             if let Some(f) = files.as_mut() {
@@ -203,7 +211,7 @@ pub fn run(a: &SimulateArgs) -> Result<i32, crate::error::Error> {
     let drops: u64 = stats
         .links
         .iter()
-        .map(|l| l.drops_queue + l.drops_loss + l.drops_down)
+        .map(|l| l.drops_queue + l.drops_early + l.drops_loss + l.drops_down)
         .sum::<u64>()
         + stats.nodes.iter().map(|n| n.drops_unroutable).sum::<u64>();
     out!("retransmissions:  {retrans}   drops: {drops}");

@@ -9,6 +9,8 @@
 //! `gateway`, whose ranks a launcher may still be starting) it keeps
 //! waiting and says so again after the next progress and stall.
 
+use crate::error::Error;
+
 /// Default quiet period, ns.
 pub const DEFAULT_QUIET_NS: u64 = 10_000_000_000;
 
@@ -28,7 +30,7 @@ impl StallPolicy {
         timeout: &str,
         on_stall: Option<&str>,
         stop_by_default: bool,
-    ) -> Result<StallPolicy, String> {
+    ) -> Result<StallPolicy, Error> {
         let quiet = netsim::base::units::parse_duration_ns(timeout)
             .map_err(|e| format!("--stall-timeout: {e}"))?;
         let stop = match on_stall {
@@ -36,9 +38,9 @@ impl StallPolicy {
             Some("stop") => true,
             Some("wait") => false,
             Some(other) => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "--on-stall {other}: give `stop` (end the job with the report) or `wait` (report and keep waiting)"
-                ))
+                )))
             }
         };
         Ok(StallPolicy {
@@ -247,6 +249,7 @@ mod tests {
         assert!(!StallPolicy::parse("1s", None, false).unwrap().stop);
         assert!(StallPolicy::parse("1s", Some("later"), true)
             .unwrap_err()
+            .to_string()
             .starts_with("--on-stall later: give `stop`"));
     }
 }

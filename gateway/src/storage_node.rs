@@ -6,6 +6,7 @@
 //! per rank the bytes read and written and the time it had requests
 //! outstanding, for the report.
 
+use crate::error::Error;
 use mpinetsim_protocol::storage::{StorageOp, StorageRequest};
 use netsim::model::storage::StorageServer;
 use netsim::NetworkModel;
@@ -84,29 +85,29 @@ impl StorageNode {
         origin: &str,
         sim: &mut dyn NetworkModel,
         ranks: u32,
-    ) -> Result<Option<StorageNode>, String> {
+    ) -> Result<Option<StorageNode>, Error> {
         let Some(st) = cfg.storage.first() else {
             return Ok(None);
         };
         if cfg.storage.len() > 1 {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{origin}: {} [[storage]] nodes; a job has at most one storage node: keep one",
                 cfg.storage.len()
-            ));
+            )));
         }
         let Some(packet) = crate::network_model::packet_mut(sim) else {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{origin}: a storage node ([[storage]]) needs the packet model; remove it or run with --model packet"
-            ));
+            )));
         };
         let net = packet.network();
         let host = net.nodes.iter().position(|n| n.name == st.host);
         let Some(host) = host.filter(|&h| net.nodes[h].kind == netsim::topology::NodeKind::Host)
         else {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{origin}: [[storage]] sits on `{}`, which is no host of the network; name one of its hosts",
                 st.host
-            ));
+            )));
         };
         let endpoint = packet.add_endpoint(host as u32);
         Ok(Some(StorageNode {

@@ -11,6 +11,7 @@
 //! route changes, partitions; virtual time is scaled real time) are global
 //! instant events ("ph": "i") on a "network" track (pid 1).
 
+use crate::error::Error;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -41,7 +42,7 @@ pub fn write(
     clock: &mpinetsim_protocol::ScaledClock,
     arrows: &[Arrow],
     network: &[netsim::faults::NetworkEvent],
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let srt = |wall: u64| clock.srt(wall) as f64;
     let mut events: Vec<Value> = vec![json!({
         "ph": "M", "name": "process_name", "pid": 0, "tid": 0,
@@ -128,7 +129,7 @@ pub fn write(
     }
     let doc = json!({"traceEvents": events, "displayTimeUnit": "ms"});
     let text = serde_json::to_vec(&doc).expect("the timeline serialises");
-    crate::output_file::write_whole(path, &text, "--timeline").map_err(String::from)
+    crate::output_file::write_whole(path, &text, "--timeline").map_err(Error::from)
 }
 
 #[cfg(test)]

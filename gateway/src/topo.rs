@@ -1,12 +1,25 @@
 //! `mpinetsim topo`: what a network looks like to traffic, without
 //! simulating it — counts, diameter, mean hops and zero-load latency of a
-//! pattern, per-node load for all-to-all, and a Graphviz drawing.
+//! pattern, per-node load for all-to-all, the pattern's per-link load under
+//! each routing choice side by side, and a Graphviz drawing.
 
 use crate::cli::{TopoArgs, TopoPatternArg};
+use netsim::analysis::link_load::{self, LoadSummary, RoutingLoad};
 use netsim::analysis::{self, Analysis, Pattern};
+use netsim::config::RoutingPolicy;
 use netsim::topology::routing::Routing;
 use netsim::Network;
 use std::time::Instant;
+
+/// What `topo --json` writes: the analysis under the network's own
+/// routing, and the pattern's per-link load under each routing choice.
+#[derive(Debug, serde::Serialize)]
+struct TopoReport {
+    #[serde(flatten)]
+    analysis: Analysis,
+    /// One entry per routing choice, the network's own first.
+    link_load: Vec<RoutingLoad>,
+}
 
 /// Above this many nodes the per-node table is summarised unless asked for.
 const TABLE_NODES: usize = 64;
@@ -47,17 +60,98 @@ pub fn run(a: &TopoArgs) -> Result<(), crate::error::Error> {
     }
     let routing = Routing::new(&net);
     let result = analysis::analyse(&net, &routing, pattern, size);
+    let loads = routing_loads(&net, &routing, pattern);
     let analysed = started.elapsed() - built;
     print_report(&origin, a.pattern.name(), &result, &routing, a.all_nodes);
+    print_loads(&loads);
     out!(
         "time: build {:.3} s, routing and analysis {:.3} s",
         built.as_secs_f64(),
         analysed.as_secs_f64()
     );
     if let Some(path) = &a.json {
-        crate::run::write_json(path, &result, "--json")?;
+        let report = TopoReport {
+            analysis: result,
+            link_load: loads,
+        };
+        crate::run::write_json(path, &report, "--json")?;
     }
     Ok(())
+}
+
+/// The pattern's per-link load under the network's routing, then under
+/// static shortest paths and ECMP where the network uses neither.
+fn routing_loads(net: &Network, own: &Routing, pattern: Pattern) -> Vec<RoutingLoad> {
+    let mut loads = vec![link_load::routing_load(
+        net,
+        own,
+        pattern,
+        net.routing.name(),
+    )];
+    for other in [RoutingPolicy::Shortest, RoutingPolicy::Ecmp] {
+        if other != net.routing {
+            let mut alt = net.clone();
+            alt.routing = other;
+            let routing = Routing::new(&alt);
+            loads.push(link_load::routing_load(
+                &alt,
+                &routing,
+                pattern,
+                other.name(),
+            ));
+        }
+    }
+    loads
+}
+
+/// Which summary of a [`RoutingLoad`] a table shows.
+type SummaryOf = fn(&RoutingLoad) -> Option<&LoadSummary>;
+
+/// The per-link load table: one row per routing choice, for the links
+/// between switches and routers and, on a fat-tree, its core links.
+fn print_loads(loads: &[RoutingLoad]) {
+    let Some(first) = loads.first() else {
+        return;
+    };
+    let tables: [(&str, SummaryOf); 2] = [
+        ("links between switches and routers", |l| {
+            l.network_links.as_ref()
+        }),
+        ("core links (fat-tree)", |l| l.core_links.as_ref()),
+    ];
+    for (what, of) in tables {
+        if of(first).is_none() {
+            continue;
+        }
+        out!("flows per link direction, {what}:");
+        out!(
+            "  {:<26} {:>10} {:>8} {:>10} {:>8} {:>9}",
+            "routing",
+            "directions",
+            "min",
+            "mean",
+            "max",
+            "max/mean"
+        );
+        for (i, l) in loads.iter().enumerate() {
+            let Some(s) = of(l) else { continue };
+            let name = if i == 0 {
+                format!("{} (the network's)", l.routing)
+            } else {
+                l.routing.clone()
+            };
+            let ratio = s
+                .max_over_mean
+                .map_or("-".to_string(), |r| format!("{r:.3}"));
+            out!(
+                "  {name:<26} {:>10} {:>8} {:>10.2} {:>8} {ratio:>9}",
+                s.directions,
+                s.min,
+                s.mean,
+                s.max
+            );
+        }
+    }
 }
 
 fn print_report(origin: &str, pattern: &str, r: &Analysis, routing: &Routing, all: bool) {

@@ -6,6 +6,7 @@
 //! belong to this user or root and be writable by nobody else, unless its
 //! sticky bit (as on /tmp) stops others from renaming what they do not own.
 
+use crate::error::Error;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,7 @@ const STICKY: u32 = 0o1000;
 
 /// Creates `path` and every missing parent with mode 0700, set exactly
 /// (the umask never decides who may enter a folder mpinetsim made).
-pub fn create_private_dir_all(path: &Path) -> Result<(), String> {
+pub fn create_private_dir_all(path: &Path) -> Result<(), Error> {
     let mut missing = Vec::new();
     let mut p = path;
     while std::fs::symlink_metadata(p).is_err() {
@@ -31,10 +32,10 @@ pub fn create_private_dir_all(path: &Path) -> Result<(), String> {
             Ok(()) => crate::private_dir::set_mode(dir, 0o700)?,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "cannot create the folder {}: {e}; create it yourself or choose another path",
                     dir.display()
-                ))
+                )))
             }
         }
     }
@@ -45,7 +46,7 @@ pub fn create_private_dir_all(path: &Path) -> Result<(), String> {
 /// files the ranks trust (see the module comment); returns the folder's
 /// canonical path. `role` names the folder in the sentence that says why
 /// it is refused ("the --lib-dir folder").
-pub fn check_trusted(path: &Path, role: &str) -> Result<PathBuf, String> {
+pub fn check_trusted(path: &Path, role: &str) -> Result<PathBuf, Error> {
     let real = path.canonicalize().map_err(|e| {
         format!(
             "cannot use {role} {}: {e}; give an existing folder",
@@ -55,26 +56,26 @@ pub fn check_trusted(path: &Path, role: &str) -> Result<PathBuf, String> {
     let me = nix::unistd::geteuid().as_raw();
     let meta = metadata(&real, role)?;
     if !meta.is_dir() {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "{role} {} is not a folder; give a folder",
             real.display()
-        ));
+        )));
     }
     if meta.uid() != me {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "{role} {} belongs to {}, not to you ({}): its owner could replace the libraries the ranks load; use a folder of your own",
             real.display(),
             user_name(meta.uid()),
             user_name(me)
-        ));
+        )));
     }
     if meta.mode() & GROUP_OR_OTHER_WRITE != 0 {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "{role} {} is writable by other users (mode {:04o}): they could replace the libraries the ranks load; run `chmod go-w {}` or use a private folder",
             real.display(),
             meta.mode() & 0o7777,
             real.display()
-        ));
+        )));
     }
     for parent in real.ancestors().skip(1) {
         let m = metadata(parent, role)?;
@@ -89,23 +90,23 @@ pub fn check_trusted(path: &Path, role: &str) -> Result<PathBuf, String> {
             } else {
                 format!("belongs to {}", user_name(m.uid()))
             };
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{role} {} lies inside {}, which {why}: whoever can write there could rename {} and put another folder in its place; use a folder whose parents only you or root can write",
                 real.display(),
                 parent.display(),
                 real.display()
-            ));
+            )));
         }
     }
     Ok(real)
 }
 
-fn metadata(path: &Path, role: &str) -> Result<std::fs::Metadata, String> {
+fn metadata(path: &Path, role: &str) -> Result<std::fs::Metadata, Error> {
     std::fs::metadata(path).map_err(|e| {
-        format!(
+        Error::Usage(format!(
             "cannot check who may write {} (for {role}): {e}",
             path.display()
-        )
+        ))
     })
 }
 
@@ -150,7 +151,9 @@ mod tests {
             f.canonicalize().unwrap()
         );
         crate::private_dir::set_mode(&f, 0o777).unwrap();
-        let e = check_trusted(&f, "the --lib-dir folder").unwrap_err();
+        let e = check_trusted(&f, "the --lib-dir folder")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with(&format!(
                 "the --lib-dir folder {} is writable by other users (mode 0777)",
@@ -160,7 +163,10 @@ mod tests {
         );
         // Group-writable is refused too.
         crate::private_dir::set_mode(&f, 0o770).unwrap();
-        assert!(check_trusted(&f, "x").unwrap_err().contains("mode 0770"));
+        assert!(check_trusted(&f, "x")
+            .unwrap_err()
+            .to_string()
+            .contains("mode 0770"));
     }
 
     #[test]
@@ -170,7 +176,9 @@ mod tests {
         let f = parent.join("lib");
         create_private_dir_all(&f).unwrap();
         crate::private_dir::set_mode(&parent, 0o777).unwrap();
-        let e = check_trusted(&f, "the socket folder").unwrap_err();
+        let e = check_trusted(&f, "the socket folder")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains(&format!(
                 "lies inside {}, which is writable by other users (mode 0777) without the sticky bit",
@@ -189,9 +197,11 @@ mod tests {
         std::fs::write(&file, b"").unwrap();
         assert!(check_trusted(&file, "x")
             .unwrap_err()
+            .to_string()
             .contains("is not a folder"));
         assert!(check_trusted(&d.path().join("none"), "x")
             .unwrap_err()
+            .to_string()
             .contains("give an existing folder"));
     }
 }

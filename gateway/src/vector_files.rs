@@ -10,6 +10,7 @@
 //! Rows are written by the `csv` crate, so a link or port name holding a
 //! comma or a quote is quoted as RFC 4180 says rather than breaking the row.
 
+use crate::error::Error;
 use netsim::Simulator;
 use std::fs::File;
 use std::io::Write;
@@ -99,7 +100,7 @@ impl CsvFile {
 impl VectorFiles {
     /// Creates the folder (mode 0700 when new) and both files with their
     /// header lines; a file that cannot be completed is removed again.
-    pub fn create(dir: &Path, sim: &Simulator) -> Result<VectorFiles, String> {
+    pub fn create(dir: &Path, sim: &Simulator) -> Result<VectorFiles, Error> {
         crate::trusted_folder::create_private_dir_all(dir)?;
         let open = |name: &str, header: &[&str]| {
             let path = dir.join(name);
@@ -116,7 +117,7 @@ impl VectorFiles {
             Ok(t) => t,
             Err(e) => {
                 let _ = std::fs::remove_file(dir.join("links.csv"));
-                return Err(e);
+                return Err(e.into());
             }
         };
         let net = sim.network();
@@ -136,7 +137,7 @@ impl VectorFiles {
 
     /// Appends the samples taken since the last flush. The first failure
     /// is returned once, as one sentence; later flushes only discard.
-    pub fn flush(&mut self, sim: &mut Simulator) -> Result<(), String> {
+    pub fn flush(&mut self, sim: &mut Simulator) -> Result<(), Error> {
         let s = sim.take_samples();
         if self.failed {
             return Ok(());
@@ -182,11 +183,11 @@ impl VectorFiles {
                 .to_string(),
             Err(c) => format!("nor cut back to their last whole row ({c})"),
         };
-        Err(format!(
+        Err(Error::Internal(format!(
             "cannot write the time series into {} ({e}); {fate}; free space in {} or drop --vectors",
             self.dir.display(),
             self.dir.display()
-        ))
+        )))
     }
 }
 

@@ -92,6 +92,86 @@ fn hypercube_alltoall_load_and_dot_file() {
 }
 
 #[test]
+fn link_loads_of_each_routing_choice_side_by_side() {
+    // A k = 4 fat-tree's all-to-all: 16·15 = 240 flows; the 16·12 between
+    // pods cross two of the 2·4·4 = 32 core link directions: mean 12.
+    let report = scratch("fat.json");
+    let run = |sets: &[&str]| {
+        let mut args = vec![
+            "--net".to_string(),
+            config("fat-tree-4.toml"),
+            "--pattern".into(),
+            "alltoall".into(),
+            "--json".into(),
+            report.to_str().unwrap().into(),
+        ];
+        for s in sets {
+            args.extend(["--set".to_string(), s.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = topo(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            json(&report),
+        )
+    };
+    let (text, v) = run(&[]);
+    assert!(text.contains("core links (fat-tree)"), "{text}");
+    assert!(text.contains("  shortest (the network's)"), "{text}");
+    let loads = v["link_load"].as_array().unwrap();
+    assert_eq!(loads.len(), 2);
+    assert_eq!(
+        (loads[0]["routing"].as_str(), loads[1]["routing"].as_str()),
+        (Some("shortest"), Some("ecmp"))
+    );
+    for l in loads {
+        assert_eq!(l["flows"], 240);
+        assert_eq!(l["core_links"]["directions"], 32);
+        assert_eq!(l["core_links"]["mean"], 12.0);
+    }
+    // The network's own routing comes first; the same seed, the same loads.
+    let (_, ecmp) = run(&["topology.routing=ecmp"]);
+    assert_eq!(ecmp["link_load"][0], loads[1]);
+    assert_eq!(ecmp["link_load"][1], loads[0]);
+    let (_, other_seed) = run(&["topology.routing=ecmp", "seed=2"]);
+    assert_eq!(other_seed["link_load"][1], loads[0]);
+    assert_eq!(other_seed["link_load"][0]["core_links"]["mean"], 12.0);
+
+    // E-cube on a 4-cube: every one of the 64 router link directions
+    // carries 2^(N-1) = 8 of the all-to-all's flows, perfectly even.
+    let net = scratch("cube-load.toml");
+    std::fs::write(
+        &net,
+        "[topology]\nkind='hypercube'\norder=4\nrouting='e-cube'\n",
+    )
+    .unwrap();
+    let cube = scratch("cube.json");
+    let o = topo(&[
+        "--net",
+        net.to_str().unwrap(),
+        "--pattern",
+        "alltoall",
+        "--json",
+        cube.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&cube);
+    let own = &v["link_load"][0];
+    assert_eq!(own["routing"], "e-cube");
+    assert_eq!(own["network_links"]["directions"], 64);
+    assert_eq!(
+        (
+            own["network_links"]["min"].as_u64(),
+            own["network_links"]["max"].as_u64()
+        ),
+        (Some(8), Some(8))
+    );
+    assert_eq!(own["core_links"], serde_json::Value::Null);
+    assert_eq!(v["link_load"].as_array().unwrap().len(), 3);
+}
+
+#[test]
 fn thesis_string_and_bundled_files_work() {
     let o = topo(&[
         "--net",

@@ -12,8 +12,11 @@
 //! segments (with Ethernet, IPv4 and TCP headers) across the routed path on
 //! an otherwise idle network: no handshake, no ACK, no slow start.
 
+pub mod link_load;
+
 use crate::base::rng::SimRng;
 use crate::base::time::serialization_time;
+use crate::topology::routing::flow::FlowKey;
 use crate::topology::routing::Routing;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 use crate::wire::packet::data_frame_wire_len;
@@ -214,8 +217,9 @@ pub fn analyse(net: &Network, routing: &Routing, pattern: Pattern, message_bytes
     let mut latency = Latency::new(net);
     let mut visit = |s: usize, d: usize| {
         path.clear();
+        let spread = routing.spread(&flow_of(net, s, d));
         if routing
-            .walk(net, net.hosts[s], net.hosts[d], |p| path.push(p))
+            .walk_spread(net, net.hosts[s], net.hosts[d], spread, |p| path.push(p))
             .is_none()
         {
             a.unreachable_pairs += 1;
@@ -238,6 +242,26 @@ pub fn analyse(net: &Network, routing: &Routing, pattern: Pattern, message_bytes
             }
         }
     };
+    for_each_pair(pattern, h, &mut visit);
+    if a.pairs > 0 {
+        let n = a.pairs as f64;
+        a.mean_hops = hops_sum as f64 / n;
+        a.mean_links = links_sum as f64 / n;
+        a.mean_latency_ns = latency_sum / n;
+    }
+    a.handled = handled
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| net.nodes[i].kind != NodeKind::Host)
+        .map(|(i, &c)| (net.nodes[i].name.clone(), c))
+        .collect();
+    a
+}
+
+/// Calls `visit(s, d)` with the host indices of every pair of `pattern`
+/// on `hosts` hosts, in a fixed order.
+pub fn for_each_pair(pattern: Pattern, hosts: usize, visit: &mut dyn FnMut(usize, usize)) {
+    let h = hosts;
     match pattern {
         Pattern::Random { pairs, seed } => {
             if h >= 2 {
@@ -266,19 +290,25 @@ pub fn analyse(net: &Network, routing: &Routing, pattern: Pattern, message_bytes
             }
         }
     }
-    if a.pairs > 0 {
-        let n = a.pairs as f64;
-        a.mean_hops = hops_sum as f64 / n;
-        a.mean_links = links_sum as f64 / n;
-        a.mean_latency_ns = latency_sum / n;
+}
+
+/// The flow the packet simulator opens from the rank on host index `s` to
+/// the rank on host index `d` when every host runs one rank in host order
+/// (rank r on host r): their addresses and the connection's ports
+/// ([`crate::wire::packet::connection_ports`]).
+pub fn flow_of(net: &Network, s: usize, d: usize) -> FlowKey {
+    let ip = |h: usize| {
+        net.nodes[net.hosts[h] as usize]
+            .ip
+            .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED)
+    };
+    let (src_port, dst_port) = crate::wire::packet::connection_ports(s as u32, d as u32);
+    FlowKey {
+        src_ip: ip(s),
+        dst_ip: ip(d),
+        src_port,
+        dst_port,
     }
-    a.handled = handled
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| net.nodes[i].kind != NodeKind::Host)
-        .map(|(i, &c)| (net.nodes[i].name.clone(), c))
-        .collect();
-    a
 }
 
 /// The largest hop count between two hosts.

@@ -3,6 +3,7 @@
 //! matching, protocols and collective schedules as in the recording.
 
 use super::transport::VirtualTransport;
+use crate::error::Error;
 use mpinetsim_protocol::trace_calls::{CallRecord, CollKind, CollRec, Done, OpRec, TypeRec};
 use shim_engine::collectives::{AlltoallwArgs, CollInput, Form};
 use shim_engine::mprobe::MessageId;
@@ -38,12 +39,12 @@ pub struct Names {
 }
 
 /// A recorded call the replay cannot make: one sentence.
-fn bad(what: impl std::fmt::Display) -> String {
-    format!("the trace is inconsistent: {what}")
+fn bad(what: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("the trace is inconsistent: {what}"))
 }
 
 impl Names {
-    fn request(&self, handle: u32) -> Result<RequestId, String> {
+    fn request(&self, handle: u32) -> Result<RequestId, Error> {
         self.requests.get(&handle).copied().ok_or_else(|| {
             bad(format!(
                 "a call uses request {handle:#x}, which no recorded call made"
@@ -51,7 +52,7 @@ impl Names {
         })
     }
 
-    fn comm(&self, recorded: u32) -> Result<CommId, String> {
+    fn comm(&self, recorded: u32) -> Result<CommId, Error> {
         if recorded == CommId::WORLD.0 {
             return Ok(CommId::WORLD);
         }
@@ -65,7 +66,7 @@ impl Names {
         })
     }
 
-    fn datatype(&mut self, e: &mut Eng<'_>, t: TypeRec) -> Result<DatatypeId, String> {
+    fn datatype(&mut self, e: &mut Eng<'_>, t: TypeRec) -> Result<DatatypeId, Error> {
         if let Some(b) = type_of_code(t.builtin) {
             return Ok(DatatypeId::Builtin(b));
         }
@@ -100,7 +101,7 @@ impl Names {
     /// A nonblocking collective started with request `id`, recorded as
     /// handle `h`: the request of the persistent collective being started,
     /// if one is, else a request of its own.
-    fn collective_started(&mut self, e: &mut Eng<'_>, h: u32, id: RequestId) -> Result<(), String> {
+    fn collective_started(&mut self, e: &mut Eng<'_>, h: u32, id: RequestId) -> Result<(), Error> {
         match self.binding.take() {
             Some(p) => e.bind_persistent_collective(p, id).map_err(|err| {
                 bad(format!(
@@ -173,7 +174,7 @@ fn packed_displs(counts: &[u64]) -> Vec<i64> {
 }
 
 /// Makes `call` on `e`; the error is one sentence.
-pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(), String> {
+pub fn make(e: &mut Eng<'_>, names: &mut Names, call: &CallRecord) -> Result<(), Error> {
     let mpi = |what: &str, err: shim_engine::MpiError| {
         bad(format!("{what} failed in the replay ({err:?})"))
     };
@@ -522,7 +523,7 @@ fn comm_make(
 }
 
 /// Makes a persistent send or receive (`op` names its request).
-fn persistent(e: &mut Eng<'_>, names: &mut Names, op: &CallRecord) -> Result<(), String> {
+fn persistent(e: &mut Eng<'_>, names: &mut Names, op: &CallRecord) -> Result<(), Error> {
     let mpi = |err: shim_engine::MpiError| {
         bad(format!(
             "a persistent request failed in the replay ({err:?})"
@@ -568,7 +569,7 @@ fn persistent(e: &mut Eng<'_>, names: &mut Names, op: &CallRecord) -> Result<(),
 }
 
 /// Waits for the requests the program saw complete.
-fn complete(e: &mut Eng<'_>, names: &mut Names, done: &[Done]) -> Result<(), String> {
+fn complete(e: &mut Eng<'_>, names: &mut Names, done: &[Done]) -> Result<(), Error> {
     let ids = done
         .iter()
         .map(|d| {
@@ -584,7 +585,7 @@ fn complete(e: &mut Eng<'_>, names: &mut Names, done: &[Done]) -> Result<(), Str
                 ))
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Error>>()?;
     e.waitall(&ids)
         .map_err(|err| bad(format!("a wait failed in the replay ({err:?})")))?;
     Ok(())
@@ -599,7 +600,7 @@ fn alltoallw(
     (send_bytes, recv_bytes): (&[u64], &[u64]),
     in_place: bool,
     req: Option<u32>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let c = names.comm(comm)?;
     let byte = DatatypeId::Builtin(BuiltinType::Byte);
     let blocks = |bytes: &[u64]| -> Vec<(i64, usize, DatatypeId)> {
@@ -637,7 +638,7 @@ fn alltoallw(
     Ok(())
 }
 
-fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), String> {
+fn collective(e: &mut Eng<'_>, names: &mut Names, c: &CollRec) -> Result<(), Error> {
     let comm = names.comm(c.comm)?;
     let size = e.comm_size(comm).map_err(|err| bad(format!("{err:?}")))? as u64;
     let me = e.comm_rank(comm).map_err(|err| bad(format!("{err:?}")))?;

@@ -21,6 +21,7 @@ pub mod calls;
 pub mod program;
 pub mod transport;
 
+use crate::error::Error;
 use crate::replay::{NetworkSteps, ReplayOutcome};
 use crate::replay_timeline::{Activity, ReplayTimeline};
 use bytes::Bytes;
@@ -93,7 +94,7 @@ fn run_rank(steps: &[Step], t: VirtualTransport<'_>) -> Yield {
             Step::Compute(ns) => e.transport_mut().hand_back(Then::Compute(*ns)),
             Step::Call(c) => {
                 if let Err(why) = calls::make(&mut e, &mut names, c) {
-                    return e.transport_mut().last_turn(Then::Failed(why));
+                    return e.transport_mut().last_turn(Then::Failed(why.to_string()));
                 }
             }
             Step::End => break,
@@ -110,9 +111,9 @@ pub fn replay(
     programs: Vec<Vec<Step>>,
     sim: &mut dyn NetworkModel,
     cpus: &[HostCpu],
-    mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
+    mut flush: impl FnMut(&mut dyn NetworkModel) -> Result<(), Error>,
     timeline: Option<&mut ReplayTimeline>,
-) -> Result<ReplayOutcome, String> {
+) -> Result<ReplayOutcome, Error> {
     let n = programs.len() as u32;
     let nodes = sim.rank_nodes();
     let mut ranks = Vec::with_capacity(programs.len());
@@ -149,9 +150,9 @@ struct Injections {
 fn schedule(
     ranks: &mut [Rank],
     sim: &mut dyn NetworkModel,
-    flush: &mut impl FnMut(&mut dyn NetworkModel) -> Result<(), String>,
+    flush: &mut impl FnMut(&mut dyn NetworkModel) -> Result<(), Error>,
     mut timeline: Option<&mut ReplayTimeline>,
-) -> Result<ReplayOutcome, String> {
+) -> Result<ReplayOutcome, Error> {
     let n = ranks.len();
     let mut out = ReplayOutcome {
         rank_end_ns: vec![0; n],
@@ -187,9 +188,9 @@ fn schedule(
                 let y = match turn {
                     Ok(CoroutineResult::Yield(y) | CoroutineResult::Return(y)) => y,
                     Err(_) => {
-                        return Err(format!(
+                        return Err(Error::internal(format!(
                             "the replay of rank {i} failed (an internal error of its engine)"
-                        ))
+                        )))
                     }
                 };
                 for (dst, bytes) in y.sends {
@@ -226,7 +227,7 @@ fn schedule(
                         r.state = State::Done;
                         r.ended = Some(r.clock);
                     }
-                    Then::Failed(why) => return Err(format!("rank {who}: {why}")),
+                    Then::Failed(why) => return Err(Error::Usage(format!("rank {who}: {why}"))),
                 }
             }
             (_, Some(_)) => {
@@ -259,9 +260,9 @@ fn schedule(
     if let Some(f) = sim.failure() {
         out.network_failure = Some(f.message.clone());
     } else if let Some(i) = ranks.iter().position(|r| r.state != State::Done) {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "the replay cannot finish: rank {i} waits for a message that no rank sends (the trace is inconsistent)"
-        ));
+        )));
     }
     for (i, r) in ranks.iter().enumerate() {
         out.rank_end_ns[i] = r.ended.unwrap_or(r.clock).0;

@@ -128,7 +128,8 @@ fn a_receive_nobody_answers_is_one_sentence() {
         |_| Ok(()),
         None,
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains("rank 0 waits for a message that no rank sends"),
         "{e}"

@@ -327,6 +327,23 @@ pub enum RoutingPolicy {
     DimensionOrder,
     /// Hypercube: correct the lowest differing address bit first.
     ECube,
+    /// Equal-cost multi-path: exact shortest paths, with ties split per
+    /// flow (a TCP connection's direction) by a seeded hash of its 5-tuple
+    /// at every node (see [`crate::topology::routing::flow`]), so the
+    /// flows between two hosts spread over all equally short paths.
+    Ecmp,
+}
+
+impl RoutingPolicy {
+    /// The name the network file's `routing` key gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RoutingPolicy::Shortest => "shortest",
+            RoutingPolicy::DimensionOrder => "dimension-order",
+            RoutingPolicy::ECube => "e-cube",
+            RoutingPolicy::Ecmp => "ecmp",
+        }
+    }
 }
 
 /// `[topology]`: a regular network expanded into hosts, switches, routers

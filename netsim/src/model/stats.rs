@@ -28,8 +28,12 @@ pub struct NodeStats {
     pub messages_sent: u64,
     /// Application messages delivered to ranks on this host.
     pub messages_received: u64,
-    /// Frames dropped by a full output queue of this node.
+    /// Frames dropped by a full output queue of this node (its packet or
+    /// byte limit reached).
     pub drops_queue: u64,
+    /// Frames an output queue of this node dropped early, before it was
+    /// full (RED's early drops; 0 with drop-tail).
+    pub drops_early: u64,
     /// Frames dropped because TTL reached zero, no route/port was known, or
     /// the route led into a failed link (before routing converged).
     pub drops_unroutable: u64,
@@ -55,8 +59,12 @@ pub struct LinkDirectionStats {
     pub payload_bytes: u64,
     /// Time the wire was busy, in ns.
     pub busy_ns: u64,
-    /// Frames dropped at the tail of the queue.
+    /// Frames dropped at the tail of a full queue (its packet or byte
+    /// limit reached).
     pub drops_queue: u64,
+    /// Frames the queue dropped early, before it was full (RED's early
+    /// drops; 0 with drop-tail).
+    pub drops_early: u64,
     /// Frames lost on the wire (random loss).
     pub drops_loss: u64,
     /// Frames lost because the link failed while they were queued, being

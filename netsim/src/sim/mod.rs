@@ -11,15 +11,17 @@ use crate::faults::{Crossing, Effect, FaultPlan, FaultState, NetworkEvent, Netwo
 use crate::model::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
 use crate::model::{Delivery, EventClass, InjectError};
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
-use crate::topology::routing::{Route, Routing};
+use crate::topology::routing::flow::FlowKey;
+use crate::topology::routing::{Route, Routing, Spread};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 use crate::wire::capture::{self, CaptureFile, HostNames, PortCaptures};
 use crate::wire::observer::PortObserver;
 use crate::wire::packet::{ConnId, Packet, PacketArena, PacketId};
-use crate::wire::queue::QueueDiscipline;
+use crate::wire::queue::{Admission, QueueDiscipline};
 use crate::wire::transmitter::Transmitter;
 use bytes::Bytes;
 use std::collections::VecDeque;
+use std::net::Ipv4Addr;
 
 mod model;
 pub mod vectors;
@@ -96,10 +98,7 @@ pub struct Simulator {
 
 /// Initial TTL of packets leaving a host.
 pub const INITIAL_TTL: u8 = 64;
-/// TCP port a rank listens on: 35000 + rank (a range no Wireshark dissector claims).
-pub const LISTEN_PORT_BASE: u16 = 35_000;
-/// TCP port a rank connects from: 50000 + rank (likewise unclaimed).
-pub const CONNECT_PORT_BASE: u16 = 50_000;
+pub use crate::wire::packet::{connection_ports, CONNECT_PORT_BASE, LISTEN_PORT_BASE};
 /// Most ranks one simulation can address with these port ranges.
 pub const MAX_RANKS: usize = 7_000;
 
@@ -560,9 +559,11 @@ impl Simulator {
         let iss = self.rng.next_u64() as u32;
         let r_iss = self.rng.next_u64() as u32;
         let c = self.conns.len() as ConnId;
+        let (src_port, dst_port) = connection_ports(src, dst);
+        let flow = self.flow_key(hs, hd, src_port, dst_port);
         let (fwd, rev) = (
-            self.routes().route(&self.net, hs, hd),
-            self.routes().route(&self.net, hd, hs),
+            (self.routes()).route_spread(&self.net, hs, hd, self.routes().spread(&flow)),
+            (self.routes()).route_spread(&self.net, hd, hs, self.routes().spread(&flow.reversed())),
         );
         self.conns.push(ConnEntry {
             tcp: TcpConnection::new(self.tcp_params.clone(), iss, r_iss),
@@ -572,12 +573,39 @@ impl Simulator {
             dst_host: hd,
             fwd,
             rev,
-            src_port: CONNECT_PORT_BASE + src as u16,
-            dst_port: LISTEN_PORT_BASE + dst as u16,
+            src_port,
+            dst_port,
             waiting: false,
         });
         self.conn_index.insert((src, dst), c);
         c
+    }
+
+    /// The 5-tuple of the flow from host `from` to host `to` between the
+    /// given TCP ports (what ECMP hashes).
+    fn flow_key(&self, from: NodeId, to: NodeId, src_port: u16, dst_port: u16) -> FlowKey {
+        FlowKey {
+            src_ip: self.net.nodes[from as usize]
+                .ip
+                .unwrap_or(Ipv4Addr::UNSPECIFIED),
+            dst_ip: self.net.nodes[to as usize]
+                .ip
+                .unwrap_or(Ipv4Addr::UNSPECIFIED),
+            src_port,
+            dst_port,
+        }
+    }
+
+    /// How the routers and switches split ties for packet `pkt`: by its
+    /// flow under ECMP, else by destination.
+    fn packet_spread(&self, pkt: PacketId) -> Spread {
+        let p = self.packets.get(pkt);
+        self.routes().spread(&FlowKey {
+            src_ip: p.src_ip,
+            dst_ip: p.dst_ip,
+            src_port: p.src_port,
+            dst_port: p.dst_port,
+        })
     }
 
     fn poll_conn(&mut self, c: ConnId) {
@@ -696,11 +724,20 @@ impl Simulator {
             return;
         }
         let frame = self.packets.get(pkt).frame_len();
-        if !t.queue.enqueue(pkt, frame, self.now) {
-            self.link_stats[port as usize].drops_queue += 1;
-            self.node_stats[node as usize].drops_queue += 1;
-            self.packets.remove(pkt);
-            return;
+        match t.queue.enqueue(pkt, frame, self.now) {
+            Admission::Queued => {}
+            Admission::DroppedEarly => {
+                self.link_stats[port as usize].drops_early += 1;
+                self.node_stats[node as usize].drops_early += 1;
+                self.packets.remove(pkt);
+                return;
+            }
+            Admission::DroppedFull => {
+                self.link_stats[port as usize].drops_queue += 1;
+                self.node_stats[node as usize].drops_queue += 1;
+                self.packets.remove(pkt);
+                return;
+            }
         }
         let ls = &mut self.link_stats[port as usize];
         ls.peak_queue_packets = t.queue.peak_packets();
@@ -848,7 +885,8 @@ impl Simulator {
         let out = match mode {
             SwitchMode::Static => {
                 let dst_host = self.packets.get(pkt).dst_host;
-                self.routes().switch_port(&self.net, node, dst_host)
+                let spread = self.packet_spread(pkt);
+                (self.routes()).next_port_spread(&self.net, node, dst_host, spread)
             }
             SwitchMode::Learning => {
                 let src = self.packets.get(pkt).src_mac;
@@ -879,7 +917,8 @@ impl Simulator {
             self.packets.remove(pkt);
             return;
         }
-        let route = self.routes().route(&self.net, node, p.dst_host);
+        let spread = self.packet_spread(pkt);
+        let route = (self.routes()).route_spread(&self.net, node, p.dst_host, spread);
         let Some(route) = route.filter(|_| p.ttl > 1) else {
             self.drop_unroutable(node, pkt);
             return;
@@ -971,9 +1010,11 @@ impl Simulator {
             .conns
             .iter()
             .map(|e| {
+                let flow = self.flow_key(e.src_host, e.dst_host, e.src_port, e.dst_port);
+                let (there, back) = (routes.spread(&flow), routes.spread(&flow.reversed()));
                 (
-                    routes.route(&self.net, e.src_host, e.dst_host),
-                    routes.route(&self.net, e.dst_host, e.src_host),
+                    routes.route_spread(&self.net, e.src_host, e.dst_host, there),
+                    routes.route_spread(&self.net, e.dst_host, e.src_host, back),
                 )
             })
             .collect();

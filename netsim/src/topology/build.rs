@@ -11,15 +11,17 @@ impl Network {
     /// Builds the graph from a config, listed or generated, checking names,
     /// endpoints and values. `origin` names the file in error messages.
     pub fn from_config(cfg: &NetworkConfig, origin: &str) -> Result<Network, ConfigError> {
-        match &cfg.topology {
-            None => Network::from_listed(cfg, origin),
+        let mut net = match &cfg.topology {
+            None => Network::from_listed(cfg, origin)?,
             Some(t) => {
                 let (expanded, shape) = generators::expand(cfg, origin)?;
                 let mut net = Network::from_listed(&expanded, origin)?;
                 net.routing = t.routing;
                 net.shape = shape;
-                Ok(net)
+                net
             }
-        }
+        };
+        net.routing_seed = cfg.seed;
+        Ok(net)
     }
 }

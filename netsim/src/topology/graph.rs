@@ -143,6 +143,9 @@ pub struct Network {
     pub shape: Option<crate::topology::shape::Shape>,
     /// How routers choose among paths.
     pub routing: crate::config::RoutingPolicy,
+    /// The network's `seed`, which seeds the per-flow hash of
+    /// `routing = "ecmp"`.
+    pub routing_seed: u64,
     by_name: crate::base::fasthash::FastMap<String, NodeId>,
     parallel: crate::base::fasthash::FastMap<(NodeId, NodeId), u32>,
 }
@@ -161,6 +164,7 @@ impl Network {
             hosts: Vec::new(),
             shape: None,
             routing: Default::default(),
+            routing_seed: 0,
             by_name: Default::default(),
             parallel: Default::default(),
         }

@@ -30,6 +30,22 @@ pub struct TcpFlags {
     pub psh: bool,
 }
 
+/// TCP port a rank listens on: 35000 + rank (a range no Wireshark dissector claims).
+pub const LISTEN_PORT_BASE: u16 = 35_000;
+/// TCP port a rank connects from: 50000 + rank (likewise unclaimed).
+pub const CONNECT_PORT_BASE: u16 = 50_000;
+
+/// The TCP ports of the connection from rank `src` to rank `dst`: source
+/// [`CONNECT_PORT_BASE`] + `src`, destination [`LISTEN_PORT_BASE`] + `dst`,
+/// both modulo 2^16 (beyond 15,535 ranks ports repeat; connections are
+/// told apart by their addresses and the simulator's own ids).
+pub fn connection_ports(src: u32, dst: u32) -> (u16, u16) {
+    (
+        CONNECT_PORT_BASE.wrapping_add(src as u16),
+        LISTEN_PORT_BASE.wrapping_add(dst as u16),
+    )
+}
+
 /// Identifies the TCP connection (ordered rank pair) a segment belongs to.
 pub type ConnId = u32;
 

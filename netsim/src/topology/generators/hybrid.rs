@@ -20,9 +20,10 @@ pub fn build(net: &TopologyConfig, p: &TopologyConfig, b: &mut Builder) -> Resul
     if !p.links.is_empty() {
         return Err("`topology.processor.link` overrides links inside processors; list them in `[[topology.link]]` with full names such as 'cpu0.router0'".into());
     }
-    if net.routing != RoutingPolicy::Shortest || p.routing != RoutingPolicy::Shortest {
+    let shortest = |r| matches!(r, RoutingPolicy::Shortest | RoutingPolicy::Ecmp);
+    if !shortest(net.routing) || p.routing != RoutingPolicy::Shortest {
         return Err(format!(
-            "`topology.routing` must be \"shortest\" in a hybrid network (a {} of {} processors is routed on the exact shortest paths)",
+            "`topology.routing` must be \"shortest\" or \"ecmp\" in a hybrid network, and the processor's \"shortest\" (a {} of {} processors is routed on the exact shortest paths)",
             kind_name(net.kind),
             kind_name(p.kind)
         ));

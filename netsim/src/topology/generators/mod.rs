@@ -128,15 +128,12 @@ fn check_keys(t: &TopologyConfig, at: &str) -> Result<(), String> {
                 || (t.kind == TopologyKind::Ring && t.directed != Some(true))
         }
         RoutingPolicy::ECube => t.kind == TopologyKind::Hypercube,
+        RoutingPolicy::Ecmp => true,
     };
     if !policy_ok {
-        let name = match t.routing {
-            RoutingPolicy::DimensionOrder => "dimension-order",
-            RoutingPolicy::ECube => "e-cube",
-            RoutingPolicy::Shortest => "shortest",
-        };
+        let name = t.routing.name();
         return Err(format!(
-            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes)"
+            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" or \"ecmp\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes)"
         ));
     }
     Ok(())

@@ -19,10 +19,17 @@
 //! like ECMP hashing, so one flow never reorders and a fat-tree's uplinks
 //! share the load.
 //!
+//! With `routing = "ecmp"` the candidates are the same, but each flow (a
+//! direction of a TCP connection) chooses by its own seeded 5-tuple hash
+//! ([`flow`]; [`Spread::Flow`]), so the flows toward one host spread over
+//! every equally short path instead of sharing one. Functions named
+//! `*_spread` take the [`Spread`] to use; the others choose by destination.
+//!
 //! Static switches forward along the same shortest-path tree: a frame a
 //! router addressed to the next L3 hop's MAC reaches it because the router
 //! computed that MAC by following this tree through the switches.
 
+pub mod flow;
 pub mod structured;
 pub mod tables;
 
@@ -52,6 +59,26 @@ pub fn tie_break(node: NodeId, dst: u32, count: usize) -> usize {
     (x % count as u64) as usize
 }
 
+/// How a node chooses among its equally short next hops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spread {
+    /// By destination host ([`tie_break`]): every flow toward a host
+    /// takes the same path (`routing = "shortest"`).
+    Destination,
+    /// By the flow's hash ([`flow::pick`]; `routing = "ecmp"`).
+    Flow(u64),
+}
+
+impl Spread {
+    /// Which of `count` candidates node `node` takes toward host index `di`.
+    pub fn choose(self, node: NodeId, di: u32, count: usize) -> usize {
+        match self {
+            Spread::Destination => tie_break(node, di, count),
+            Spread::Flow(hash) => flow::pick(hash, node, count),
+        }
+    }
+}
+
 /// How this network's paths are computed.
 #[derive(Debug)]
 enum Strategy {
@@ -65,6 +92,9 @@ pub struct Routing {
     strategy: Strategy,
     /// Host index of every node (`u32::MAX` for switches and routers).
     host_index: Vec<u32>,
+    /// The seed of the per-flow hash under `routing = "ecmp"`; `None`
+    /// when ties are split by destination.
+    ecmp_seed: Option<u64>,
 }
 
 impl Routing {
@@ -81,12 +111,14 @@ impl Routing {
         Routing {
             strategy,
             host_index,
+            ecmp_seed: ecmp_seed(net),
         }
     }
 
     /// Shortest-path tables on the graph without the links marked in
     /// `dead` (indexed by link id): how routing converges after faults.
-    /// Coordinate routing and routing policies do not apply to such a graph.
+    /// Coordinate routing and routing policies do not apply to such a graph,
+    /// except ECMP's per-flow choice among the shortest paths left.
     pub fn without_links(net: &Network, dead: Box<[bool]>) -> Routing {
         let mut host_index = vec![u32::MAX; net.nodes.len()];
         for (i, &h) in net.hosts.iter().enumerate() {
@@ -95,6 +127,7 @@ impl Routing {
         Routing {
             strategy: Strategy::Tables(ShortestTables::without_links(net.hosts.len(), dead)),
             host_index,
+            ecmp_seed: ecmp_seed(net),
         }
     }
 
@@ -120,20 +153,57 @@ impl Routing {
         matches!(self.strategy, Strategy::Structured(_))
     }
 
+    /// True when ties are split per flow (`routing = "ecmp"`).
+    pub fn is_ecmp(&self) -> bool {
+        self.ecmp_seed.is_some()
+    }
+
+    /// How the flow `key` chooses among equal next hops: by its hash under
+    /// ECMP, else by destination.
+    pub fn spread(&self, key: &flow::FlowKey) -> Spread {
+        match self.ecmp_seed {
+            Some(seed) => Spread::Flow(key.hash(seed)),
+            None => Spread::Destination,
+        }
+    }
+
     /// The port `at` (any node) sends a packet for host `dst` out of, or
     /// `None` when `dst` is unreachable from there (or is `at`).
     pub fn next_port(&self, net: &Network, at: NodeId, dst: NodeId) -> Option<PortId> {
+        self.next_port_spread(net, at, dst, Spread::Destination)
+    }
+
+    /// [`Routing::next_port`] for a packet whose ties are split by `spread`.
+    pub fn next_port_spread(
+        &self,
+        net: &Network,
+        at: NodeId,
+        dst: NodeId,
+        spread: Spread,
+    ) -> Option<PortId> {
         let di = self.host_index[dst as usize];
         debug_assert!(di != u32::MAX, "destinations are hosts");
         match &self.strategy {
-            Strategy::Tables(t) => t.next_port(net, at, dst, di),
-            Strategy::Structured(s) => s.next_port(net, at, dst, di),
+            Strategy::Tables(t) => t.next_port(net, at, dst, di, spread),
+            Strategy::Structured(s) => s.next_port(net, at, dst, di, spread),
         }
     }
 
     /// The route from L3 node `at` toward host `dst`, if reachable.
     pub fn route(&self, net: &Network, at: NodeId, dst: NodeId) -> Option<Route> {
-        let port = self.next_port(net, at, dst)?;
+        self.route_spread(net, at, dst, Spread::Destination)
+    }
+
+    /// [`Routing::route`] for a packet whose ties are split by `spread`
+    /// (the switches on the way to the next L3 node split them alike).
+    pub fn route_spread(
+        &self,
+        net: &Network,
+        at: NodeId,
+        dst: NodeId,
+        spread: Spread,
+    ) -> Option<Route> {
+        let port = self.next_port_spread(net, at, dst, spread)?;
         // Follow the path through any switches to the next L3 node.
         let mut via = port;
         loop {
@@ -145,7 +215,7 @@ impl Routing {
                     next_hop_mac: net.ports[peer as usize].mac,
                 });
             }
-            via = self.next_port(net, node, dst)?;
+            via = self.next_port_spread(net, node, dst, spread)?;
         }
     }
 
@@ -161,15 +231,28 @@ impl Routing {
         net: &Network,
         src: NodeId,
         dst: NodeId,
+        visit: impl FnMut(PortId),
+    ) -> Option<()> {
+        self.walk_spread(net, src, dst, Spread::Destination, visit)
+    }
+
+    /// [`Routing::walk`] for a flow whose ties are split by `spread`.
+    pub fn walk_spread(
+        &self,
+        net: &Network,
+        src: NodeId,
+        dst: NodeId,
+        spread: Spread,
         mut visit: impl FnMut(PortId),
     ) -> Option<()> {
         if let Strategy::Structured(s) = &self.strategy {
-            return s.walk(net, src, dst, self.host_index[dst as usize], &mut visit);
+            let di = self.host_index[dst as usize];
+            return s.walk(net, src, dst, di, spread, &mut visit);
         }
         let mut at = src;
         let mut guard = net.nodes.len() + 1;
         while at != dst {
-            let p = self.next_port(net, at, dst)?;
+            let p = self.next_port_spread(net, at, dst, spread)?;
             visit(p);
             at = net.peer_node(p);
             guard -= 1;
@@ -184,6 +267,20 @@ impl Routing {
     pub fn path(&self, net: &Network, src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
         let mut ports = Vec::new();
         self.walk(net, src, dst, |p| ports.push(p))?;
+        Some(ports)
+    }
+
+    /// The output ports on the path of a flow from host `src` to host
+    /// `dst` whose ties are split by `spread`.
+    pub fn path_spread(
+        &self,
+        net: &Network,
+        src: NodeId,
+        dst: NodeId,
+        spread: Spread,
+    ) -> Option<Vec<PortId>> {
+        let mut ports = Vec::new();
+        self.walk_spread(net, src, dst, spread, |p| ports.push(p))?;
         Some(ports)
     }
 
@@ -204,6 +301,11 @@ impl Routing {
         })?;
         Some(n)
     }
+}
+
+/// The per-flow hash seed of `net`'s routing, under ECMP.
+fn ecmp_seed(net: &Network) -> Option<u64> {
+    (net.routing == crate::config::RoutingPolicy::Ecmp).then_some(net.routing_seed)
 }
 
 #[cfg(test)]

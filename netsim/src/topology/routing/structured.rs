@@ -5,12 +5,12 @@
 //! Shortest-path routing here is the gradient of an exact closed-form
 //! distance between routers ([`Structured::router_distance`]): at each
 //! router, the ports whose neighbour is one link closer, split by
-//! [`super::tie_break`] exactly as the tables split them, so both ways give
-//! the same paths. Dimension-order (mesh, torus, ring) and e-cube
+//! [`super::tie_break`] (or, under ECMP, by the flow's hash) exactly as the
+//! tables split them, so both ways give the same paths. Dimension-order (mesh, torus, ring) and e-cube
 //! (hypercube) routing pick one fixed shortest path instead; a directed
 //! ring always goes to router i+1.
 
-use super::tie_break;
+use super::Spread;
 use crate::config::RoutingPolicy;
 use crate::topology::generators::dragonfly_global_router;
 use crate::topology::generators::{Layout, Shape};
@@ -95,8 +95,16 @@ impl Structured {
         self.neighbours(u).iter().copied().find(|&(_, w)| w == v)
     }
 
-    /// The next port from `at` toward host `dst` (host index `di`).
-    pub fn next_port(&self, net: &Network, at: NodeId, dst: NodeId, di: u32) -> Option<PortId> {
+    /// The next port from `at` toward host `dst` (host index `di`), ties
+    /// split by `spread`.
+    pub fn next_port(
+        &self,
+        net: &Network,
+        at: NodeId,
+        dst: NodeId,
+        di: u32,
+        spread: Spread,
+    ) -> Option<PortId> {
         if at == dst {
             return None;
         }
@@ -109,17 +117,19 @@ impl Structured {
         if u == t {
             return port_to_host(net, at, dst);
         }
-        self.step(u, &self.target(t), di).map(|(p, _)| p)
+        self.step(u, &self.target(t), di, spread).map(|(p, _)| p)
     }
 
     /// Calls `visit` with each output port from host `src` to host `dst`
-    /// (host index `di`), stepping on router numbers only.
+    /// (host index `di`), stepping on router numbers only; ties split by
+    /// `spread`.
     pub fn walk(
         &self,
         net: &Network,
         src: NodeId,
         dst: NodeId,
         di: u32,
+        spread: Spread,
         visit: &mut dyn FnMut(PortId),
     ) -> Option<()> {
         if src == dst {
@@ -132,7 +142,7 @@ impl Structured {
         let target = self.target(t);
         let mut guard = self.routers;
         while u != t {
-            let (p, v) = self.step(u, &target, di)?;
+            let (p, v) = self.step(u, &target, di, spread)?;
             visit(p);
             u = v;
             guard = guard.checked_sub(1)?;
@@ -153,7 +163,7 @@ impl Structured {
 
     /// One step from router `u` toward router `target` (`u != target`): the
     /// port and the next router.
-    fn step(&self, u: u32, target: &Target, di: u32) -> Option<(PortId, u32)> {
+    fn step(&self, u: u32, target: &Target, di: u32, spread: Spread) -> Option<(PortId, u32)> {
         let t = target.router;
         match (&self.shape.layout, self.policy) {
             (Layout::DirectedRing { n }, _) => self.port_to_router(u, (u + 1) % n),
@@ -165,7 +175,7 @@ impl Structured {
                 let bit = (u ^ t).trailing_zeros();
                 self.port_to_router(u, u ^ (1 << bit))
             }
-            _ => self.gradient_step(u, target, di),
+            _ => self.gradient_step(u, target, di, spread),
         }
     }
 
@@ -194,7 +204,13 @@ impl Structured {
         u
     }
 
-    fn gradient_step(&self, u: u32, target: &Target, di: u32) -> Option<(PortId, u32)> {
+    fn gradient_step(
+        &self,
+        u: u32,
+        target: &Target,
+        di: u32,
+        spread: Spread,
+    ) -> Option<(PortId, u32)> {
         let t = target.router;
         let adj = self.neighbours(u);
         // Positions in `adj` of the neighbours one link closer.
@@ -227,7 +243,7 @@ impl Structured {
         if n == 0 {
             return None;
         }
-        let pick = tie_break(self.shape.first_router + u, di, n);
+        let pick = spread.choose(self.shape.first_router + u, di, n);
         let i = if n <= closer.len() {
             closer[pick] as usize
         } else {

@@ -8,7 +8,7 @@
 //! [`ShortestTables::without_links`]): searches then never cross those
 //! links, and nodes whose every path crosses them are unreachable.
 
-use super::tie_break;
+use super::Spread;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 use std::cell::{Cell, OnceCell};
 use std::collections::VecDeque;
@@ -71,23 +71,34 @@ impl ShortestTables {
         &self.toward(net, dst, di).dist
     }
 
-    /// The next port from `at` toward `dst` on a shortest path.
-    pub fn next_port(&self, net: &Network, at: NodeId, dst: NodeId, di: u32) -> Option<PortId> {
+    /// The next port from `at` toward `dst` on a shortest path, ties split
+    /// by `spread` (a choice by destination is kept; a flow's is made anew).
+    pub fn next_port(
+        &self,
+        net: &Network,
+        at: NodeId,
+        dst: NodeId,
+        di: u32,
+        spread: Spread,
+    ) -> Option<PortId> {
         if at == dst {
             return None;
         }
         let toward = self.toward(net, dst, di);
+        if let Spread::Flow(_) = spread {
+            return choose(net, &toward.dist, &self.dead, at, dst, di, spread);
+        }
         let cached = toward.next[at as usize].get();
         if cached != UNKNOWN {
             return (cached != NONE).then_some(cached);
         }
-        let chosen = choose(net, &toward.dist, &self.dead, at, dst, di);
+        let chosen = choose(net, &toward.dist, &self.dead, at, dst, di, spread);
         toward.next[at as usize].set(chosen.unwrap_or(NONE));
         chosen
     }
 }
 
-/// The shortest-path next port of `at` toward `dst`, split by the tie-break.
+/// The shortest-path next port of `at` toward `dst`, ties split by `spread`.
 fn choose(
     net: &Network,
     dist: &[u32],
@@ -95,6 +106,7 @@ fn choose(
     at: NodeId,
     dst: NodeId,
     di: u32,
+    spread: Spread,
 ) -> Option<PortId> {
     let d = dist[at as usize];
     if d == UNREACHABLE || d == 0 {
@@ -111,7 +123,7 @@ fn choose(
     if count == 0 {
         return None;
     }
-    let pick = tie_break(at, di, count);
+    let pick = spread.choose(at, di, count);
     ports.iter().filter(leads_closer).nth(pick).copied()
 }
 

@@ -1,7 +1,7 @@
 //! Drop-tail FIFO: frames leave in arrival order; a frame that would take
 //! the queue past its frame or byte limit is dropped.
 
-use super::QueueDiscipline;
+use super::{Admission, QueueDiscipline};
 use crate::base::time::Nanos;
 use crate::wire::packet::PacketId;
 use std::collections::VecDeque;
@@ -31,17 +31,17 @@ impl DropTail {
 
 impl QueueDiscipline for DropTail {
     #[inline]
-    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, _now: Nanos) -> bool {
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, _now: Nanos) -> Admission {
         if self.queue.len() as u32 >= self.limit_packets
             || self.queued_bytes + frame_bytes > self.limit_bytes
         {
-            return false;
+            return Admission::DroppedFull;
         }
         self.queue.push_back((pkt, frame_bytes));
         self.queued_bytes += frame_bytes;
         self.peak_packets = self.peak_packets.max(self.queue.len() as u32);
         self.peak_bytes = self.peak_bytes.max(self.queued_bytes);
-        true
+        Admission::Queued
     }
 
     #[inline]
@@ -82,12 +82,20 @@ mod tests {
     fn drop_tail_on_either_limit() {
         let mut t = DropTail::new(2, 3000);
         let now = Nanos::ZERO;
-        assert!(t.enqueue(1, 1500, now));
-        assert!(t.enqueue(2, 1500, now));
-        assert!(!t.enqueue(3, 64, now), "packet limit");
+        assert_eq!(t.enqueue(1, 1500, now), Admission::Queued);
+        assert_eq!(t.enqueue(2, 1500, now), Admission::Queued);
+        assert_eq!(
+            t.enqueue(3, 64, now),
+            Admission::DroppedFull,
+            "packet limit"
+        );
         assert_eq!(t.dequeue(now), Some(1));
-        assert!(!t.enqueue(4, 1501, now), "byte limit");
-        assert!(t.enqueue(5, 1500, now));
+        assert_eq!(
+            t.enqueue(4, 1501, now),
+            Admission::DroppedFull,
+            "byte limit"
+        );
+        assert_eq!(t.enqueue(5, 1500, now), Admission::Queued);
         assert_eq!((t.peak_packets(), t.peak_bytes()), (2, 3000));
         assert_eq!((t.len(), t.room(), t.queued_bytes()), (2, 0, 3000));
     }

@@ -15,11 +15,31 @@ pub use red::Red;
 use crate::base::time::Nanos;
 use crate::wire::packet::PacketId;
 
+/// What a discipline did with an arriving frame: the two ways to drop one
+/// are counted apart (`drops_early` and `drops_queue` in the statistics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// The frame waits for the wire.
+    Queued,
+    /// Dropped before the queue was full, by the discipline's choice
+    /// (RED's early drop).
+    DroppedEarly,
+    /// Dropped because the queue's packet or byte limit was reached.
+    DroppedFull,
+}
+
+impl Admission {
+    /// True when the frame was kept.
+    pub fn is_queued(self) -> bool {
+        self == Admission::Queued
+    }
+}
+
 /// The frames waiting at one port for the wire.
 pub trait QueueDiscipline {
-    /// Offers a frame of `frame_bytes` arriving at `now`; false when the
-    /// discipline drops it.
-    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> bool;
+    /// Offers a frame of `frame_bytes` arriving at `now`; says whether the
+    /// discipline keeps it, and if not, why.
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> Admission;
 
     /// The frame to serialise next, taken at `now`.
     fn dequeue(&mut self, now: Nanos) -> Option<PacketId>;
@@ -72,7 +92,7 @@ macro_rules! each {
 
 impl QueueDiscipline for PortQueue {
     #[inline]
-    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> bool {
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> Admission {
         each!(self, q => q.enqueue(pkt, frame_bytes, now))
     }
 

@@ -25,7 +25,7 @@
 //! numbers come from a generator seeded per port from the network's seed,
 //! so a run is reproducible.
 
-use super::{DropTail, QueueDiscipline};
+use super::{Admission, DropTail, QueueDiscipline};
 use crate::base::rng::SimRng;
 use crate::base::time::Nanos;
 use crate::topology::graph::RedParams;
@@ -119,13 +119,13 @@ impl Red {
 }
 
 impl QueueDiscipline for Red {
-    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> bool {
+    fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> Admission {
         self.update_average(now);
         if self.drops_early() {
             if self.fifo.is_empty() {
                 self.empty_since = Some(now);
             }
-            return false;
+            return Admission::DroppedEarly;
         }
         let accepted = self.fifo.enqueue(pkt, frame_bytes, now);
         if self.fifo.is_empty() {
@@ -184,20 +184,23 @@ mod tests {
         let mut q = red(100.0, 200.0, 0.02, 0.25);
         let t = Nanos(1_000);
         // Empty since 0, 1000 ns < one packet time: m = 0, avg stays 0.
-        assert!(q.enqueue(1, 1500, t));
+        assert_eq!(q.enqueue(1, 1500, t), Admission::Queued);
         assert_eq!(q.average(), 0.0);
         // Queue of 1, 2, 3 at the next arrivals.
-        assert!(q.enqueue(2, 1500, t));
+        assert_eq!(q.enqueue(2, 1500, t), Admission::Queued);
         assert_eq!(q.average(), 0.25);
-        assert!(q.enqueue(3, 1500, t));
+        assert_eq!(q.enqueue(3, 1500, t), Admission::Queued);
         assert_eq!(q.average(), 0.75 * 0.25 + 0.25 * 2.0); // 0.6875
-        assert!(q.enqueue(4, 1500, t));
+        assert_eq!(q.enqueue(4, 1500, t), Admission::Queued);
         assert_eq!(q.average(), 1.265625); // 0.75 × 0.6875 + 0.75
         for _ in 0..4 {
             q.dequeue(Nanos(50_000)).unwrap();
         }
         // Empty from 50 µs; an arrival 3.5 packet times later: m = 3.
-        assert!(q.enqueue(5, 1500, Nanos(50_000 + 42_000)));
+        assert_eq!(
+            q.enqueue(5, 1500, Nanos(50_000 + 42_000)),
+            Admission::Queued
+        );
         assert_eq!(q.average(), 1.265625 * 0.421875); // × 0.75³
     }
 
@@ -208,10 +211,14 @@ mod tests {
         let mut q = red(5.0, 15.0, 0.02, w);
         let now = Nanos(0);
         for p in 0..4 {
-            assert!(q.enqueue(p, 1500, now));
+            assert_eq!(q.enqueue(p, 1500, now), Admission::Queued);
         }
         for p in 4..100_004 {
-            assert!(q.enqueue(p, 1500, now), "arrival {p} dropped");
+            assert_eq!(
+                q.enqueue(p, 1500, now),
+                Admission::Queued,
+                "arrival {p} dropped"
+            );
             q.dequeue(now).unwrap();
         }
         // 100,000 arrivals saw 4 packets, after 3 that saw 1, 2, 3.
@@ -232,11 +239,11 @@ mod tests {
         let now = Nanos(0);
         // Arrivals see 0, 1 (below min_th) and 2 (p_b = 0): accepted.
         for p in 0..3 {
-            assert!(q.enqueue(p, 1500, now));
+            assert_eq!(q.enqueue(p, 1500, now), Admission::Queued);
         }
         // From 3 on: avg = 3 = max_th, dropped, however many come.
         for p in 3..1003 {
-            assert!(!q.enqueue(p, 1500, now));
+            assert_eq!(q.enqueue(p, 1500, now), Admission::DroppedEarly);
         }
         assert_eq!(q.len(), 3);
         // The hard limit was never reached: the drops were RED's.
@@ -260,14 +267,14 @@ mod tests {
             p += 1;
         }
         // Count from a drop.
-        while q.enqueue(p, 1500, now) {
+        while q.enqueue(p, 1500, now).is_queued() {
             q.dequeue(now).unwrap();
             p += 1;
         }
         let (mut gaps, mut since) = (Vec::new(), 0u32);
         for p in p + 1..p + 200_001 {
             since += 1;
-            if q.enqueue(p, 1500, now) {
+            if q.enqueue(p, 1500, now).is_queued() {
                 q.dequeue(now).unwrap();
             } else {
                 gaps.push(since);
@@ -298,7 +305,7 @@ mod tests {
             let mut q = Red::new(p, 1000, u64::MAX, 12_000, seed);
             (0..2000)
                 .filter(|&i| {
-                    let kept = q.enqueue(i, 1500, Nanos(0));
+                    let kept = q.enqueue(i, 1500, Nanos(0)).is_queued();
                     if kept && q.len() > 4 {
                         q.dequeue(Nanos(0));
                     }
@@ -320,9 +327,9 @@ mod tests {
             weight: 0.002,
         };
         let mut q = Red::new(p, 2, 3000, 12_000, 1);
-        assert!(q.enqueue(1, 1500, Nanos(0)));
-        assert!(q.enqueue(2, 1500, Nanos(0)));
-        assert!(!q.enqueue(3, 64, Nanos(0)));
+        assert_eq!(q.enqueue(1, 1500, Nanos(0)), Admission::Queued);
+        assert_eq!(q.enqueue(2, 1500, Nanos(0)), Admission::Queued);
+        assert_eq!(q.enqueue(3, 64, Nanos(0)), Admission::DroppedFull);
         assert_eq!((q.len(), q.peak_packets(), q.peak_bytes()), (2, 2, 3000));
     }
 }

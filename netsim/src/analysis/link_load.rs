@@ -1,0 +1,139 @@
+//! Per-link load of a traffic pattern under one routing: how many of the
+//! pattern's flows cross each link direction, summarised over the links
+//! between switches and routers and, on a fat-tree, over the links of its
+//! core routers. `mpinetsim topo` puts the routing choices side by side
+//! with it ("is ECMP on the fat-tree balanced?").
+//!
+//! A flow is the TCP connection the packet simulator opens from the rank
+//! on one host to the rank on another (one rank per host, in host order:
+//! [`super::flow_of`]); under ECMP it follows the path its 5-tuple hashes
+//! to, so these counts are the flows the simulator's links carry.
+
+use super::{flow_of, for_each_pair, Pattern};
+use crate::topology::generators::Layout;
+use crate::topology::routing::Routing;
+use crate::topology::{Network, NodeKind};
+
+/// Minimum, mean and maximum flows over a set of link directions.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LoadSummary {
+    /// Link directions in the set.
+    pub directions: usize,
+    /// Fewest flows on one direction.
+    pub min: u64,
+    /// Mean flows per direction.
+    pub mean: f64,
+    /// Most flows on one direction.
+    pub max: u64,
+    /// `max / mean`: 1 is perfectly balanced; `null` when nothing crosses
+    /// the set.
+    pub max_over_mean: Option<f64>,
+}
+
+impl LoadSummary {
+    /// The summary of `loads` (flows per direction); `None` for an empty set.
+    pub fn of(loads: &[u64]) -> Option<LoadSummary> {
+        let min = *loads.iter().min()?;
+        let max = *loads.iter().max()?;
+        let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
+        Some(LoadSummary {
+            directions: loads.len(),
+            min,
+            mean,
+            max,
+            max_over_mean: (mean > 0.0).then(|| max as f64 / mean),
+        })
+    }
+}
+
+/// The load of one pattern under one routing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RoutingLoad {
+    /// The routing's name, as the network file's `routing` key spells it.
+    pub routing: String,
+    /// Flows routed (pairs of the pattern that have a route).
+    pub flows: u64,
+    /// Over every direction of every link between two switches or routers;
+    /// `None` when the network has no such link.
+    pub network_links: Option<LoadSummary>,
+    /// Over every direction of every link of a fat-tree's core routers;
+    /// `None` on other shapes.
+    pub core_links: Option<LoadSummary>,
+}
+
+/// Flows of `pattern` crossing each port (link direction, by its
+/// transmitting port) of `net` routed by `routing`, and the flows routed.
+pub fn flows_per_port(net: &Network, routing: &Routing, pattern: Pattern) -> (Vec<u64>, u64) {
+    let mut load = vec![0u64; net.ports.len()];
+    let mut flows = 0;
+    for_each_pair(pattern, net.hosts.len(), &mut |s, d| {
+        let spread = routing.spread(&flow_of(net, s, d));
+        let (src, dst) = (net.hosts[s], net.hosts[d]);
+        let mut path = Vec::new();
+        if routing
+            .walk_spread(net, src, dst, spread, |p| path.push(p))
+            .is_some()
+        {
+            flows += 1;
+            for p in path {
+                load[p as usize] += 1;
+            }
+        }
+    });
+    (load, flows)
+}
+
+/// The load of `pattern` on `net` routed by `routing`, named `name`.
+pub fn routing_load(net: &Network, routing: &Routing, pattern: Pattern, name: &str) -> RoutingLoad {
+    let (load, flows) = flows_per_port(net, routing, pattern);
+    let core = core_routers(net);
+    let (mut inner, mut cores) = (Vec::new(), Vec::new());
+    for (p, port) in net.ports.iter().enumerate() {
+        let (from, to) = (port.node, net.peer_node(p as u32));
+        let is_host = |n: u32| net.nodes[n as usize].kind == NodeKind::Host;
+        if !is_host(from) && !is_host(to) {
+            inner.push(load[p]);
+        }
+        if let Some(core) = &core {
+            if core[from as usize] || core[to as usize] {
+                cores.push(load[p]);
+            }
+        }
+    }
+    RoutingLoad {
+        routing: name.to_string(),
+        flows,
+        network_links: LoadSummary::of(&inner),
+        core_links: core.and_then(|_| LoadSummary::of(&cores)),
+    }
+}
+
+/// Per node: true for a fat-tree's core routers; `None` on other shapes.
+fn core_routers(net: &Network) -> Option<Vec<bool>> {
+    let shape = net.shape.as_ref()?;
+    let Layout::FatTree { k } = shape.layout else {
+        return None;
+    };
+    let cores = (k / 2) * (k / 2);
+    let first = shape.first_router;
+    Some(
+        (0..net.nodes.len() as u32)
+            .map(|n| n >= first && n - first < cores)
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_is_min_mean_max_and_their_ratio() {
+        let s = LoadSummary::of(&[2, 4, 6]).unwrap();
+        assert_eq!((s.directions, s.min, s.max), (3, 2, 6));
+        assert_eq!(s.mean, 4.0);
+        assert_eq!(s.max_over_mean, Some(1.5));
+        assert_eq!(LoadSummary::of(&[]), None);
+        assert_eq!(LoadSummary::of(&[0, 0]).unwrap().max_over_mean, None);
+    }
+}
