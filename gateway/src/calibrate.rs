@@ -287,6 +287,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
                 progress: crate::progress::Show::Never,
                 compute_clock: a.compute.clock()?,
                 transport: a.transport.transport.kind(),
+                placement: a.transport.placement(),
                 announce_cores: false,
                 ranks: a.ranks,
                 origin: origin.clone(),

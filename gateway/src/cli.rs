@@ -105,6 +105,28 @@ pub struct TransportArgs {
     /// MPINETSIM_TRANSPORT gives the default.
     #[arg(long, value_enum, env = "MPINETSIM_TRANSPORT", default_value_t = TransportArg::Socket)]
     pub transport: TransportArg,
+    /// Give the gateway's loop CPU N to itself: the ranks run on the other
+    /// CPUs this process may use. Helps when the machine has a core to
+    /// spare for it; on 2 cores it halves the ranks' share (see the user
+    /// guide, "Transport").
+    #[arg(long, value_name = "N")]
+    pub gateway_cpu: Option<usize>,
+    /// Run the gateway's loop under SCHED_FIFO (priority 1, through
+    /// `chrt`), so it preempts the ranks when an event falls due; without
+    /// the permission, mpinetsim says so and runs without it. Use it with
+    /// --gateway-cpu: a real-time loop that spins shares no core well.
+    #[arg(long)]
+    pub gateway_fifo: bool,
+}
+
+impl TransportArgs {
+    /// Where the gateway's loop runs.
+    pub fn placement(&self) -> crate::gateway_cpu::GatewayPlacement {
+        crate::gateway_cpu::GatewayPlacement {
+            cpu: self.gateway_cpu,
+            fifo: self.gateway_fifo,
+        }
+    }
 }
 
 /// What a stalled job does.

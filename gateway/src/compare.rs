@@ -167,6 +167,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, crate::error::Error> {
                 progress: crate::progress::Show::Row(row, nets.len()),
                 compute_clock: a.compute.clock()?,
                 transport: a.transport.transport.kind(),
+                placement: a.transport.placement(),
                 announce_cores: false,
                 ranks,
                 origin: name.clone(),

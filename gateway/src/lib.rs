@@ -26,6 +26,7 @@ pub mod error;
 pub mod exit_code;
 pub mod fd_limit;
 pub mod fidelity;
+pub mod gateway_cpu;
 pub mod lateness;
 pub mod launcher;
 pub mod listen;

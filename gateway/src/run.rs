@@ -38,6 +38,7 @@ pub fn run(a: &RunArgs) -> Result<i32, Error> {
     let spec = JobSpec {
         compute_clock: a.compute.clock()?,
         transport: a.transport.transport.kind(),
+        placement: a.transport.placement(),
         announce_cores: true,
         progress: crate::progress::Show::Job,
         ranks: a.ranks,
@@ -99,6 +100,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, Error> {
         compute_clock: a.compute.clock()?,
         // The external launcher's ranks choose (MPINETSIM_TRANSPORT).
         transport: mpinetsim_protocol::transport::TransportKind::DEFAULT,
+        placement: Default::default(),
         announce_cores: false,
         progress: crate::progress::Show::Never,
         ranks: a.ranks,
@@ -381,6 +383,8 @@ pub struct JobSpec<'a> {
     /// How the ranks `run` starts reach the gateway (ranks another
     /// launcher starts follow their own MPINETSIM_TRANSPORT).
     pub transport: mpinetsim_protocol::transport::TransportKind,
+    /// Where the gateway's loop runs (`--gateway-cpu`, `--gateway-fifo`).
+    pub placement: crate::gateway_cpu::GatewayPlacement,
     /// Print the cores this machine has for the ranks, and the factor
     /// that keeps up when they all compute at once.
     pub announce_cores: bool,
@@ -578,6 +582,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         (Some(_), _) => (3, "a socket and two shared-memory doorbells per rank"),
     };
     crate::fd_limit::check(a.ranks, per_rank, what)?;
+    // The ranks' CPUs (all but the gateway's under --gateway-cpu; the
+    // summary below counts them); the thread is put back as it was when
+    // `placed` drops, at the end.
+    let mut placed = a.placement.keep_ranks_off()?;
     // Said once the job is sure to start (a refusal stays one sentence).
     if a.announce_cores {
         eprint!(
@@ -619,6 +627,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
             launcher::Ranks::none()
         }
     };
+    if let Some(refused) = placed.take_cpu()? {
+        eprintln!("{refused}");
+    }
     gw.core.own_pids = ranks.procs.iter().map(|p| p.child.id()).collect();
 
     let mut progress = a.progress.line();
