@@ -44,14 +44,14 @@ fn tool_interface_variables_count_the_programs_own_messages_on_2_4_8_ranks() {
     for ranks in [2u64, 4, 8] {
         let out = tool_program(ranks);
         // Per rank: 193 checks of the variables (13 more on rank 0, which
-        // also prints them), 25 of error classes; per pair 124 of counters.
-        let want = 13 + 218 * ranks + 124 * (ranks / 2);
+        // also prints them), 25 of error classes; per pair 128 of counters.
+        let want = 13 + 218 * ranks + 128 * (ranks / 2);
         assert!(
             out.lines()
                 .any(|l| l == format!("mpi_tool: {want} checks passed")),
             "{ranks} ranks: expected {want} checks to pass:\n{out}"
         );
-        assert!(out.contains(&format!("counters: {} checks", 124 * (ranks / 2))));
+        assert!(out.contains(&format!("counters: {} checks", 128 * (ranks / 2))));
         // Rank 0 lists the 13 performance and 13 control variables.
         assert_eq!(out.lines().filter(|l| l.starts_with("pvar ")).count(), 13);
         assert_eq!(out.lines().filter(|l| l.starts_with("cvar ")).count(), 13);
