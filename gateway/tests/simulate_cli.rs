@@ -474,3 +474,109 @@ fn set_changes_one_key_of_the_network_for_simulate() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("unknown field `dela`"), "{err}");
 }
+
+/// `sack = true` on a lossy link: the SYNs carry SACK-permitted, the ACKs
+/// for out-of-order data SACK blocks, and tshark decodes both without a
+/// malformed frame or any warning but its own sequence analysis (which
+/// losses rightly raise: retransmissions, out-of-order segments).
+#[test]
+fn sack_options_decode_in_tshark() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("sack.toml");
+    std::fs::write(
+        &net,
+        "seed = 7\n[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n\
+         [tcp]\nsack = true\ndelayed_ack = '0'\n\
+         [[host]]\nname = 'host0'\n[[host]]\nname = 'host1'\n[[switch]]\nname = 'switch0'\n\
+         [[link]]\na = 'host0'\nb = 'switch0'\nloss = 0.02\n[[link]]\na = 'host1'\nb = 'switch0'\n",
+    )
+    .unwrap();
+    let caps = dir.path().join("caps");
+    let out = simulate(&[
+        "--net",
+        net.to_str().unwrap(),
+        "--workload",
+        "pingpong",
+        "--size",
+        "256KiB",
+        "--iters",
+        "4",
+        "--verify",
+        "--capture",
+        caps.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !tshark_available() {
+        return;
+    }
+    for f in ["host0.pcap", "host1.pcap"] {
+        let f = caps.join(f);
+        let bad = tshark(
+            &f,
+            &[
+                "-Y",
+                "_ws.malformed || (_ws.expert.severity >= warning && !tcp.analysis.flags)",
+            ],
+        );
+        assert_eq!(lines(&bad), 0, "{} has warnings:\n{bad}", f.display());
+    }
+    let cap = caps.join("host0.pcap");
+    // SYN and SYN-ACK of both connections (0 → 1 and 1 → 0; more if the
+    // loss hit one): SACK permitted, and a 32-byte header (MSS, NOP, NOP,
+    // SACK_PERM, NOP, WS).
+    let syns = tshark(
+        &cap,
+        &[
+            "-Y",
+            "tcp.flags.syn == 1",
+            "-T",
+            "fields",
+            "-e",
+            "tcp.options.sack_perm",
+            "-e",
+            "tcp.hdr_len",
+        ],
+    );
+    assert!(lines(&syns) >= 4, "{syns}");
+    for l in syns.lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        assert!(!f[0].is_empty(), "no SACK permitted: {l}");
+        assert_eq!(f[1], "32", "{l}");
+    }
+    // ACKs with blocks: each block above the ACK, its left edge below its
+    // right, at most 4 blocks, and the header 20 + 4 + 8 bytes a block.
+    let sacks = tshark(
+        &cap,
+        &[
+            "-Y",
+            "tcp.options.sack",
+            "-T",
+            "fields",
+            "-e",
+            "tcp.ack",
+            "-e",
+            "tcp.options.sack_le",
+            "-e",
+            "tcp.options.sack_re",
+            "-e",
+            "tcp.hdr_len",
+        ],
+    );
+    assert!(lines(&sacks) > 10, "too few SACKs:\n{sacks}");
+    for l in sacks.lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        let num = |s: &str| -> Vec<u64> { s.split(',').map(|x| x.parse().unwrap()).collect() };
+        let ack = num(f[0])[0];
+        let (le, re) = (num(f[1]), num(f[2]));
+        assert_eq!(le.len(), re.len(), "{l}");
+        assert!((1..=4).contains(&le.len()), "{l}");
+        for (a, b) in le.iter().zip(&re) {
+            assert!(ack < *a && a < b, "{l}");
+        }
+        assert_eq!(f[3], (24 + 8 * le.len()).to_string(), "{l}");
+    }
+}

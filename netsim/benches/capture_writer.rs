@@ -50,6 +50,8 @@ fn packet(payload: usize, i: usize) -> Packet {
         window: 1024,
         wscale: None,
         mss: None,
+        sack_permitted: false,
+        sack: Default::default(),
         payload: Bytes::from(vec![(i % 251) as u8; payload]),
         encoded: None,
     }

@@ -436,6 +436,10 @@ pub struct TcpConfig {
     /// connections together) before it holds further segments back, like
     /// Linux's TCP small queues; ACKs are never held back.
     pub nic_queue_packets: u32,
+    /// Selective acknowledgements (RFC 2018) with SACK-based loss recovery
+    /// (RFC 6675), as Linux runs TCP; false keeps NewReno's recovery of one
+    /// lost segment per round trip.
+    pub sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -451,6 +455,7 @@ impl Default for TcpConfig {
             receive_window: ByteSize(512 * 1024),
             mss: None,
             nic_queue_packets: 32,
+            sack: false,
         }
     }
 }

@@ -156,6 +156,7 @@ impl Simulator {
             rto_max: Nanos(cfg.tcp.rto_max.0),
             initial_cwnd: cfg.tcp.initial_cwnd,
             receive_window: cfg.tcp.receive_window.0.max(mss as u64),
+            sack: cfg.tcp.sack,
         };
         let plan = FaultPlan::resolve(cfg, &net, origin)?;
         let mut sim = Simulator::new(net, rank_hosts, tcp_params, cfg.seed);
@@ -681,6 +682,8 @@ impl Simulator {
                         window: seg.window,
                         wscale: seg.wscale,
                         mss: seg.mss,
+                        sack_permitted: seg.sack_permitted,
+                        sack: seg.sack,
                         payload: seg.payload,
                         encoded: None,
                     };

@@ -1,6 +1,7 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
 use super::congestion::{Congestion, CongestionControl};
+use super::sack::{self, NextRule, SackBlocks, SackReceiver, Scoreboard};
 use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
 use crate::wire::packet::TcpFlags;
@@ -28,6 +29,10 @@ pub struct TcpParams {
     pub initial_cwnd: u32,
     /// Receive buffer in bytes.
     pub receive_window: u64,
+    /// Offer selective acknowledgements (RFC 2018) on the handshake and,
+    /// when both ends agree, recover from losses with them (RFC 6675)
+    /// instead of NewReno's one hole per round trip.
+    pub sack: bool,
 }
 
 /// Counters of one connection.
@@ -129,6 +134,9 @@ pub struct TcpConnection {
     syn_retransmitted: bool,
     dupacks: u32,
     rto_timer: LazyTimer,
+    /// Both ends agreed on SACK.
+    sack_ok: bool,
+    scoreboard: Scoreboard,
     // ---- receiver ----
     r_state: ReceiverState,
     r_iss: u32,
@@ -139,6 +147,9 @@ pub struct TcpConnection {
     unacked_segments: u32,
     delack_timer: LazyTimer,
     last_ack_sent: Option<(u64, u16)>,
+    /// The sender offered SACK and this end accepted.
+    r_sack_ok: bool,
+    sack_rx: SackReceiver,
     records: VecDeque<MessageRecord>,
     assembly: BytesMut,
     assembled_off: u64,
@@ -180,6 +191,8 @@ impl TcpConnection {
             syn_retransmitted: false,
             dupacks: 0,
             rto_timer: LazyTimer::default(),
+            sack_ok: false,
+            scoreboard: Scoreboard::default(),
             r_state: ReceiverState::Listen,
             r_iss,
             rcv_nxt: 0,
@@ -189,6 +202,8 @@ impl TcpConnection {
             unacked_segments: 0,
             delack_timer: LazyTimer::default(),
             last_ack_sent: None,
+            r_sack_ok: false,
+            sack_rx: SackReceiver::default(),
             records: VecDeque::new(),
             assembly: BytesMut::new(),
             assembled_off: 0,
@@ -251,6 +266,8 @@ impl TcpConnection {
             window: self.params.receive_window.min(65_535) as u16,
             wscale: Some(self.own_wscale),
             mss: Some(self.params.mss as u16),
+            sack_permitted: self.params.sack,
+            sack: SackBlocks::default(),
             payload: Bytes::new(),
             retransmission: false,
         }
@@ -271,6 +288,8 @@ impl TcpConnection {
             window: self.params.receive_window.min(65_535) as u16,
             wscale: Some(self.own_wscale),
             mss: Some(self.params.mss as u16),
+            sack_permitted: self.r_sack_ok,
+            sack: SackBlocks::default(),
             payload: Bytes::new(),
             retransmission: false,
         }
@@ -290,6 +309,11 @@ impl TcpConnection {
         self.unacked_segments = 0;
         self.delack_timer.cancel();
         self.stats.acks_sent += 1;
+        let sack = if self.r_sack_ok {
+            self.sack_rx.blocks(sack::max_blocks(false))
+        } else {
+            SackBlocks::default()
+        };
         Segment {
             reverse: true,
             flags: TcpFlags {
@@ -304,6 +328,8 @@ impl TcpConnection {
             window,
             wscale: None,
             mss: None,
+            sack_permitted: false,
+            sack,
             payload: Bytes::new(),
             retransmission: false,
         }
@@ -320,6 +346,7 @@ impl TcpConnection {
             if self.r_state != ReceiverState::Established {
                 self.r_state = ReceiverState::SynReceived;
                 self.peer_wscale = seg.wscale.unwrap_or(0);
+                self.r_sack_ok = self.params.sack && seg.sack_permitted;
                 out.push(TcpAction::Send(self.syn_ack()));
             }
             return;
@@ -342,9 +369,14 @@ impl TcpConnection {
         }
         if start > self.rcv_nxt {
             // Out of order: keep it if it fits the window, and dup-ACK.
-            if end <= self.rcv_nxt + self.params.receive_window && !self.ooo.contains_key(&start) {
-                self.ooo_bytes += len;
-                self.ooo.insert(start, seg.payload.clone());
+            if end <= self.rcv_nxt + self.params.receive_window {
+                if !self.ooo.contains_key(&start) {
+                    self.ooo_bytes += len;
+                    self.ooo.insert(start, seg.payload.clone());
+                }
+                if self.r_sack_ok {
+                    self.sack_rx.on_out_of_order(start, end);
+                }
             }
             let a = self.pure_ack();
             out.push(TcpAction::Send(a));
@@ -365,6 +397,9 @@ impl TcpConnection {
                 let skip = (self.rcv_nxt - s) as usize;
                 self.accept_in_order(data.slice(skip..), out);
             }
+        }
+        if self.r_sack_ok && filled_hole {
+            self.sack_rx.on_in_order(self.rcv_nxt);
         }
         self.unacked_segments += 1;
         let immediate = filled_hole
@@ -434,6 +469,7 @@ impl TcpConnection {
             if self.s_state == SenderState::SynSent {
                 self.s_state = SenderState::Established;
                 self.peer_wscale = seg.wscale.unwrap_or(0);
+                self.sack_ok = self.params.sack && seg.sack_permitted;
                 self.peer_window = seg.window as u64;
                 if let Some(m) = seg.mss {
                     self.mss = self.mss.min(m as u64);
@@ -457,6 +493,8 @@ impl TcpConnection {
                     window: (self.params.receive_window >> self.own_wscale).min(65_535) as u16,
                     wscale: None,
                     mss: None,
+                    sack_permitted: false,
+                    sack: SackBlocks::default(),
                     payload: Bytes::new(),
                     retransmission: false,
                 }));
@@ -470,6 +508,11 @@ impl TcpConnection {
         }
         let ack = seg.ack_off.min(self.snd_max);
         let window = (seg.window as u64) << self.peer_wscale;
+        let newly_sacked = if self.sack_ok && !seg.sack.is_empty() {
+            (self.scoreboard).update(&seg.sack, ack.max(self.snd_una), self.snd_max)
+        } else {
+            0
+        };
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             if let Some((end, sent)) = self.rtt_probe {
@@ -484,9 +527,16 @@ impl TcpConnection {
                 self.snd_nxt = ack;
             }
             self.release_acked();
+            if self.sack_ok {
+                self.scoreboard.on_cumulative_ack(ack);
+            }
             if self.cc.in_recovery() {
                 if ack >= self.cc.recovery_point() {
                     self.cc.on_full_ack(self.snd_max - self.snd_una);
+                    self.scoreboard.end_recovery();
+                } else if self.sack_ok {
+                    // RFC 6675 (B): the scoreboard is updated; pipe and
+                    // NextSeg run in `poll_transmit`.
                 } else {
                     self.cc.on_partial_ack(acked);
                     self.retransmit_front(now, out);
@@ -505,9 +555,24 @@ impl TcpConnection {
             && self.snd_una < self.snd_max
             && seg.payload.is_empty()
             && window == self.peer_window
+            && (!self.sack_ok || newly_sacked > 0)
         {
             self.dupacks += 1;
-            if self.dupacks == 3
+            if self.sack_ok {
+                // RFC 6675 step 2: three duplicate ACKs or IsLost(HighACK
+                // + 1), and not before a timeout's recovery point is
+                // acknowledged.
+                if !self.cc.in_recovery()
+                    && self.snd_una >= self.cc.recovery_point()
+                    && (self.dupacks >= 3 || self.scoreboard.is_lost(self.snd_una, self.mss))
+                {
+                    self.stats.fast_retransmits += 1;
+                    self.cc
+                        .on_sack_recovery(self.snd_max - self.snd_una, self.snd_max);
+                    let len = self.retransmit_front(now, out);
+                    self.scoreboard.start_recovery(self.snd_una + len);
+                }
+            } else if self.dupacks == 3
                 && !self.cc.in_recovery()
                 && self.snd_una >= self.cc.recovery_point().min(self.snd_una)
             {
@@ -585,16 +650,24 @@ impl TcpConnection {
             window: (self.params.receive_window >> self.own_wscale).min(65_535) as u16,
             wscale: None,
             mss: None,
+            sack_permitted: false,
+            sack: SackBlocks::default(),
             payload,
             retransmission,
         }
     }
 
-    fn retransmit_front(&mut self, now: Nanos, out: &mut Vec<TcpAction>) {
-        let len = (self.snd_max - self.snd_una).min(self.mss) as usize;
-        if len == 0 {
-            return;
+    /// Re-sends the first unacknowledged segment (up to the first SACKed
+    /// byte); returns its length.
+    fn retransmit_front(&mut self, now: Nanos, out: &mut Vec<TcpAction>) -> u64 {
+        let mut len = (self.snd_max - self.snd_una).min(self.mss);
+        if let Some((s, _)) = self.scoreboard.sacked_from(self.snd_una) {
+            len = len.min(s - self.snd_una);
         }
+        if len == 0 {
+            return 0;
+        }
+        let len = len as usize;
         self.stats.retransmissions += 1;
         if self.rtt_probe.is_some_and(|(end, _)| end > self.snd_una) {
             self.rtt_probe = None; // Karn: no sample across a retransmission
@@ -602,6 +675,7 @@ impl TcpConnection {
         out.push(TcpAction::Send(self.data_segment(self.snd_una, len, true)));
         self.rto_timer
             .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+        len as u64
     }
 
     /// Emits as many data segments as the windows, Nagle and `room` (free
@@ -611,6 +685,9 @@ impl TcpConnection {
         if self.s_state != SenderState::Established {
             return false;
         }
+        if self.sack_ok && self.cc.in_recovery() {
+            return self.poll_sack_recovery(now, room, out);
+        }
         while self.snd_nxt < self.stream_end_off {
             let window = self.cc.cwnd().min(self.peer_window.max(self.mss));
             let flight = self.snd_nxt - self.snd_una;
@@ -619,8 +696,20 @@ impl TcpConnection {
             }
             let usable = window - flight;
             let pending = self.stream_end_off - self.snd_nxt;
-            let len = self.mss.min(pending).min(usable);
-            if len < self.mss && len < pending && flight > 0 {
+            let mut len = self.mss.min(pending).min(usable);
+            let mut hole_limited = false;
+            if self.sack_ok && self.snd_nxt < self.snd_max {
+                // Going back after a timeout: skip what the receiver holds.
+                if let Some((_, e)) = self.scoreboard.sacked_at(self.snd_nxt) {
+                    self.snd_nxt = e;
+                    continue;
+                }
+                if let Some((s, _)) = self.scoreboard.sacked_from(self.snd_nxt) {
+                    hole_limited = s - self.snd_nxt < len;
+                    len = len.min(s - self.snd_nxt);
+                }
+            }
+            if len < self.mss && len < pending && flight > 0 && !hole_limited {
                 return false; // sender-side silly window avoidance
             }
             if self.params.nagle && len < self.mss && flight > 0 {
@@ -656,6 +745,63 @@ impl TcpConnection {
         false
     }
 
+    /// RFC 6675 step (C) during SACK recovery: while the congestion window
+    /// exceeds pipe by a segment, send what NextSeg picks (lost holes,
+    /// then new data, then other holes, then the rescue retransmission).
+    fn poll_sack_recovery(
+        &mut self,
+        now: Nanos,
+        mut room: usize,
+        out: &mut Vec<TcpAction>,
+    ) -> bool {
+        loop {
+            let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, self.mss);
+            if self.cc.cwnd() < pipe + self.mss {
+                return false;
+            }
+            let rwnd_end = self.snd_una + self.peer_window.max(self.mss);
+            let new_end = self.stream_end_off.min(rwnd_end).max(self.snd_max);
+            let Some((from, to, rule)) =
+                (self.scoreboard).next_segment(self.snd_una, self.snd_max, new_end, self.mss)
+            else {
+                return false;
+            };
+            let len = to - from;
+            if rule == NextRule::NewData && len < self.mss && to < self.stream_end_off {
+                return false; // sender-side silly window avoidance
+            }
+            if room == 0 {
+                return true;
+            }
+            room -= 1;
+            let retrans = rule != NextRule::NewData;
+            if retrans {
+                self.stats.retransmissions += 1;
+                if self.rtt_probe.is_some_and(|(end, _)| end > from) {
+                    self.rtt_probe = None; // Karn
+                }
+            } else {
+                self.stats.data_segments += 1;
+                self.stats.data_bytes += len;
+                if self.rtt_probe.is_none() {
+                    self.rtt_probe = Some((to, now));
+                }
+                self.snd_max = to;
+                self.snd_nxt = to;
+            }
+            out.push(TcpAction::Send(self.data_segment(
+                from,
+                len as usize,
+                retrans,
+            )));
+            (self.scoreboard).on_sent(to, rule, self.cc.recovery_point());
+            if self.rto_timer.deadline.is_none() {
+                self.rto_timer
+                    .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
+            }
+        }
+    }
+
     /// A timer event of this connection fired at `now`.
     pub fn on_timer(&mut self, now: Nanos, kind: TimerKind, out: &mut Vec<TcpAction>) {
         match kind {
@@ -684,9 +830,10 @@ impl TcpConnection {
                             .on_timeout(self.snd_max - self.snd_una, self.snd_max);
                         self.dupacks = 0;
                         self.rtt_probe = None;
+                        self.scoreboard.end_recovery();
                         self.snd_nxt = self.snd_una;
-                        self.retransmit_front(now, out);
-                        self.snd_nxt = self.snd_una + (self.snd_max - self.snd_una).min(self.mss);
+                        let len = self.retransmit_front(now, out);
+                        self.snd_nxt = self.snd_una + len;
                     }
                     _ => {}
                 }

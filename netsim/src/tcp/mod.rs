@@ -9,10 +9,12 @@
 pub mod congestion;
 mod connection;
 mod rtt;
+pub mod sack;
 
 pub use congestion::{CongestionControl, NewReno};
 pub use connection::{ConnectionStats, TcpConnection, TcpParams};
 pub use rtt::RttEstimator;
+pub use sack::SackBlocks;
 
 use crate::base::time::Nanos;
 use crate::wire::packet::TcpFlags;
@@ -67,6 +69,10 @@ pub struct Segment {
     pub wscale: Option<u8>,
     /// MSS option (SYN/SYN-ACK only).
     pub mss: Option<u16>,
+    /// SACK-permitted option (SYN/SYN-ACK only).
+    pub sack_permitted: bool,
+    /// SACK blocks (ACKs while the receiver holds out-of-order data).
+    pub sack: SackBlocks,
     /// Data.
     pub payload: Bytes,
     /// True for a data segment that re-sends bytes sent before.

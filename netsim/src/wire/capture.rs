@@ -702,14 +702,41 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     tcp.psh = pkt.flags.psh;
     tcp.acknowledgment_number = if pkt.flags.ack { pkt.ack } else { 0 };
     if pkt.flags.syn {
-        let mss = pkt.mss.unwrap_or(1460);
-        let ws = pkt.wscale.unwrap_or(0);
+        let mss = TcpOptionElement::MaximumSegmentSize(pkt.mss.unwrap_or(1460));
+        let ws = TcpOptionElement::WindowScale(pkt.wscale.unwrap_or(0));
+        use TcpOptionElement::Noop as Nop;
+        if pkt.sack_permitted {
+            tcp.set_options(&[
+                mss,
+                Nop,
+                Nop,
+                TcpOptionElement::SelectiveAcknowledgementPermitted,
+                Nop,
+                ws,
+            ])
+            .expect("12 bytes of options fit");
+        } else {
+            tcp.set_options(&[mss, Nop, ws])
+                .expect("8 bytes of options fit");
+        }
+    } else if !pkt.sack.is_empty() {
+        // Blocks in the sender's sequence space: the ACK number is the
+        // wire form of `ack_off`, every block lies at or above it.
+        let wire = |off: u64| pkt.ack.wrapping_add(off.wrapping_sub(pkt.ack_off) as u32);
+        let blocks = pkt.sack.as_slice();
+        let mut rest = [None; 3];
+        for (r, &(s, e)) in rest.iter_mut().zip(&blocks[1..]) {
+            *r = Some((wire(s), wire(e)));
+        }
         tcp.set_options(&[
-            TcpOptionElement::MaximumSegmentSize(mss),
             TcpOptionElement::Noop,
-            TcpOptionElement::WindowScale(ws),
+            TcpOptionElement::Noop,
+            TcpOptionElement::SelectiveAcknowledgement(
+                (wire(blocks[0].0), wire(blocks[0].1)),
+                rest,
+            ),
         ])
-        .expect("8 bytes of options fit");
+        .expect("at most 36 bytes of options fit");
     }
     let tcp_len = tcp.header_len() + pkt.payload.len();
     let mut ip = Ipv4Header::new(

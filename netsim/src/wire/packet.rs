@@ -18,6 +18,10 @@ pub const IPV4_HEADER: u64 = 20;
 pub const TCP_HEADER: u64 = 20;
 /// TCP options carried on SYN and SYN-ACK: MSS (4) + NOP (1) + window scale (3).
 pub const TCP_SYN_OPTIONS: u64 = 8;
+/// The SYN options with SACK permitted (RFC 2018), laid out as Linux
+/// does without timestamps: MSS (4), NOP, NOP, SACK permitted (2), NOP,
+/// window scale (3).
+pub const TCP_SYN_OPTIONS_SACK: u64 = 12;
 
 /// TCP control flags used by the simulator.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -28,6 +32,52 @@ pub struct TcpFlags {
     pub ack: bool,
     /// Push: the segment ends the data the sender has.
     pub psh: bool,
+}
+
+/// Up to four SACK blocks `[start, end)` of one ACK, the first the block
+/// holding the segment that triggered the ACK (RFC 2018 §4). A fixed array,
+/// so a packet carries it without an allocation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    len: u8,
+    blocks: [(u64, u64); 4],
+}
+
+impl SackBlocks {
+    /// Appends a block; false (and nothing changes) when four are there.
+    pub fn push(&mut self, start: u64, end: u64) -> bool {
+        if self.len as usize == self.blocks.len() {
+            return false;
+        }
+        self.blocks[self.len as usize] = (start, end);
+        self.len += 1;
+        true
+    }
+
+    /// The blocks, most recent first.
+    pub fn as_slice(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.len as usize]
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// True without blocks (the ACK carries no SACK option).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes the SACK option takes in the TCP header: two NOPs, kind,
+    /// length and 8 bytes per block; 0 without blocks.
+    pub fn option_len(&self) -> u64 {
+        if self.len == 0 {
+            0
+        } else {
+            4 + 8 * self.len as u64
+        }
+    }
 }
 
 /// TCP port a rank listens on: 35000 + rank (a range no Wireshark dissector claims).
@@ -90,6 +140,10 @@ pub struct Packet {
     pub wscale: Option<u8>,
     /// MSS announced on SYN/SYN-ACK.
     pub mss: Option<u16>,
+    /// SACK permitted announced on SYN/SYN-ACK (RFC 2018).
+    pub sack_permitted: bool,
+    /// SACK blocks of an ACK, in the sender's stream offsets.
+    pub sack: SackBlocks,
     /// Application bytes.
     pub payload: Bytes,
     /// The frame as bytes, built by the first capture point that sees the
@@ -101,7 +155,12 @@ pub struct Packet {
 impl Packet {
     /// Length of the TCP header including options.
     pub fn tcp_header_len(&self) -> u64 {
-        TCP_HEADER + if self.flags.syn { TCP_SYN_OPTIONS } else { 0 }
+        let syn = match (self.flags.syn, self.sack_permitted) {
+            (false, _) => 0,
+            (true, false) => TCP_SYN_OPTIONS,
+            (true, true) => TCP_SYN_OPTIONS_SACK,
+        };
+        TCP_HEADER + syn + self.sack.option_len()
     }
     /// IPv4 total length.
     pub fn ip_len(&self) -> u64 {

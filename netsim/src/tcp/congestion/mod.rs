@@ -41,6 +41,15 @@ pub trait CongestionControl: std::fmt::Debug {
     /// `snd_max` the highest offset sent: enter fast recovery.
     fn on_triple_dupack(&mut self, flight: u64, snd_max: u64);
 
+    /// Loss detected by a SACK-capable sender (RFC 6675 step 4.2) with
+    /// `flight` bytes outstanding and `snd_max` the highest offset sent:
+    /// enter recovery with the window at the new slow-start threshold,
+    /// not inflated (the sender counts the bytes in the network itself).
+    /// Partial ACKs and further duplicate ACKs of that recovery are not
+    /// reported; the ACK reaching the recovery point is
+    /// ([`CongestionControl::on_full_ack`]).
+    fn on_sack_recovery(&mut self, flight: u64, snd_max: u64);
+
     /// A further duplicate ACK during recovery.
     fn on_extra_dupack(&mut self);
 

@@ -71,6 +71,14 @@ impl CongestionControl for NewReno {
         self.recover = snd_max;
     }
 
+    /// SACK-based recovery: halve, without inflation.
+    fn on_sack_recovery(&mut self, flight: u64, snd_max: u64) {
+        self.ssthresh = (flight / 2).max(2 * self.mss);
+        self.cwnd = self.ssthresh;
+        self.in_recovery = true;
+        self.recover = snd_max;
+    }
+
     /// A further duplicate ACK during recovery inflates the window.
     fn on_extra_dupack(&mut self) {
         self.cwnd += self.mss;

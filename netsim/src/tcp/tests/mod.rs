@@ -21,6 +21,7 @@ mod handshake;
 mod nagle;
 mod recovery;
 mod reorder;
+mod sack;
 mod timeout;
 mod window;
 
@@ -47,6 +48,7 @@ fn params() -> TcpParams {
         rto_max: ms(60_000),
         initial_cwnd: 10,
         receive_window: 65_535,
+        sack: false,
     }
 }
 
@@ -163,6 +165,8 @@ fn packet(seg: &Segment) -> Packet {
         window: seg.window,
         wscale: seg.wscale,
         mss: seg.mss,
+        sack_permitted: seg.sack_permitted,
+        sack: seg.sack,
         payload: seg.payload.clone(),
         encoded: None,
     }
@@ -181,8 +185,9 @@ fn sent(actions: &[TcpAction]) -> Vec<Segment> {
 
 /// One line per action, as the assertions spell them:
 /// `→ PA seq=1001 ack=5001 len=1000 win=65535 (re)` for a segment (→
-/// sender to receiver, ← back; flags S, A, P; options and a
-/// retransmission mark when present), `rto @200ms` / `delack @40ms` for a
+/// sender to receiver, ← back; flags S, A, P; options — `sackok`, and
+/// `sack=3001-4001,…` with wire numbers — and a retransmission mark when
+/// present), `rto @200ms` / `delack @40ms` for a
 /// timer, `deliver #0 2500B` for a message.
 fn show(actions: &[TcpAction]) -> Vec<String> {
     actions.iter().map(show_one).collect()
@@ -214,6 +219,17 @@ fn show_one(a: &TcpAction) -> String {
             }
             if let Some(w) = s.wscale {
                 line += &format!(" ws={w}");
+            }
+            if s.sack_permitted {
+                line += " sackok";
+            }
+            if !s.sack.is_empty() {
+                // Wire numbers, as a capture shows them.
+                let wire = |off: u64| s.ack.wrapping_add((off - s.ack_off) as u32);
+                let blocks: Vec<String> = (s.sack.as_slice().iter())
+                    .map(|&(a, b)| format!("{}-{}", wire(a), wire(b)))
+                    .collect();
+                line += &format!(" sack={}", blocks.join(","));
             }
             if s.retransmission {
                 line += " (re)";
@@ -251,6 +267,8 @@ fn ack_of(off: u64, win: u16) -> Segment {
         window: win,
         wscale: None,
         mss: None,
+        sack_permitted: false,
+        sack: Default::default(),
         payload: Bytes::new(),
         retransmission: false,
     }
