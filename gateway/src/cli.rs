@@ -103,7 +103,7 @@ pub struct TransportArgs {
     /// (shared-memory rings, set up over the Unix socket) or `socket`
     /// (the Unix socket itself). The environment variable
     /// MPINETSIM_TRANSPORT gives the default.
-    #[arg(long, value_enum, env = "MPINETSIM_TRANSPORT", default_value_t = TransportArg::Socket)]
+    #[arg(long, value_enum, env = "MPINETSIM_TRANSPORT", default_value_t = TransportArg::Shm)]
     pub transport: TransportArg,
     /// Give the gateway's loop CPU N to itself: the ranks run on the other
     /// CPUs this process may use. Helps when the machine has a core to

@@ -18,8 +18,10 @@ pub enum TransportKind {
 }
 
 impl TransportKind {
-    /// The transport used when none is chosen.
-    pub const DEFAULT: TransportKind = TransportKind::Socket;
+    /// The transport used when none is chosen: shared memory, whose
+    /// round trip through shim and gateway is several times shorter
+    /// (docs/performance.md, "Shared memory against the socket").
+    pub const DEFAULT: TransportKind = TransportKind::Shm;
 
     /// Its name on the command line and in [`ENV_TRANSPORT`].
     pub fn name(self) -> &'static str {

@@ -64,7 +64,8 @@ impl GatewayStream {
     /// Connects to `addr`; a TCP address is tried on each address its host
     /// resolves to, within the protocol's connect timeout. With `shm` and
     /// a Unix address the rings are created and offered to the gateway
-    /// before anything else. The error is the system's reason.
+    /// before anything else (the socket serves when they cannot be
+    /// created). The error is the system's reason.
     pub fn connect(addr: &GatewayAddress, kind: TransportKind) -> io::Result<GatewayStream> {
         let socket = match addr {
             GatewayAddress::Unix(path) => {
@@ -102,9 +103,19 @@ impl GatewayStream {
             hangup_checked: Instant::now(),
         };
         if kind == TransportKind::Shm && !stream.socket.is_tcp() {
-            let (channel, offer) = Channel::create(mpinetsim_shm::DEFAULT_CAPACITY_BYTES)?;
-            mpinetsim_shm::offer::send_offer(stream.raw_fd(), &offer)?;
-            stream.shm = Some(channel);
+            // shm is the default: where this process cannot make the rings
+            // (no memfd, no eventfd), nothing has been sent yet and the
+            // socket serves, as the gateway accepts either on a connection.
+            match Channel::create(mpinetsim_shm::DEFAULT_CAPACITY_BYTES) {
+                Ok((channel, offer)) => {
+                    mpinetsim_shm::offer::send_offer(stream.raw_fd(), &offer)?;
+                    stream.shm = Some(channel);
+                }
+                Err(e) => eprintln!(
+                    "mpinetsim: this rank cannot create its shared-memory rings ({e}); \
+                     it uses the socket to the gateway (--transport socket says so up front)"
+                ),
+            }
         }
         Ok(stream)
     }
