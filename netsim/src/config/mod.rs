@@ -643,33 +643,31 @@ impl NetworkConfig {
     /// processor `machine.procN` takes its machine's): its own
     /// `cpu_speed`, else `[topology] cpu_speed`, else 1.
     pub fn cpu_speed(&self, host: &str) -> f64 {
-        let machine = host.split('.').next().unwrap_or(host);
-        let own = |name: &str| {
-            self.hosts
-                .iter()
-                .find(|h| h.name == name)
-                .and_then(|h| h.cpu_speed)
-        };
-        own(host)
-            .or_else(|| own(machine))
-            .or_else(|| self.topology.as_ref().and_then(|t| t.cpu_speed))
+        self.host_setting(host, |h| h.cpu_speed, |t| t.cpu_speed)
             .unwrap_or(1.0)
     }
 
     /// The shortest computation that counts on the host named `host`
     /// (found like [`NetworkConfig::cpu_speed`]), ns.
     pub fn cpu_threshold_ns(&self, host: &str) -> u64 {
-        let machine = host.split('.').next().unwrap_or(host);
-        let own = |name: &str| {
-            self.hosts
-                .iter()
-                .find(|h| h.name == name)
-                .and_then(|h| h.cpu_threshold)
-        };
-        own(host)
-            .or_else(|| own(machine))
-            .or_else(|| self.topology.as_ref().and_then(|t| t.cpu_threshold))
+        self.host_setting(host, |h| h.cpu_threshold, |t| t.cpu_threshold)
             .map_or(0, |d| d.0)
+    }
+
+    /// A per-host setting of the host named `host`: its own `[[host]]`
+    /// entry's, else its machine's (a hybrid processor `machine.procN`),
+    /// else `[topology]`'s; None when none sets it.
+    fn host_setting<T>(
+        &self,
+        host: &str,
+        own: impl Fn(&HostConfig) -> Option<T>,
+        topology: impl Fn(&TopologyConfig) -> Option<T>,
+    ) -> Option<T> {
+        let machine = host.split('.').next().unwrap_or(host);
+        let entry = |name: &str| self.hosts.iter().find(|h| h.name == name).and_then(&own);
+        entry(host)
+            .or_else(|| entry(machine))
+            .or_else(|| self.topology.as_ref().and_then(&topology))
     }
 
     /// Refuses node and link names that could not serve as file names
@@ -765,6 +763,25 @@ mod tests {
             assert!(e.0.ends_with("rename it"), "{e}");
         }
         NetworkConfig::from_toml_str("[[host]]\nname='host-0.a_b'\n", "x").unwrap();
+    }
+
+    #[test]
+    fn a_hosts_cpu_settings_come_from_its_entry_then_its_machine_then_the_topology() {
+        let c = NetworkConfig::from_toml_str(
+            "[topology]\nkind='star'\nhosts=4\ncpu_speed=3\ncpu_threshold='7us'\n\
+             [[host]]\nname='m'\ncpu_speed=2\n\
+             [[host]]\nname='m.proc1'\ncpu_speed=0.5\ncpu_threshold='1us'\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(c.cpu_speed("m.proc1"), 0.5);
+        assert_eq!(c.cpu_threshold_ns("m.proc1"), 1_000);
+        assert_eq!(c.cpu_speed("m.proc0"), 2.0);
+        assert_eq!(c.cpu_threshold_ns("m.proc0"), 7_000);
+        assert_eq!(c.cpu_speed("other"), 3.0);
+        let plain = NetworkConfig::from_toml_str("[[host]]\nname='h'\n", "x").unwrap();
+        assert_eq!(plain.cpu_speed("h"), 1.0);
+        assert_eq!(plain.cpu_threshold_ns("h"), 0);
     }
 
     #[test]
