@@ -410,6 +410,19 @@ pub struct TopologyConfig {
     pub links: Vec<LinkConfig>,
 }
 
+/// `[tcp] congestion`: which congestion control the senders use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionName {
+    /// NewReno (RFC 5681, RFC 6582): halve on loss, one segment per round
+    /// trip after.
+    #[default]
+    NewReno,
+    /// CUBIC (RFC 9438), Linux's default: reduce to 0.7 on loss, regrow
+    /// along a cubic curve in time.
+    Cubic,
+}
+
 /// TCP parameters shared by every connection.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -440,6 +453,9 @@ pub struct TcpConfig {
     /// (RFC 6675), as Linux runs TCP; false keeps NewReno's recovery of one
     /// lost segment per round trip.
     pub sack: bool,
+    /// The senders' congestion control: `newreno` (RFC 5681/6582) or
+    /// `cubic` (RFC 9438, Linux's default).
+    pub congestion: CongestionName,
 }
 
 impl Default for TcpConfig {
@@ -456,6 +472,7 @@ impl Default for TcpConfig {
             mss: None,
             nic_queue_packets: 32,
             sack: false,
+            congestion: Default::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::config::{ConfigError, NetworkConfig, SwitchMode};
 use crate::faults::{Crossing, Effect, FaultPlan, FaultState, NetworkEvent, NetworkFailure};
 use crate::model::stats::{ConnectionReport, LinkDirectionStats, NodeStats, SimStats};
 use crate::model::{Delivery, EventClass, InjectError};
+use crate::tcp::congestion::CongestionAlgorithm;
 use crate::tcp::{MessageId, MessageRecord, TcpAction, TcpConnection, TcpParams, TimerKind};
 use crate::topology::routing::flow::FlowKey;
 use crate::topology::routing::{Route, Routing, Spread};
@@ -157,6 +158,10 @@ impl Simulator {
             initial_cwnd: cfg.tcp.initial_cwnd,
             receive_window: cfg.tcp.receive_window.0.max(mss as u64),
             sack: cfg.tcp.sack,
+            congestion: match cfg.tcp.congestion {
+                crate::config::CongestionName::NewReno => CongestionAlgorithm::NewReno,
+                crate::config::CongestionName::Cubic => CongestionAlgorithm::Cubic,
+            },
         };
         let plan = FaultPlan::resolve(cfg, &net, origin)?;
         let mut sim = Simulator::new(net, rank_hosts, tcp_params, cfg.seed);

@@ -33,6 +33,8 @@ pub struct TcpParams {
     /// when both ends agree, recover from losses with them (RFC 6675)
     /// instead of NewReno's one hole per round trip.
     pub sack: bool,
+    /// The senders' congestion control.
+    pub congestion: super::congestion::CongestionAlgorithm,
 }
 
 /// Counters of one connection.
@@ -170,7 +172,7 @@ impl TcpConnection {
     /// numbers.
     pub fn new(params: TcpParams, iss: u32, r_iss: u32) -> TcpConnection {
         let mss = params.mss as u64;
-        let cc = Congestion::new(mss, params.initial_cwnd);
+        let cc = Congestion::new(params.congestion, mss, params.initial_cwnd);
         let own_wscale = wscale_for(params.receive_window);
         TcpConnection {
             cc,
@@ -542,7 +544,7 @@ impl TcpConnection {
                     self.retransmit_front(now, out);
                 }
             } else {
-                self.cc.on_ack(acked);
+                self.cc.on_ack(acked, now, self.rtt.srtt());
             }
             self.dupacks = 0;
             if self.snd_una < self.snd_max {

@@ -3,18 +3,99 @@
 //! duplicate ACKs, partial and full ACKs in recovery, a timeout) and sends
 //! no more than [`CongestionControl::cwnd`] allows.
 
+mod cubic;
 mod newreno;
+mod window;
 
+use crate::base::time::Nanos;
+pub use cubic::{Cubic, CUBIC_BETA, CUBIC_C, RENO_FRIENDLY_ALPHA};
 pub use newreno::NewReno;
+pub use window::Window;
 
-/// The algorithm every connection's sender uses. A concrete type rather
-/// than a generic parameter of the connection or a trait object: with
-/// `TcpConnection<C: CongestionControl>` the pingpong bench ran about 12 %
-/// fewer events per second (same instruction count under cachegrind, so
-/// code placement), see docs/performance.md. Another algorithm is a new
-/// file implementing [`CongestionControl`] and this alias (or an enum of
-/// the algorithms, when the configuration is to choose).
-pub type Congestion = NewReno;
+/// Which algorithm the senders use (the simulator maps `[tcp]
+/// congestion` onto it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CongestionAlgorithm {
+    /// NewReno (RFC 5681, RFC 6582): halve on loss, one segment per round
+    /// trip after.
+    #[default]
+    NewReno,
+    /// CUBIC (RFC 9438), Linux's default: reduce to 0.7 on loss, regrow
+    /// along a cubic curve in time.
+    Cubic,
+}
+
+/// The algorithm every connection's sender uses: an enum of the concrete
+/// algorithms rather than a generic parameter of the connection or a
+/// trait object (with `TcpConnection<C: CongestionControl>` the pingpong
+/// bench ran about 12 % fewer events per second, same instruction count
+/// under cachegrind, so code placement; see docs/performance.md).
+#[derive(Clone, Debug)]
+pub enum Congestion {
+    /// NewReno's state.
+    NewReno(NewReno),
+    /// CUBIC's state.
+    Cubic(Cubic),
+}
+
+impl Congestion {
+    /// A sender of `algorithm` in slow start with `initial_segments` × MSS.
+    pub fn new(algorithm: CongestionAlgorithm, mss: u64, initial_segments: u32) -> Congestion {
+        match algorithm {
+            CongestionAlgorithm::NewReno => {
+                Congestion::NewReno(NewReno::new(mss, initial_segments))
+            }
+            CongestionAlgorithm::Cubic => Congestion::Cubic(Cubic::new(mss, initial_segments)),
+        }
+    }
+}
+
+/// Calls the same method on whichever algorithm `$cc` holds (a match,
+/// so each call is direct).
+macro_rules! on_algorithm {
+    ($cc:expr, $c:ident => $call:expr) => {
+        match $cc {
+            Congestion::NewReno($c) => $call,
+            Congestion::Cubic($c) => $call,
+        }
+    };
+}
+
+impl CongestionControl for Congestion {
+    fn cwnd(&self) -> u64 {
+        on_algorithm!(self, c => c.cwnd())
+    }
+    fn in_recovery(&self) -> bool {
+        on_algorithm!(self, c => c.in_recovery())
+    }
+    fn recovery_point(&self) -> u64 {
+        on_algorithm!(self, c => c.recovery_point())
+    }
+    fn set_mss(&mut self, mss: u64, initial_segments: u32) {
+        on_algorithm!(self, c => c.set_mss(mss, initial_segments))
+    }
+    fn on_ack(&mut self, acked: u64, now: Nanos, srtt: Option<Nanos>) {
+        on_algorithm!(self, c => c.on_ack(acked, now, srtt))
+    }
+    fn on_triple_dupack(&mut self, flight: u64, snd_max: u64) {
+        on_algorithm!(self, c => c.on_triple_dupack(flight, snd_max))
+    }
+    fn on_sack_recovery(&mut self, flight: u64, snd_max: u64) {
+        on_algorithm!(self, c => c.on_sack_recovery(flight, snd_max))
+    }
+    fn on_extra_dupack(&mut self) {
+        on_algorithm!(self, c => c.on_extra_dupack())
+    }
+    fn on_partial_ack(&mut self, acked: u64) {
+        on_algorithm!(self, c => c.on_partial_ack(acked))
+    }
+    fn on_full_ack(&mut self, flight_after: u64) {
+        on_algorithm!(self, c => c.on_full_ack(flight_after))
+    }
+    fn on_timeout(&mut self, flight: u64, snd_max: u64) {
+        on_algorithm!(self, c => c.on_timeout(flight, snd_max))
+    }
+}
 
 /// A sender's congestion window, in bytes, and how ACKs and losses move
 /// it. The connection detects the events (RFC 5681's duplicate-ACK count,
@@ -34,8 +115,9 @@ pub trait CongestionControl: std::fmt::Debug {
     /// the window at `initial_segments` × MSS.
     fn set_mss(&mut self, mss: u64, initial_segments: u32);
 
-    /// `acked` bytes of new data acknowledged outside recovery.
-    fn on_ack(&mut self, acked: u64);
+    /// `acked` bytes of new data acknowledged outside recovery at `now`,
+    /// the smoothed round trip being `srtt` (None before a sample).
+    fn on_ack(&mut self, acked: u64, now: Nanos, srtt: Option<Nanos>);
 
     /// The third duplicate ACK with `flight` bytes outstanding and
     /// `snd_max` the highest offset sent: enter fast recovery.

@@ -1,108 +1,62 @@
 //! NewReno congestion control (RFC 5681 + RFC 6582), in bytes.
 
+use super::window::{window_hooks, Window};
 use super::CongestionControl;
+use crate::base::time::Nanos;
 
 /// Congestion window state of one sender.
 #[derive(Clone, Debug)]
 pub struct NewReno {
-    /// Congestion window.
-    pub cwnd: u64,
-    /// Slow-start threshold.
-    pub ssthresh: u64,
-    mss: u64,
+    /// Window, threshold and recovery state.
+    pub w: Window,
     acked_in_ca: u64,
-    /// In fast recovery until `recover` is acknowledged.
-    pub in_recovery: bool,
-    /// Highest sequence sent when recovery began.
-    pub recover: u64,
 }
 
 impl NewReno {
     /// Starts in slow start with `initial_segments` × MSS.
     pub fn new(mss: u64, initial_segments: u32) -> NewReno {
         NewReno {
-            cwnd: mss * initial_segments.max(1) as u64,
-            ssthresh: u64::MAX,
-            mss,
+            w: Window::new(mss, initial_segments),
             acked_in_ca: 0,
-            in_recovery: false,
-            recover: 0,
         }
     }
 }
 
 impl CongestionControl for NewReno {
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
+    window_hooks!(w);
 
-    fn in_recovery(&self) -> bool {
-        self.in_recovery
-    }
-
-    fn recovery_point(&self) -> u64 {
-        self.recover
-    }
-
-    /// Changes the segment size (after the handshake agreed on one).
-    fn set_mss(&mut self, mss: u64, initial_segments: u32) {
-        self.mss = mss;
-        self.cwnd = mss * initial_segments.max(1) as u64;
-    }
-
-    /// New data acknowledged outside recovery.
-    fn on_ack(&mut self, acked: u64) {
-        if self.cwnd < self.ssthresh {
-            self.cwnd += acked.min(self.mss);
+    /// New data acknowledged outside recovery (NewReno's growth does not
+    /// depend on time): one segment per window of acknowledged bytes.
+    fn on_ack(&mut self, acked: u64, _now: Nanos, _srtt: Option<Nanos>) {
+        if self.w.in_slow_start() {
+            self.w.slow_start(acked);
         } else {
             self.acked_in_ca += acked;
-            if self.acked_in_ca >= self.cwnd {
-                self.acked_in_ca -= self.cwnd;
-                self.cwnd += self.mss;
+            if self.acked_in_ca >= self.w.cwnd {
+                self.acked_in_ca -= self.w.cwnd;
+                self.w.cwnd += self.w.mss;
             }
         }
     }
 
     /// Third duplicate ACK: halve and enter fast recovery.
     fn on_triple_dupack(&mut self, flight: u64, snd_max: u64) {
-        self.ssthresh = (flight / 2).max(2 * self.mss);
-        self.cwnd = self.ssthresh + 3 * self.mss;
-        self.in_recovery = true;
-        self.recover = snd_max;
+        self.w.enter_recovery(flight / 2, true, snd_max);
     }
 
     /// SACK-based recovery: halve, without inflation.
     fn on_sack_recovery(&mut self, flight: u64, snd_max: u64) {
-        self.ssthresh = (flight / 2).max(2 * self.mss);
-        self.cwnd = self.ssthresh;
-        self.in_recovery = true;
-        self.recover = snd_max;
+        self.w.enter_recovery(flight / 2, false, snd_max);
     }
 
-    /// A further duplicate ACK during recovery inflates the window.
-    fn on_extra_dupack(&mut self) {
-        self.cwnd += self.mss;
-    }
-
-    /// A partial ACK during recovery (RFC 6582 partial deflation).
-    fn on_partial_ack(&mut self, acked: u64) {
-        self.cwnd = self.cwnd.saturating_sub(acked) + self.mss;
-        self.cwnd = self.cwnd.max(self.mss);
-    }
-
-    /// The ACK covering `recover` ends recovery.
     fn on_full_ack(&mut self, flight_after: u64) {
-        self.cwnd = self.ssthresh.min(flight_after.max(self.mss) + self.mss);
-        self.in_recovery = false;
+        self.w.full_ack(flight_after);
         self.acked_in_ca = 0;
     }
 
     /// Retransmission timeout: back to one segment.
     fn on_timeout(&mut self, flight: u64, snd_max: u64) {
-        self.ssthresh = (flight / 2).max(2 * self.mss);
-        self.cwnd = self.mss;
-        self.in_recovery = false;
-        self.recover = snd_max;
+        self.w.timeout(flight / 2, snd_max);
         self.acked_in_ca = 0;
     }
 }
@@ -116,22 +70,22 @@ mod tests {
         let mut c = NewReno::new(1000, 1);
         // One round: cwnd segments acked, each adds one MSS.
         for _ in 0..4 {
-            let segs = c.cwnd / 1000;
+            let segs = c.w.cwnd / 1000;
             for _ in 0..segs {
-                c.on_ack(1000);
+                c.on_ack(1000, Nanos(0), None);
             }
         }
-        assert_eq!(c.cwnd, 16_000);
+        assert_eq!(c.w.cwnd, 16_000);
         c.on_triple_dupack(16_000, 100_000);
-        assert_eq!(c.ssthresh, 8_000);
-        assert_eq!(c.cwnd, 11_000);
+        assert_eq!(c.w.ssthresh, 8_000);
+        assert_eq!(c.w.cwnd, 11_000);
         c.on_full_ack(0);
-        assert_eq!(c.cwnd, 2_000);
-        c.cwnd = 8_000;
+        assert_eq!(c.w.cwnd, 2_000);
+        c.w.cwnd = 8_000;
         // Congestion avoidance: one MSS per cwnd of acked bytes.
         for _ in 0..8 {
-            c.on_ack(1000);
+            c.on_ack(1000, Nanos(0), None);
         }
-        assert_eq!(c.cwnd, 9_000);
+        assert_eq!(c.w.cwnd, 9_000);
     }
 }

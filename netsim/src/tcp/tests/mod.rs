@@ -49,6 +49,7 @@ fn params() -> TcpParams {
         initial_cwnd: 10,
         receive_window: 65_535,
         sack: false,
+        congestion: Default::default(),
     }
 }
 
