@@ -802,6 +802,17 @@ mod tests {
     }
 
     #[test]
+    fn congestion_names_newreno_or_cubic_and_nothing_else() {
+        let c = NetworkConfig::from_toml_str("[tcp]\ncongestion='cubic'\n", "x").unwrap();
+        assert_eq!(c.tcp.congestion, CongestionName::Cubic);
+        let d = NetworkConfig::from_toml_str("", "x").unwrap();
+        assert_eq!(d.tcp.congestion, CongestionName::NewReno);
+        let e = NetworkConfig::from_toml_str("[tcp]\ncongestion='bbr'\n", "x.toml").unwrap_err();
+        assert!(e.0.contains("tcp.congestion"), "{e}");
+        assert!(e.0.contains("`newreno` or `cubic`"), "{e}");
+    }
+
+    #[test]
     fn unknown_key_is_rejected_with_its_path() {
         let e = NetworkConfig::from_toml_str(
             "[[host]]\nname='h0'\n[[link]]\na='h0'\nb='s0'\nrat='1Gbps'\n",
