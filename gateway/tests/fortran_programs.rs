@@ -76,6 +76,19 @@ fn fortran_with_use_mpi_matches_native_mpich() {
     }
 }
 
+/// `use mpi_f08` (tests/mpi/f08_basic.f90): the routines without a choice
+/// buffer (environment, communicators, groups, a vector datatype, requests
+/// and statuses) and handle comparison with `==`/`/=`, with `ierror`
+/// present and absent, on 2 and 3 ranks.
+#[test]
+fn fortran_with_use_mpi_f08_matches_native_mpich() {
+    for ranks in ["2", "3"] {
+        if let Some(n) = fortran_same_output("f08_basic", ranks) {
+            assert_eq!(n, 18, "f08_basic on {ranks} ranks");
+        }
+    }
+}
+
 /// Datatype attributes and names, error classes and handlers, info
 /// objects, MPI_ALLOC_MEM and generalized requests, written in Fortran:
 /// 32 checks per rank with mpif.h, 50 with the mpi module (MPI_SIZEOF of
@@ -325,6 +338,42 @@ fn every_gfortran_name_of_debian_mpich_is_exported() {
         "{} names in Debian's library",
         theirs.len()
     );
+    let missing: Vec<&String> = theirs.difference(&ours).collect();
+    assert!(missing.is_empty(), "not exported: {missing:?}");
+}
+
+/// Every symbol of Debian's `use mpi_f08` bindings (`_f08`/`_f08ts`
+/// routines, module procedures and data, `MPIR_F08_*`) is exported, so
+/// every `use mpi_f08` program loads.
+#[test]
+fn every_mpi_f08_symbol_of_debian_mpich_is_exported() {
+    let debian = Path::new("/usr/lib/x86_64-linux-gnu/libmpichfort.so.12");
+    if !debian.is_file()
+        && skip_because(&format!(
+            "{} not found (apt-get install libmpich12)",
+            debian.display()
+        ))
+    {
+        return;
+    }
+    let f08 = |library: &Path| -> BTreeSet<String> {
+        dynamic_symbols(library, "--defined-only")
+            .into_iter()
+            .filter(|s| s.to_ascii_lowercase().contains("f08"))
+            .collect()
+    };
+    let theirs = f08(debian);
+    assert!(
+        theirs.len() > 1200,
+        "{} f08 symbols in Debian's library",
+        theirs.len()
+    );
+    let mut ours = f08(&fortran_library());
+    // MPI_Status_c2f08 and MPI_Status_f082c are the C library's.
+    ours.extend(dynamic_symbols(
+        &fortran_library().with_file_name("libchannel_shim.so"),
+        "--defined-only",
+    ));
     let missing: Vec<&String> = theirs.difference(&ours).collect();
     assert!(missing.is_empty(), "not exported: {missing:?}");
 }

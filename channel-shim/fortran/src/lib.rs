@@ -88,6 +88,8 @@ pub mod datarep;
 pub mod datatype;
 pub mod datatype_ext;
 pub mod env;
+pub mod f08_env;
+pub mod f08_handles;
 pub mod grequest;
 pub mod info;
 pub mod io;
@@ -105,6 +107,16 @@ pub mod topo;
 #[allow(clippy::missing_safety_doc)]
 pub mod unsupported {
     include!(concat!(env!("OUT_DIR"), "/unsupported.rs"));
+}
+
+/// The symbols of MPICH's `use mpi_f08` bindings (generated from
+/// f08-symbols.txt): the module's handle constants with MPICH's values,
+/// storage for the sentinels it passes by address, and a stub ending the
+/// job with one line for each routine, so every `use mpi_f08` program loads.
+/// The stubs take no arguments and never return.
+#[allow(clippy::missing_safety_doc, non_upper_case_globals)]
+pub mod f08_symbols {
+    include!(concat!(env!("OUT_DIR"), "/f08_symbols.rs"));
 }
 
 /// Fortran `INTEGER` (`MPI_Fint`).

@@ -131,16 +131,29 @@ pub fn buffer(p: *mut c_void) -> *mut c_void {
     commons().translate(p as usize, buffer_value) as *mut c_void
 }
 
-/// A status array for C: `MPI_STATUS_IGNORE` becomes `(MPI_Status *)1`.
+/// A status array for C: `MPI_STATUS_IGNORE` (mpif.h's, or `mpi_f08`'s
+/// `MPIR_F08_MPI_STATUS_IGNORE_OBJ`) becomes `(MPI_Status *)1`.
 pub fn status(p: *mut crate::Fint) -> *mut c_void {
+    if std::ptr::eq(
+        p.cast::<u8>(),
+        std::ptr::addr_of!(crate::f08_symbols::MPIR_F08_MPI_STATUS_IGNORE_OBJ).cast::<u8>(),
+    ) {
+        return C_STATUS_IGNORE as *mut c_void;
+    }
     commons().translate(p as usize, |s| {
         (s == Sentinel::StatusIgnore).then_some(C_STATUS_IGNORE)
     }) as *mut c_void
 }
 
-/// An array of statuses for C: `MPI_STATUSES_IGNORE` becomes
-/// `(MPI_Status *)1`.
+/// An array of statuses for C: `MPI_STATUSES_IGNORE` (mpif.h's, or
+/// `mpi_f08`'s `MPIR_F08_MPI_STATUSES_IGNORE_OBJ`) becomes `(MPI_Status *)1`.
 pub fn statuses(p: *mut crate::Fint) -> *mut c_void {
+    if std::ptr::eq(
+        p.cast::<u8>(),
+        std::ptr::addr_of!(crate::f08_symbols::MPIR_F08_MPI_STATUSES_IGNORE_OBJ).cast::<u8>(),
+    ) {
+        return C_STATUS_IGNORE as *mut c_void;
+    }
     commons().translate(p as usize, |s| {
         (s == Sentinel::StatusesIgnore).then_some(C_STATUS_IGNORE)
     }) as *mut c_void

@@ -36,6 +36,10 @@ fn fortran_label(name: &str, has_binding: bool) -> &'static str {
 /// hand from the runs it describes), placed after the totals.
 const MPICH_TEST_SUITE: &str = include_str!("mpich_test_suite.md");
 
+/// The section on the `use mpi_f08` bindings (written by hand), placed
+/// after MPICH's test suite.
+const MPI_F08: &str = include_str!("mpi_f08.md");
+
 /// The text of docs/mpi-coverage.md: intro, totals per MPI version, the
 /// results of MPICH's test suite, and a table of every function of
 /// Debian's mpi.h with its C and Fortran status.
@@ -92,6 +96,8 @@ pub fn coverage_markdown() -> String {
     }
     s.push('\n');
     s.push_str(MPICH_TEST_SUITE);
+    s.push('\n');
+    s.push_str(MPI_F08);
     s.push_str(
         "\n## Functions\n\n\
          | function | version | C | Fortran |\n\
