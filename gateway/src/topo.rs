@@ -80,15 +80,26 @@ pub fn run(a: &TopoArgs) -> Result<(), crate::error::Error> {
 }
 
 /// The pattern's per-link load under the network's routing, then under
-/// static shortest paths and ECMP where the network uses neither.
+/// static shortest paths and ECMP (and, on a dragonfly, Valiant) where the
+/// network uses none of them. UGAL adapts to queues while the job runs;
+/// on an idle network its source routers choose the minimal paths, which
+/// is what it shows.
 fn routing_loads(net: &Network, own: &Routing, pattern: Pattern) -> Vec<RoutingLoad> {
-    let mut loads = vec![link_load::routing_load(
-        net,
-        own,
-        pattern,
-        net.routing.name(),
-    )];
-    for other in [RoutingPolicy::Shortest, RoutingPolicy::Ecmp] {
+    let own_name = match net.routing {
+        RoutingPolicy::Ugal => "ugal (idle network: minimal)",
+        other => other.name(),
+    };
+    let mut loads = vec![link_load::routing_load(net, own, pattern, own_name)];
+    let dragonfly = own.detours(net).is_some()
+        || matches!(
+            net.shape.as_ref().map(|s| &s.layout),
+            Some(netsim::topology::generators::Layout::Dragonfly { .. })
+        );
+    let mut others = vec![RoutingPolicy::Shortest, RoutingPolicy::Ecmp];
+    if dragonfly {
+        others.push(RoutingPolicy::Valiant);
+    }
+    for other in others {
         if other != net.routing {
             let mut alt = net.clone();
             alt.routing = other;

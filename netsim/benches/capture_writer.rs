@@ -54,6 +54,7 @@ fn packet(payload: usize, i: usize) -> Packet {
         sack: Default::default(),
         payload: Bytes::from(vec![(i % 251) as u8; payload]),
         encoded: None,
+        detour: None,
     }
 }
 

@@ -287,6 +287,30 @@ fn dimension_order_corrects_the_first_dimension_first() {
 }
 
 #[test]
+fn valiant_and_ugal_are_for_dragonflies_only() {
+    for routing in ["valiant", "ugal"] {
+        let e = config_error(&format!(
+            "[topology]\nkind='fat-tree'\nk=4\nrouting='{routing}'\n"
+        ));
+        assert!(
+            e.contains(&format!(
+                "routing = \"{routing}\"` does not apply to a fat-tree"
+            )) && e.contains("valiant and ugal for dragonflies"),
+            "{e}"
+        );
+    }
+    let e = config_error("[topology]\nkind='torus'\ndims=[4,4]\nflowlet_gap='5us'\n");
+    assert!(
+        e.contains("`topology.flowlet_gap` does not apply to a torus"),
+        "{e}"
+    );
+    let net = network(
+        "[topology]\nkind='dragonfly'\ngroups=3\nrouters_per_group=2\nhosts_per_router=1\nglobal_links_per_router=1\nrouting='ugal'\nflowlet_gap='7us'\n",
+    );
+    assert_eq!(net.flowlet_gap_ns, 7_000);
+}
+
+#[test]
 fn coordinate_routing_matches_the_tables() {
     for (toml, what) in [
         ("[topology]\nkind='mesh'\ndims=[3,4]\n", "mesh"),

@@ -11,8 +11,10 @@
 
 use super::{flow_of, for_each_pair, Pattern};
 use crate::topology::generators::Layout;
+use crate::topology::routing::detour::{flowlet_pick, DragonflyGroups};
+use crate::topology::routing::flow::FlowKey;
 use crate::topology::routing::Routing;
-use crate::topology::{Network, NodeKind};
+use crate::topology::{Network, NodeId, NodeKind, PortId};
 
 /// Minimum, mean and maximum flows over a set of link directions.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -66,14 +68,17 @@ pub struct RoutingLoad {
 pub fn flows_per_port(net: &Network, routing: &Routing, pattern: Pattern) -> (Vec<u64>, u64) {
     let mut load = vec![0u64; net.ports.len()];
     let mut flows = 0;
+    let valiant = routing.valiant(net);
     for_each_pair(pattern, net.hosts.len(), &mut |s, d| {
-        let spread = routing.spread(&flow_of(net, s, d));
+        let flow = flow_of(net, s, d);
+        let spread = routing.spread(&flow);
         let (src, dst) = (net.hosts[s], net.hosts[d]);
         let mut path = Vec::new();
-        if routing
-            .walk_spread(net, src, dst, spread, |p| path.push(p))
-            .is_some()
-        {
+        let walked = match valiant {
+            Some(groups) => valiant_walk(net, routing, &groups, (src, dst), &flow, &mut path),
+            None => routing.walk_spread(net, src, dst, spread, |p| path.push(p)),
+        };
+        if walked.is_some() {
             flows += 1;
             for p in path {
                 load[p as usize] += 1;
@@ -81,6 +86,28 @@ pub fn flows_per_port(net: &Network, routing: &Routing, pattern: Pattern) -> (Ve
         }
     });
     (load, flows)
+}
+
+/// The ports of the path Valiant routing gives the first flowlet of
+/// `flow` from host `src` to host `dst` (what the simulator's source
+/// router chooses for it; later flowlets hash to other groups).
+fn valiant_walk(
+    net: &Network,
+    routing: &Routing,
+    groups: &DragonflyGroups,
+    (src, dst): (NodeId, NodeId),
+    flow: &FlowKey,
+    path: &mut Vec<PortId>,
+) -> Option<()> {
+    let first = *net.nodes[src as usize].ports.first()?;
+    path.push(first);
+    let at = net.peer_node(first);
+    let (from, to) = (groups.group_of_router(at)?, groups.group_of_host(net, dst)?);
+    let via = (from != to)
+        .then(|| groups.intermediate(from, to, flowlet_pick(flow.hash(net.routing_seed), 0)))
+        .flatten();
+    let spread = routing.spread(flow);
+    routing.walk_detour(net, groups, (at, dst), via, spread, |p| path.push(p))
 }
 
 /// The load of `pattern` on `net` routed by `routing`, named `name`.

@@ -332,6 +332,16 @@ pub enum RoutingPolicy {
     /// at every node (see [`crate::topology::routing::flow`]), so the
     /// flows between two hosts spread over all equally short paths.
     Ecmp,
+    /// Dragonfly: every flowlet between two groups goes minimally to an
+    /// intermediate group chosen by a seeded hash, then minimally to its
+    /// destination (Valiant's randomised routing: at most two global
+    /// links, load spread evenly whatever the traffic pattern).
+    Valiant,
+    /// Dragonfly: the source router sends each flowlet minimally, or
+    /// through an intermediate group as Valiant would, whichever path's
+    /// queues and links delay it less when the flowlet starts (UGAL with
+    /// global queue knowledge; see [`crate::sim`]'s adaptive routing).
+    Ugal,
 }
 
 impl RoutingPolicy {
@@ -342,6 +352,8 @@ impl RoutingPolicy {
             RoutingPolicy::DimensionOrder => "dimension-order",
             RoutingPolicy::ECube => "e-cube",
             RoutingPolicy::Ecmp => "ecmp",
+            RoutingPolicy::Valiant => "valiant",
+            RoutingPolicy::Ugal => "ugal",
         }
     }
 }
@@ -393,6 +405,10 @@ pub struct TopologyConfig {
     pub hosts_per_router: Option<u32>,
     /// Dragonfly: global links each router has to other groups.
     pub global_links_per_router: Option<u32>,
+    /// Dragonfly under `routing = "valiant"` or `"ugal"`: a flow's packets
+    /// keep their path until the flow has been idle this long; the next
+    /// packet starts a new flowlet, which chooses again (default 5 µs).
+    pub flowlet_gap: Option<DurationNs>,
     /// How routers choose among paths (default `shortest`).
     #[serde(default)]
     pub routing: RoutingPolicy,

@@ -195,6 +195,7 @@ fn level(l: &Level, p: &str, hosts: u32, what: &str) -> Result<TopologyConfig, C
         routers_per_group: None,
         hosts_per_router: None,
         global_links_per_router: None,
+        flowlet_gap: None,
         routing: Default::default(),
         rate,
         delay,

@@ -112,4 +112,9 @@ pub struct SimStats {
     pub network_events: Vec<crate::faults::NetworkEvent>,
     /// Network events after those, counted but not recorded.
     pub network_events_unrecorded: u64,
+    /// Under adaptive dragonfly routing (`routing = "valiant"` or
+    /// `"ugal"`): flowlets whose path a source router chose.
+    pub flowlets: u64,
+    /// Of those, the flowlets sent through an intermediate group.
+    pub detoured_flowlets: u64,
 }

@@ -24,6 +24,7 @@ use bytes::Bytes;
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 
+mod adaptive;
 mod model;
 pub mod vectors;
 
@@ -95,6 +96,8 @@ pub struct Simulator {
     actions: Vec<TcpAction>,
     messages_injected: u64,
     messages_delivered: u64,
+    /// Adaptive dragonfly routing's flowlets (see [`adaptive`]).
+    flowlets: adaptive::Flowlets,
 }
 
 /// Initial TTL of packets leaving a host.
@@ -245,6 +248,7 @@ impl Simulator {
             actions: Vec::new(),
             messages_injected: 0,
             messages_delivered: 0,
+            flowlets: Default::default(),
             net,
         }
     }
@@ -691,6 +695,7 @@ impl Simulator {
                         sack: seg.sack,
                         payload: seg.payload,
                         encoded: None,
+                        detour: None,
                     };
                     let frame = pkt.frame_len();
                     let ns = &mut self.node_stats[from as usize];
@@ -925,8 +930,15 @@ impl Simulator {
             self.packets.remove(pkt);
             return;
         }
-        let spread = self.packet_spread(pkt);
-        let route = (self.routes()).route_spread(&self.net, node, p.dst_host, spread);
+        let route = match self.adaptive_detour(node, in_port, pkt) {
+            Some(via) => self.detour_route(node, via),
+            None => {
+                let spread = self.packet_spread(pkt);
+                let dst = self.packets.get(pkt).dst_host;
+                (self.routes()).route_spread(&self.net, node, dst, spread)
+            }
+        };
+        let p = self.packets.get(pkt);
         let Some(route) = route.filter(|_| p.ttl > 1) else {
             self.drop_unroutable(node, pkt);
             return;
@@ -1098,6 +1110,8 @@ impl Simulator {
                 .collect(),
             network_events: self.network_events().to_vec(),
             network_events_unrecorded: self.faults.as_ref().map_or(0, |f| f.unrecorded()),
+            flowlets: self.flowlets.decisions,
+            detoured_flowlets: self.flowlets.detoured,
             connections: self
                 .conns
                 .iter()

@@ -17,6 +17,9 @@ impl Network {
                 let (expanded, shape) = generators::expand(cfg, origin)?;
                 let mut net = Network::from_listed(&expanded, origin)?;
                 net.routing = t.routing;
+                if let Some(gap) = t.flowlet_gap {
+                    net.flowlet_gap_ns = gap.0;
+                }
                 net.shape = shape;
                 net
             }

@@ -146,9 +146,18 @@ pub struct Network {
     /// The network's `seed`, which seeds the per-flow hash of
     /// `routing = "ecmp"`.
     pub routing_seed: u64,
+    /// Under adaptive dragonfly routing, how long a flow must be idle
+    /// before its next packet may take another path, ns.
+    pub flowlet_gap_ns: u64,
     by_name: crate::base::fasthash::FastMap<String, NodeId>,
     parallel: crate::base::fasthash::FastMap<(NodeId, NodeId), u32>,
 }
+
+/// `topology.flowlet_gap` when the network file leaves it out, ns: longer
+/// than the extra latency of a dragonfly's non-minimal path (a second
+/// global and a local link), so a flowlet that moves to a shorter path
+/// does not overtake the previous one's packets in most networks.
+pub const DEFAULT_FLOWLET_GAP_NS: u64 = 5_000;
 
 fn err(origin: &str, msg: String) -> ConfigError {
     ConfigError(format!("{origin}: {msg}"))
@@ -165,6 +174,7 @@ impl Network {
             shape: None,
             routing: Default::default(),
             routing_seed: 0,
+            flowlet_gap_ns: DEFAULT_FLOWLET_GAP_NS,
             by_name: Default::default(),
             parallel: Default::default(),
         }

@@ -150,6 +150,10 @@ pub struct Packet {
     /// packet and reused by the next ones; cleared when a router rewrites
     /// headers.
     pub encoded: Option<Bytes>,
+    /// The dragonfly group this packet must reach before heading to its
+    /// destination (a Valiant detour that adaptive routing chose at its
+    /// source router); `None` on a minimal path. Not on the wire.
+    pub detour: Option<u32>,
 }
 
 impl Packet {

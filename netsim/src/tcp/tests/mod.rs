@@ -170,6 +170,7 @@ fn packet(seg: &Segment) -> Packet {
         sack: seg.sack,
         payload: seg.payload.clone(),
         encoded: None,
+        detour: None,
     }
 }
 

@@ -77,6 +77,7 @@ fn allowed_keys(kind: TopologyKind) -> &'static [&'static str] {
             "routers_per_group",
             "hosts_per_router",
             "global_links_per_router",
+            "flowlet_gap",
         ],
         TopologyKind::Custom => &[],
     }
@@ -105,6 +106,7 @@ fn check_keys(t: &TopologyConfig, at: &str) -> Result<(), String> {
             "global_links_per_router",
             t.global_links_per_router.is_some(),
         ),
+        ("flowlet_gap", t.flowlet_gap.is_some()),
     ] {
         if set && !allowed.contains(&key) {
             let takes = if allowed.is_empty() {
@@ -129,11 +131,12 @@ fn check_keys(t: &TopologyConfig, at: &str) -> Result<(), String> {
         }
         RoutingPolicy::ECube => t.kind == TopologyKind::Hypercube,
         RoutingPolicy::Ecmp => true,
+        RoutingPolicy::Valiant | RoutingPolicy::Ugal => t.kind == TopologyKind::Dragonfly,
     };
     if !policy_ok {
         let name = t.routing.name();
         return Err(format!(
-            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" or \"ecmp\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes)"
+            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" or \"ecmp\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes, valiant and ugal for dragonflies)"
         ));
     }
     Ok(())

@@ -29,12 +29,14 @@
 //! router addressed to the next L3 hop's MAC reaches it because the router
 //! computed that MAC by following this tree through the switches.
 
+pub mod detour;
 pub mod flow;
 pub mod structured;
 pub mod tables;
 
 use crate::base::addr::MacAddr;
 use crate::topology::{Network, NodeId, NodeKind, PortId};
+use detour::DragonflyGroups;
 use structured::Structured;
 use tables::ShortestTables;
 
@@ -165,6 +167,73 @@ impl Routing {
             Some(seed) => Spread::Flow(key.hash(seed)),
             None => Spread::Destination,
         }
+    }
+
+    /// The groups of a dragonfly routed by coordinates under
+    /// `routing = "valiant"` or `"ugal"`: the networks whose packets may
+    /// detour through an intermediate group. `None` otherwise, and while
+    /// faults have routing recomputed by tables (then every path is a
+    /// shortest one).
+    pub fn detours(&self, net: &Network) -> Option<DragonflyGroups> {
+        use crate::config::RoutingPolicy::{Ugal, Valiant};
+        match (&self.strategy, net.routing) {
+            (Strategy::Structured(_), Valiant | Ugal) => DragonflyGroups::of(net),
+            _ => None,
+        }
+    }
+
+    /// [`Routing::detours`] when every flowlet between groups detours
+    /// (`routing = "valiant"`), as opposed to UGAL, which decides by queues.
+    pub fn valiant(&self, net: &Network) -> Option<DragonflyGroups> {
+        self.detours(net)
+            .filter(|_| net.routing == crate::config::RoutingPolicy::Valiant)
+    }
+
+    /// The route from router `at` toward router `router` on a shortest
+    /// path (a detour's first leg), when paths come from coordinates.
+    pub fn route_to_router(&self, net: &Network, at: NodeId, router: NodeId) -> Option<Route> {
+        let Strategy::Structured(s) = &self.strategy else {
+            return None;
+        };
+        let port = s.next_port_to_router(at, router)?;
+        let peer = net.ports[port as usize].peer;
+        Some(Route {
+            port,
+            next_hop_mac: net.ports[peer as usize].mac,
+        })
+    }
+
+    /// Calls `visit` with every output port on the path a packet at
+    /// router `at` takes to host `dst` when it first goes to the dragonfly
+    /// group `via` (a Valiant detour; `None`: minimally), ties split by
+    /// `spread`; `None` when a step has no route.
+    pub fn walk_detour(
+        &self,
+        net: &Network,
+        groups: &DragonflyGroups,
+        (mut at, dst): (NodeId, NodeId),
+        mut via: Option<u32>,
+        spread: Spread,
+        mut visit: impl FnMut(PortId),
+    ) -> Option<()> {
+        let mut guard = net.nodes.len() + 1;
+        while at != dst {
+            let here = groups.group_of_router(at);
+            if via.is_some() && via == here {
+                via = None;
+            }
+            let port = match (via, here) {
+                (Some(k), Some(g)) => {
+                    self.route_to_router(net, at, groups.landing_router(g, k))?
+                        .port
+                }
+                _ => self.next_port_spread(net, at, dst, spread)?,
+            };
+            visit(port);
+            at = net.peer_node(port);
+            guard = guard.checked_sub(1)?;
+        }
+        Some(())
     }
 
     /// The port `at` (any node) sends a packet for host `dst` out of, or

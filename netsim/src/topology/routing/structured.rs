@@ -120,6 +120,17 @@ impl Structured {
         self.step(u, &self.target(t), di, spread).map(|(p, _)| p)
     }
 
+    /// The next port from router `at` toward router `router` on a
+    /// shortest path (ties split by the target router's number).
+    pub fn next_port_to_router(&self, at: NodeId, router: NodeId) -> Option<PortId> {
+        let (u, t) = (self.router_index(at)?, self.router_index(router)?);
+        if u == t {
+            return None;
+        }
+        let key = u32::MAX - t;
+        (self.step(u, &self.target(t), key, Spread::Destination)).map(|(p, _)| p)
+    }
+
     /// Calls `visit` with each output port from host `src` to host `dst`
     /// (host index `di`), stepping on router numbers only; ties split by
     /// `spread`.
