@@ -215,6 +215,7 @@ mod tests {
             EventClass::LocalDelivery,
             EventClass::Fault,
             EventClass::Collective,
+            EventClass::CreditReturn,
         ]
         .map(LatenessKind::Event)
         .into_iter()

@@ -55,6 +55,8 @@ fn packet(payload: usize, i: usize) -> Packet {
         payload: Bytes::from(vec![(i % 251) as u8; payload]),
         encoded: None,
         detour: None,
+        ib: None,
+        credit_of: None,
     }
 }
 
@@ -64,6 +66,7 @@ fn interface() -> CaptureInterface {
         name: "host0/switch0".into(),
         description: "bench".into(),
         speed_bps: 1_000_000_000,
+        link_type: 1,
     }
 }
 

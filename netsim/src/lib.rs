@@ -75,6 +75,7 @@ pub mod faults;
 pub mod loader;
 pub mod model;
 pub mod models;
+pub mod rdma;
 pub mod sim;
 pub mod tcp;
 pub mod topology;

@@ -270,12 +270,13 @@ fn the_layers_are_the_ones_the_docs_draw() {
         ("topology", &["base", "config"]),
         ("wire", &["base", "config", "topology"]),
         ("tcp", &["base", "wire"]),
+        ("rdma", &["base"]),
         ("faults", &["base", "config", "topology"]),
         ("model", &["base", "config", "tcp", "faults"]),
         (
             "sim",
             &[
-                "base", "config", "topology", "wire", "tcp", "faults", "model",
+                "base", "config", "topology", "wire", "tcp", "rdma", "faults", "model",
             ],
         ),
         ("analytic", &["base", "config", "topology", "model"]),

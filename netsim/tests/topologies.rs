@@ -272,6 +272,7 @@ fn bundled_topology_examples_load() {
         ("fat-tree-4.toml", 16),
         ("dragonfly.toml", 72),
         ("hpc-fat-tree.toml", 16),
+        ("hpc-fat-tree-lossless.toml", 16),
         ("hpc-dragonfly.toml", 40),
         ("twisted-torus-4x4.toml", 16),
         ("hybrid-ring-of-meshes.toml", 16),

@@ -82,7 +82,16 @@ pub struct NetworkConfig {
     /// Parameters every link gets unless it overrides them.
     #[serde(default)]
     pub link_defaults: LinkSettings,
-    /// The transport every rank pair uses.
+    /// The link layer and transport: `ethernet` (default: Ethernet,
+    /// IPv4 and TCP, queues that drop) or `lossless` (credit-based flow
+    /// control and a message transport without retransmission, like
+    /// InfiniBand).
+    #[serde(default)]
+    pub fabric: FabricKind,
+    /// Parameters of the lossless fabric (`[lossless]`).
+    #[serde(default)]
+    pub lossless: LosslessConfig,
+    /// The transport every rank pair uses on the Ethernet fabric.
     #[serde(default)]
     pub tcp: TcpConfig,
     /// How two ranks on the same host talk (they bypass the network).
@@ -489,6 +498,46 @@ impl Default for TcpConfig {
             nic_queue_packets: 32,
             sack: false,
             congestion: Default::default(),
+        }
+    }
+}
+
+/// `fabric`: what carries the messages between hosts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FabricKind {
+    /// Ethernet frames, IPv4 and TCP; a full queue drops and TCP resends.
+    #[default]
+    Ethernet,
+    /// Credit-based link-level flow control (a port sends only while the
+    /// next node has buffer for the frame, so nothing is ever dropped) and
+    /// a reliable message transport without acknowledgements or
+    /// retransmission, like InfiniBand's reliable connections; captures
+    /// are InfiniBand packets.
+    Lossless,
+}
+
+/// `[lossless]`: the lossless fabric's parameters.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LosslessConfig {
+    /// Buffer of every link direction's receiving end, in packets: the
+    /// credits the sending port starts with.
+    pub credits: u32,
+    /// Time a switch or router takes to forward a packet once it has
+    /// arrived, on top of the link's delay.
+    pub switch_latency: DurationNs,
+    /// Largest payload of one packet, bytes (InfiniBand's MTU: 256, 512,
+    /// 1024, 2048 or 4096).
+    pub mtu: u32,
+}
+
+impl Default for LosslessConfig {
+    fn default() -> Self {
+        LosslessConfig {
+            credits: 16,
+            switch_latency: DurationNs(100),
+            mtu: 4096,
         }
     }
 }

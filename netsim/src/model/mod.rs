@@ -211,6 +211,8 @@ pub enum EventClass {
     Fault,
     /// A collective of the analytic model ended (its members are released).
     Collective,
+    /// A credit of the lossless fabric came back to its port.
+    CreditReturn,
 }
 
 impl EventClass {
@@ -225,6 +227,7 @@ impl EventClass {
             EventClass::LocalDelivery => "local-delivery",
             EventClass::Fault => "fault",
             EventClass::Collective => "collective",
+            EventClass::CreditReturn => "credit-return",
         }
     }
 }

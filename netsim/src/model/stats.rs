@@ -74,6 +74,9 @@ pub struct LinkDirectionStats {
     pub peak_queue_packets: u32,
     /// Peak frame bytes waiting.
     pub peak_queue_bytes: u64,
+    /// Lossless fabric: times the port had a frame to send and no credit
+    /// (the next node's buffer for this link was full).
+    pub credit_stalls: u64,
 }
 
 /// Counters of one TCP connection.

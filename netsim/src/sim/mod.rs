@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 
 mod adaptive;
+mod lossless;
 mod model;
 pub mod vectors;
 
@@ -37,6 +38,8 @@ enum Event {
     Arrive(PortId, PacketId, u32),
     Timer(ConnId, TimerKind),
     LocalDeliver(MessageId),
+    /// A credit of the lossless fabric is back at its port.
+    CreditReturn(PortId),
 }
 
 struct ConnEntry {
@@ -98,6 +101,9 @@ pub struct Simulator {
     messages_delivered: u64,
     /// Adaptive dragonfly routing's flowlets (see [`adaptive`]).
     flowlets: adaptive::Flowlets,
+    /// The lossless fabric's credits and queue pairs (`None`: Ethernet
+    /// and TCP).
+    lossless: Option<Box<lossless::Lossless>>,
 }
 
 /// Initial TTL of packets leaving a host.
@@ -128,6 +134,7 @@ impl Simulator {
         n_ranks: usize,
         capture: bool,
     ) -> Result<Simulator, ConfigError> {
+        lossless::check(cfg, &net, origin)?;
         let rank_hosts = net.place_ranks(cfg, n_ranks, origin)?;
         if let Some((a, b)) = crate::topology::reach::unreachable_pair(&net, &rank_hosts) {
             let name = |r: usize| &net.nodes[rank_hosts[r] as usize].name;
@@ -168,6 +175,9 @@ impl Simulator {
         };
         let plan = FaultPlan::resolve(cfg, &net, origin)?;
         let mut sim = Simulator::new(net, rank_hosts, tcp_params, cfg.seed);
+        if cfg.fabric == crate::config::FabricKind::Lossless {
+            sim.make_lossless(cfg);
+        }
         if let Some(plan) = plan {
             sim.set_faults(plan);
         }
@@ -249,6 +259,7 @@ impl Simulator {
             messages_injected: 0,
             messages_delivered: 0,
             flowlets: Default::default(),
+            lossless: None,
             net,
         }
     }
@@ -512,6 +523,7 @@ impl Simulator {
             Event::Arrive(..) => EventClass::Arrival,
             Event::Timer(..) => EventClass::TcpTimer,
             Event::LocalDeliver(_) => EventClass::LocalDelivery,
+            Event::CreditReturn(_) => EventClass::CreditReturn,
         };
         self.now = t;
         self.events_run += 1;
@@ -530,6 +542,7 @@ impl Simulator {
                 let (rec, bytes) = self.pending.remove(&id).expect("pending local message");
                 self.deliver(rec, bytes);
             }
+            Event::CreditReturn(port) => self.on_credit_return(port),
         }
         Some((t, class))
     }
@@ -550,6 +563,10 @@ impl Simulator {
             return;
         }
         let (rec, bytes) = self.pending.remove(&id).unwrap();
+        if self.is_lossless() {
+            self.rdma_send(rec, bytes);
+            return;
+        }
         let c = self.connection(src, dst);
         self.note_partition_traffic(c);
         let mut actions = std::mem::take(&mut self.actions);
@@ -696,6 +713,8 @@ impl Simulator {
                         payload: seg.payload,
                         encoded: None,
                         detour: None,
+                        ib: None,
+                        credit_of: None,
                     };
                     let frame = pkt.frame_len();
                     let ns = &mut self.node_stats[from as usize];
@@ -731,11 +750,11 @@ impl Simulator {
             self.drop_unroutable(node, pkt);
             return;
         }
-        let t = &mut self.tx[port as usize];
-        if !t.wire.is_busy() {
+        if !self.tx[port as usize].wire.is_busy() && self.may_send(port) {
             self.start_tx(port, pkt);
             return;
         }
+        let t = &mut self.tx[port as usize];
         let frame = self.packets.get(pkt).frame_len();
         match t.queue.enqueue(pkt, frame, self.now) {
             Admission::Queued => {}
@@ -758,6 +777,7 @@ impl Simulator {
     }
 
     fn start_tx(&mut self, port: PortId, pkt: PacketId) {
+        self.on_lossless_departure(port, pkt);
         (self.captures).departed(port, self.now, self.packets.get_mut(pkt));
         let p = self.packets.get(pkt);
         let params = self.net.links[self.net.ports[port as usize].link as usize].params;
@@ -805,19 +825,23 @@ impl Simulator {
             self.link_stats[port as usize].drops_loss += 1;
             self.packets.remove(pkt);
         } else {
-            self.queue.push(
-                self.now + Nanos(params.delay_ns),
-                Event::Arrive(pinfo.peer, pkt, epoch),
-            );
+            let at = self.now + Nanos(params.delay_ns) + self.forwarding_latency(port);
+            self.queue.push(at, Event::Arrive(pinfo.peer, pkt, epoch));
         }
-        if let Some(next) = self.tx[port as usize].queue.dequeue(self.now) {
-            self.start_tx(port, next);
+        if !self.tx[port as usize].queue.is_empty() && self.may_send(port) {
+            if let Some(next) = self.tx[port as usize].queue.dequeue(self.now) {
+                self.start_tx(port, next);
+            }
         }
         self.wake_waiting(port);
     }
 
     /// Lets connections waiting for room in `port`'s queue send again.
     fn wake_waiting(&mut self, port: PortId) {
+        if self.is_lossless() {
+            self.rdma_wake(port);
+            return;
+        }
         if !self.waiting_on_port[port as usize].is_empty() {
             while self.tx[port as usize].queue.room() > 0
                 && self.tx[port as usize].queue.len() < self.nic_queue_packets
@@ -857,6 +881,10 @@ impl Simulator {
         if p.dst_host != node {
             self.node_stats[node as usize].drops_unroutable += 1;
             self.packets.remove(pkt);
+            return;
+        }
+        if p.ib.is_some() {
+            self.rdma_receive(pkt);
             return;
         }
         let p = self.packets.remove(pkt);

@@ -25,6 +25,7 @@ impl Network {
             }
         };
         net.routing_seed = cfg.seed;
+        net.fabric = cfg.fabric;
         Ok(net)
     }
 }

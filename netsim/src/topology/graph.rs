@@ -149,6 +149,9 @@ pub struct Network {
     /// Under adaptive dragonfly routing, how long a flow must be idle
     /// before its next packet may take another path, ns.
     pub flowlet_gap_ns: u64,
+    /// What carries the packets: Ethernet frames, or the lossless
+    /// fabric's InfiniBand packets (captures need the link type).
+    pub fabric: crate::config::FabricKind,
     by_name: crate::base::fasthash::FastMap<String, NodeId>,
     parallel: crate::base::fasthash::FastMap<(NodeId, NodeId), u32>,
 }
@@ -175,6 +178,7 @@ impl Network {
             routing: Default::default(),
             routing_seed: 0,
             flowlet_gap_ns: DEFAULT_FLOWLET_GAP_NS,
+            fabric: Default::default(),
             by_name: Default::default(),
             parallel: Default::default(),
         }

@@ -49,6 +49,9 @@ pub struct CaptureInterface {
     pub description: String,
     /// Link rate in bits per second (0 = unlimited); the pcapng `if_speed`.
     pub speed_bps: u64,
+    /// The pcap link type of its frames: Ethernet, or InfiniBand on the
+    /// lossless fabric.
+    pub link_type: u16,
 }
 
 /// The names an IPv4 address resolves to in Wireshark.
@@ -175,7 +178,7 @@ impl CaptureFile {
             ts_correction: 0,
             ts_accuracy: 0,
             snaplen,
-            datalink: DataLink::ETHERNET,
+            datalink: DataLink::from(u32::from(interface.link_type)),
             ts_resolution: TsResolution::NanoSecond,
             endianness: pcap_file::Endianness::Little,
         };
@@ -217,7 +220,7 @@ impl CaptureFile {
         put_block(&mut out, ng::SHB, &body);
         for i in &interfaces {
             body.clear();
-            body.extend_from_slice(&ng::LINKTYPE_ETHERNET.to_le_bytes());
+            body.extend_from_slice(&i.link_type.to_le_bytes());
             body.extend_from_slice(&0u16.to_le_bytes());
             body.extend_from_slice(&snaplen.to_le_bytes());
             put_option(&mut body, ng::IF_NAME, i.name.as_bytes());
@@ -253,11 +256,20 @@ impl CaptureFile {
     pub fn record(&mut self, interface: u32, dir: Direction, at: Nanos, pkt: &mut Packet) {
         if pkt.encoded.is_none() {
             let mut frame = Vec::with_capacity(14 + pkt.ip_len() as usize);
-            encode_frame(pkt, &mut frame);
+            match &pkt.ib {
+                Some(h) => super::infiniband::encode(h, &pkt.payload, &mut frame),
+                None => encode_frame(pkt, &mut frame),
+            }
             pkt.encoded = Some(Bytes::from(frame));
         }
         let frame = pkt.encoded.as_ref().expect("just encoded");
-        let keep = (self.snaplen as usize).min(frame.len());
+        // A lossless-fabric packet goes in an ERF record (see
+        // `super::infiniband`): its header, with this capture's time, first.
+        let erf = (pkt.ib.is_some()).then(|| super::infiniband::erf_header(at.0, frame.len()));
+        let prefix: &[u8] = erf.as_ref().map_or(&[], |h| &h[..]);
+        let orig_len = prefix.len() + frame.len();
+        let keep = (self.snaplen as usize).max(prefix.len()).min(orig_len);
+        let frame_keep = keep - prefix.len();
         let start = self.inline.len();
         let trailer_len;
         match self.format {
@@ -268,7 +280,7 @@ impl CaptureFile {
                 h[0..4].copy_from_slice(&((at.0 / 1_000_000_000) as u32).to_le_bytes());
                 h[4..8].copy_from_slice(&((at.0 % 1_000_000_000) as u32).to_le_bytes());
                 h[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
-                h[12..16].copy_from_slice(&(frame.len() as u32).to_le_bytes());
+                h[12..16].copy_from_slice(&(orig_len as u32).to_le_bytes());
                 self.inline.extend_from_slice(&h);
                 trailer_len = 0;
             }
@@ -287,18 +299,20 @@ impl CaptureFile {
                 h[12..16].copy_from_slice(&((at.0 >> 32) as u32).to_le_bytes());
                 h[16..20].copy_from_slice(&(at.0 as u32).to_le_bytes());
                 h[20..24].copy_from_slice(&(keep as u32).to_le_bytes());
-                h[24..28].copy_from_slice(&(frame.len() as u32).to_le_bytes());
+                h[24..28].copy_from_slice(&(orig_len as u32).to_le_bytes());
                 self.inline.extend_from_slice(&h);
             }
         }
-        let shared = keep > INLINE_FRAME_MAX;
+        self.inline.extend_from_slice(prefix);
+        let shared = frame_keep > INLINE_FRAME_MAX;
         if !shared {
-            self.inline.extend_from_slice(&frame[..keep]);
+            self.inline.extend_from_slice(&frame[..frame_keep]);
         }
         let mut end = self.inline.len();
         self.push_inline(start, end);
         if shared {
-            self.pending.push(Pending::Shared(frame.slice(..keep)));
+            self.pending
+                .push(Pending::Shared(frame.slice(..frame_keep)));
         }
         if self.format == CaptureFormat::Pcapng {
             let t = self.inline.len();
@@ -317,7 +331,7 @@ impl CaptureFile {
             debug_assert_eq!(end - t, trailer_len);
             self.push_inline(t, end);
         }
-        self.pending_bytes += end - start + if shared { keep } else { 0 };
+        self.pending_bytes += end - start + if shared { frame_keep } else { 0 };
         self.frames += 1;
     }
 
@@ -622,6 +636,10 @@ pub fn interface(net: &Network, p: PortId) -> CaptureInterface {
             link.params.mtu
         ),
         speed_bps: link.params.rate_bps,
+        link_type: match net.fabric {
+            crate::config::FabricKind::Ethernet => ng::LINKTYPE_ETHERNET,
+            crate::config::FabricKind::Lossless => super::infiniband::LINKTYPE_ERF,
+        },
     }
 }
 
@@ -833,6 +851,7 @@ mod whole_records_tests {
                 name: "p0".into(),
                 description: "port 0".into(),
                 speed_bps: 1_000_000_000,
+                link_type: 1,
             }],
             &[],
             65535,

@@ -3,6 +3,8 @@
 
 use crate::base::addr::MacAddr;
 use crate::base::ids::NodeId;
+use crate::base::ids::PortId;
+use crate::wire::infiniband::{self, IbHeader};
 use bytes::Bytes;
 use std::net::Ipv4Addr;
 
@@ -154,6 +156,14 @@ pub struct Packet {
     /// destination (a Valiant detour that adaptive routing chose at its
     /// source router); `None` on a minimal path. Not on the wire.
     pub detour: Option<u32>,
+    /// On the lossless fabric: the packet's InfiniBand transport fields
+    /// (it is an InfiniBand packet, not an Ethernet frame; the MAC and IP
+    /// fields above only steer the forwarding).
+    pub ib: Option<IbHeader>,
+    /// On the lossless fabric: the port whose credit the packet holds
+    /// (the last link it crossed), returned when it leaves the node's
+    /// buffer.
+    pub credit_of: Option<PortId>,
 }
 
 impl Packet {
@@ -170,12 +180,21 @@ impl Packet {
     pub fn ip_len(&self) -> u64 {
         IPV4_HEADER + self.tcp_header_len() + self.payload.len() as u64
     }
-    /// Frame length including Ethernet header and FCS, padded to 64 bytes.
+    /// Frame length including Ethernet header and FCS, padded to 64 bytes
+    /// (an InfiniBand packet: its headers, padded payload and CRCs).
     pub fn frame_len(&self) -> u64 {
+        if self.ib.is_some() {
+            return infiniband::frame_len(self.payload.len());
+        }
         (self.ip_len() + ETHERNET_OVERHEAD).max(ETHERNET_MIN_FRAME)
     }
-    /// Bytes of wire time: frame plus preamble and inter-frame gap.
+    /// Bytes of wire time: frame plus preamble and inter-frame gap (an
+    /// InfiniBand packet: the packet itself; the link rate is its data
+    /// rate, after the line code).
     pub fn wire_len(&self) -> u64 {
+        if self.ib.is_some() {
+            return self.frame_len();
+        }
         self.frame_len() + ETHERNET_GAP
     }
 }

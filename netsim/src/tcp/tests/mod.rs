@@ -171,6 +171,8 @@ fn packet(seg: &Segment) -> Packet {
         payload: seg.payload.clone(),
         encoded: None,
         detour: None,
+        ib: None,
+        credit_of: None,
     }
 }
 
