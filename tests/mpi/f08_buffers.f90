@@ -48,6 +48,7 @@ program f08_buffers
     call MPI_Send(a, 3, MPI_INTEGER, 1, 7, MPI_COMM_WORLD)
     d = [(1.5d0 * i, i = 1, 6)]
     call MPI_Send(d(2:6:2), 3, MPI_DOUBLE_PRECISION, 1, 8, MPI_COMM_WORLD)
+    call MPI_Send(d(6:1:-2), 3, MPI_DOUBLE_PRECISION, 1, 9, MPI_COMM_WORLD)
   else if (rank == 1) then
     b = -1
     call MPI_Recv(b, 10, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, status)
@@ -79,6 +80,9 @@ program f08_buffers
     e = 0
     call MPI_Recv(e, 3, MPI_DOUBLE_PRECISION, 0, 8, MPI_COMM_WORLD, status)
     call check(all(e == [3d0, 6d0, 9d0]), 'double precision section')
+    e = 0
+    call MPI_Recv(e, 3, MPI_DOUBLE_PRECISION, 0, 9, MPI_COMM_WORLD, status)
+    call check(all(e == [9d0, 6d0, 3d0]), 'section with a negative stride')
   end if
 
   ! A ring of nonblocking sections: a(1:10:3) to the right, received into
