@@ -122,10 +122,33 @@ fn write_f08_symbols(out_dir: &std::path::Path) {
         if !exported.contains(f08ts_name.as_str()) {
             continue;
         }
-        if let Some(code) = f08ts_forwarder(w, &f08ts_name) {
-            out.push_str(&code);
-            forwarded.insert(f08ts_name.clone());
-            forwarded.insert(format!("pmpir_{}", &f08ts_name["mpi_".len()..]));
+        for (name, large) in [
+            (f08ts_name.clone(), false),
+            (format!("{f08ts_name}large_"), true),
+        ] {
+            if !exported.contains(name.as_str()) {
+                continue;
+            }
+            if let Some(code) = f08ts_forwarder(w, &name, large) {
+                out.push_str(&code);
+                forwarded.insert(name.clone());
+                forwarded.insert(format!("pmpir_{}", &name["mpi_".len()..]));
+            }
+        }
+    }
+    // The large-count forms of the count and size queries (and
+    // MPI_Type_contiguous) that go with the `_large` buffer routines.
+    for w in wrappers
+        .iter()
+        .filter(|w| F08_LARGE_QUERIES.contains(&w.fname.as_str()))
+    {
+        let name = format!("{}f08_large_", w.fname);
+        if exported.contains(name.as_str()) {
+            if let Some(code) = f08ts_forwarder(w, &name, true) {
+                out.push_str(&code);
+                forwarded.insert(name.clone());
+                forwarded.insert(format!("pmpir_{}", &name["mpi_".len()..]));
+            }
         }
     }
     for line in list.lines() {
@@ -178,26 +201,47 @@ fn write_f08_symbols(out_dir: &std::path::Path) {
 }
 
 /// The `use mpi_f08` routine `f08ts_name` (and its profiling name
-/// `pmpir_xxx_f08ts_`) forwarding to the mpif.h table wrapper `w`, or None
-/// when an argument's kind is not passed alike by `mpi_f08`. Each choice
+/// `pmpir_xxx_f08ts_`) built on the mpif.h table wrapper `w`, or None when
+/// an argument's kind is not passed alike by `mpi_f08`. Each choice
 /// buffer arrives as a gfortran array descriptor and goes through
 /// `crate::f08_buffers::Buffers` (see there): with the count and datatype
 /// after it (`buf, count, datatype`), as the two buffers of a reduction
 /// (`sendbuf, recvbuf, count, datatype`), as a buffer with a counts array
-/// (must be contiguous), or by its address.
-fn f08ts_forwarder(w: &TableWrapper, f08ts_name: &str) -> Option<String> {
-    let kinds = &w.kinds;
+/// or partitions (must be contiguous), or by its address.
+///
+/// The `_f08ts` routine forwards to the mpif.h wrapper. The `_f08ts_large`
+/// one (`large`) calls the C library's `MPI_Xxx_c` itself: its counts,
+/// displacement arrays, sizes and positions are 8-byte integers
+/// ([`large_kind`]).
+fn f08ts_forwarder(w: &TableWrapper, f08ts_name: &str, large: bool) -> Option<String> {
+    let kinds: Vec<String> = if large {
+        (0..w.kinds.len())
+            .map(|i| large_kind(&w.names[i], &w.kinds[i]).to_string())
+            .collect()
+    } else {
+        w.kinds.clone()
+    };
+    let table_kinds = &w.kinds;
     let names = &w.names;
     let is_buffer = |i: usize| matches!(kinds[i].as_str(), "Buf" | "Location");
     if !(0..kinds.len()).all(|i| is_buffer(i) || F08_SAME_AS_MPIF_H.contains(&kinds[i].as_str())) {
         return None;
     }
     let named = |i: usize, part: &str, kind: &str| {
-        i < kinds.len() && names[i].contains(part) && kinds[i] == kind
+        i < kinds.len() && names[i].contains(part) && table_kinds[i] == kind
     };
     let nonblocking = w.fname.starts_with("mpi_i") || w.fname.ends_with("_init_");
     let mut params = Vec::new();
-    let mut args: Vec<String> = (0..kinds.len()).map(|i| format!("a{i}")).collect();
+    // What the mpif.h wrapper (`_f08ts`) or the C function (`_large`) is given.
+    let mut args: Vec<String> = (0..kinds.len())
+        .map(|i| {
+            if large {
+                format!("<crate::args::{} as crate::args::Arg>::c(a{i})", kinds[i])
+            } else {
+                format!("a{i}")
+            }
+        })
+        .collect();
     let mut body = format!(
         "    let mut bufs = crate::f08_buffers::Buffers::new(c\"{}\");\n",
         w.cname
@@ -232,19 +276,29 @@ fn f08ts_forwarder(w: &TableWrapper, f08ts_name: &str) -> Option<String> {
                 "    let (b{i}, b{j}) = bufs.reduction(a{i}, a{j}, {nonblocking});\n",
                 j = i + 1
             ));
-            args[i] = format!("b{i}");
-            args[i + 1] = format!("b{}", i + 1);
+            args[i] = format!("b{i} as _");
+            args[i + 1] = format!("b{} as _", i + 1);
             i += 2;
         } else if named(i + 1, "count", "In") && named(i + 2, "type", "In") {
+            let count = if large {
+                format!("*a{}", i + 1)
+            } else {
+                format!("i64::from(*a{})", i + 1)
+            };
             body.push_str(&format!(
-                "    let (b{i}, n{i}, t{i}) = match bufs.counted(a{i}, a{}, a{}) {{\n        \
+                "    let (b{i}, n{i}, t{i}) = match bufs.counted(a{i}, {count}, *a{}) {{\n        \
                  Ok(v) => v,\n        Err(code) => return crate::set_ierror(ierror, code),\n    }};\n",
-                i + 1,
                 i + 2
             ));
             args[i] = format!("b{i} as _");
-            args[i + 1] = format!("&n{i}");
-            args[i + 2] = format!("&t{i}");
+            if large {
+                args[i + 1] = format!("n{i}");
+                args[i + 2] = format!("t{i}");
+            } else {
+                body.push_str(&format!("    let n{i} = n{i} as crate::Fint;\n"));
+                args[i + 1] = format!("&n{i}");
+                args[i + 2] = format!("&t{i}");
+            }
             i += 1;
         } else if (i + 1 < kinds.len()
             && (names[i + 1].contains("counts") || names[i + 1] == "partitions"))
@@ -263,25 +317,75 @@ fn f08ts_forwarder(w: &TableWrapper, f08ts_name: &str) -> Option<String> {
     let sep = if params.is_empty() { "" } else { ", " };
     let arg_names: Vec<String> = (0..kinds.len()).map(|i| format!("a{i}")).collect();
     let profiling_name = format!("pmpir_{}", &f08ts_name["mpi_".len()..]);
+    let call = if large {
+        let c_params: Vec<String> = (0..kinds.len())
+            .map(|i| format!("a{i}: <crate::args::{} as crate::args::Arg>::C", kinds[i]))
+            .collect();
+        let after: String = (0..kinds.len())
+            .filter(|&i| !is_buffer(i))
+            .map(|i| {
+                format!(
+                    "    <crate::args::{} as crate::args::Arg>::after(a{i}, r);\n",
+                    kinds[i]
+                )
+            })
+            .collect();
+        format!(
+            "    extern \"C\" {{\n        fn {cname}_c({c_params}) -> std::os::raw::c_int;\n    }}\n    \
+             let r = {cname}_c({args});\n{after}    drop(bufs);\n    crate::set_ierror(ierror, r)\n",
+            cname = w.cname,
+            c_params = c_params.join(", "),
+            args = args.join(", "),
+        )
+    } else {
+        format!(
+            "    crate::{module}::{fname}({args}{sep}ierror)\n",
+            module = w.module,
+            fname = w.fname,
+            args = args.join(", "),
+        )
+    };
+    let what = if large {
+        format!("`{}_c` (large counts)", w.cname)
+    } else {
+        format!("`{}`", w.cname)
+    };
+    let via = if large {
+        "calling the C library".to_string()
+    } else {
+        format!("forwarded to `{}`", w.fname)
+    };
     Some(format!(
-        "/// `use mpi_f08` binding of `{cname}` with choice buffers (gfortran\n\
-         /// descriptors, see `crate::f08_buffers`), forwarded to `{fname}`;\n\
+        "/// `use mpi_f08` binding of {what} (choice buffers are gfortran\n\
+         /// descriptors, see `crate::f08_buffers`), {via};\n\
          /// `ierror` optional (null when absent).\n\
          #[no_mangle]\n\
-         #[allow(clippy::too_many_arguments)]\n\
+         #[allow(clippy::too_many_arguments, clippy::unnecessary_cast, unused_mut)]\n\
          pub unsafe extern \"C\" fn {f08ts_name}({params}{sep}ierror: *mut crate::Fint) {{\n\
-         {body}    crate::{module}::{fname}({args}{sep}ierror)\n}}\n\
+         {body}{call}}}\n\
          /// Profiling name of [`{f08ts_name}`].\n\
          #[no_mangle]\n\
          #[allow(clippy::too_many_arguments)]\n\
          pub unsafe extern \"C\" fn {profiling_name}({params}{sep}ierror: *mut crate::Fint) {{\n    \
          {f08ts_name}({arg_names}{sep}ierror)\n}}\n",
-        cname = w.cname,
-        fname = w.fname,
-        module = w.module,
-        args = args.join(", "),
         arg_names = arg_names.join(", "),
     ))
+}
+
+/// The kind (src/args.rs) of argument `name` (mpif.h kind `kind`) in an
+/// `_f08ts_large` routine: MPICH's `mpi_f08` makes every count, counts
+/// and displacements array, buffer size, pack position and window
+/// displacement unit an 8-byte integer there (`INTEGER(KIND=MPI_COUNT_KIND)`
+/// or `MPI_ADDRESS_KIND`), as the C `_c` routines take them.
+fn large_kind<'a>(name: &str, kind: &'a str) -> &'a str {
+    let wide = name.contains("count")
+        || name.ends_with("displs")
+        || ["size", "insize", "outsize", "position", "disp_unit"].contains(&name);
+    match kind {
+        "In" if wide => "CountIn",
+        "IntRef" if wide => "CountRef",
+        other => other,
+    }
 }
 
 /// Whether `symbol` is one of the handle comparison operators written out
@@ -301,6 +405,17 @@ fn is_handle_comparison(symbol: &str) -> bool {
         .any(|suffix| symbol.ends_with(suffix))
         && !symbol.contains("status")
 }
+
+/// The mpif.h wrappers whose `mpi_f08` `_f08_large` form differs only in
+/// 8-byte counts and sizes ([`large_kind`]), generated like the
+/// `_f08ts_large` routines.
+const F08_LARGE_QUERIES: &[&str] = &[
+    "mpi_get_count_",
+    "mpi_get_elements_",
+    "mpi_type_size_",
+    "mpi_pack_size_",
+    "mpi_type_contiguous_",
+];
 
 /// Argument kinds (src/args.rs) that `use mpi_f08` passes exactly as
 /// mpif.h does: handles and integers by reference, 1-based indices,
@@ -405,7 +520,7 @@ fn f08_routine_c_name(symbol: &str) -> String {
         return symbol.to_string();
     };
     let mut base = base.trim_end_matches('_');
-    for suffix in ["_f08ts", "_f08", "_large"] {
+    for suffix in ["_large", "_f08ts", "_f08"] {
         base = base.strip_suffix(suffix).unwrap_or(base);
     }
     let mut chars = base.chars();

@@ -19,6 +19,9 @@ program f08_buffers
   type(MPI_File) :: fh
   integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
   integer(kind=MPI_OFFSET_KIND) :: off
+  integer(kind=MPI_COUNT_KIND) :: n8
+  integer(kind=MPI_COUNT_KIND), allocatable :: cnts8(:)
+  integer(kind=MPI_ADDRESS_KIND), allocatable :: displs8(:)
   character(len=256) :: fname
   interface
     integer(c_int) function getpid() bind(C, name='getpid')
@@ -153,6 +156,28 @@ program f08_buffers
   rv = -1
   call MPI_Alltoall(sv, 1, MPI_INTEGER, rv, 1, MPI_INTEGER, MPI_COMM_WORLD)
   call check(all(rv == [(100 * i + rank, i = 0, nprocs - 1)]), 'alltoall')
+
+  ! Large counts (the _f08ts_large routines): a section around the ring,
+  ! an in-place reduction, a gatherv with 8-byte counts and displacements.
+  n8 = 4
+  c = -1
+  call MPI_Sendrecv(a(10:1:-3), n8, MPI_INTEGER, right, 30, c, n8, MPI_INTEGER, left, 30, &
+                    MPI_COMM_WORLD, status)
+  call check(all(c == 100 * left + [10, 7, 4, 1]), 'large-count sendrecv of a section')
+  call MPI_Get_count(status, MPI_INTEGER, n8)
+  call check(n8 == 4, 'large count received')
+  b = a
+  n8 = 10
+  call MPI_Allreduce(MPI_IN_PLACE, b, n8, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD)
+  call check(all(b == [(i, i = 1, 10)]), 'large-count allreduce in place')
+  allocate(cnts8(nprocs), displs8(nprocs))
+  cnts8 = [(2, i = 1, nprocs)]
+  displs8 = [(2 * (nprocs - i), i = 1, nprocs)]
+  g = -1
+  n8 = 2
+  call MPI_Gatherv(a(2:4:2), n8, MPI_INTEGER, g, cnts8, displs8, MPI_INTEGER, 0, MPI_COMM_WORLD)
+  if (rank == 0) call check(all(g(1:2 * nprocs) == [((100 * (nprocs - 1 - i / 2) + 2 + 2 * mod(i, 2)), &
+                                                      i = 0, 2 * nprocs - 1)]), 'large-count gatherv')
 
   ! A derived datatype: every third element.
   call MPI_Type_vector(4, 1, 3, MPI_INTEGER, vec)

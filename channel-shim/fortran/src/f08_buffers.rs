@@ -336,15 +336,13 @@ impl Buffers {
     /// datatype describing its first `count` elements.
     ///
     /// # Safety
-    /// `d` must be a gfortran descriptor, `count` and `datatype` valid
-    /// `INTEGER`s.
+    /// `d` must be a gfortran descriptor.
     pub unsafe fn counted(
         &mut self,
         d: *const Descriptor,
-        count: *const Fint,
-        datatype: *const Fint,
-    ) -> Result<(*mut c_void, Fint, Fint), c_int> {
-        let (count, datatype) = (*count, *datatype);
+        count: i64,
+        datatype: Fint,
+    ) -> Result<(*mut c_void, i64, Fint), c_int> {
         let v = View::of(d);
         let View::Memory(base, section) = &v else {
             return Ok((v.address(), count, datatype));
@@ -352,7 +350,7 @@ impl Buffers {
         if count <= 0 || section.is_contiguous() {
             return Ok((v.address(), count, datatype));
         }
-        let steps = section.layout(i64::from(count)).ok_or(MPI_ERR_ARG)?;
+        let steps = section.layout(count).ok_or(MPI_ERR_ARG)?;
         let ty = self.section_type(&steps, datatype)?;
         Ok((base.cast(), 1, ty))
     }
