@@ -117,7 +117,7 @@ impl Section {
     pub fn is_contiguous(&self) -> bool {
         let mut expected = self.elem_len;
         for d in &self.dims {
-            if d.extent == 0 || d.extent < 0 {
+            if d.extent <= 0 {
                 return true;
             }
             if d.extent > 1 && d.stride_bytes != expected {
