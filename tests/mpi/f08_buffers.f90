@@ -111,6 +111,12 @@ program f08_buffers
   if (rank == 0) s = 7
   call MPI_Bcast(s, 1, MPI_INTEGER, 0, MPI_COMM_WORLD)
   call check(s == 7, 'bcast scalar')
+  m2 = -1
+  if (rank == nprocs - 1) m2(2, :) = [4, 3, 2, 1]
+  call MPI_Ibcast(m2(2, :), 4, MPI_INTEGER, nprocs - 1, MPI_COMM_WORLD, reqs(1))
+  call MPI_Wait(reqs(1), status)
+  call check(all(m2(2, :) == [4, 3, 2, 1]) .and. all(m2(1, :) == -1) .and. all(m2(3, :) == -1), &
+             'ibcast of a row')
 
   ! Reductions, MPI_IN_PLACE among them. (Not into a section: Debian's
   ! MPICH refuses MPI_SUM on the hvector it builds for one.)

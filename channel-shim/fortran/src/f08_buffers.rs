@@ -484,7 +484,7 @@ pub unsafe extern "C" fn pmpir_f_sync_reg_f08ts_(_buf: *const Descriptor) {}
 mod tests {
     use super::*;
 
-    fn section(elem_len: i64, dims: &[(i64, i64)]) -> Section {
+    fn section_of(elem_len: i64, dims: &[(i64, i64)]) -> Section {
         Section {
             elem_len,
             dims: dims
@@ -499,27 +499,27 @@ mod tests {
 
     #[test]
     fn whole_arrays_scalars_and_unit_dimensions_are_contiguous() {
-        assert!(section(4, &[]).is_contiguous());
-        assert!(section(4, &[(10, 4)]).is_contiguous());
+        assert!(section_of(4, &[]).is_contiguous());
+        assert!(section_of(4, &[(10, 4)]).is_contiguous());
         // b(:, 2:3) of an INTEGER b(3, 4): columns follow each other.
-        assert!(section(4, &[(3, 4), (2, 12)]).is_contiguous());
+        assert!(section_of(4, &[(3, 4), (2, 12)]).is_contiguous());
         // b(2, 2:2): one element, whatever the strides say.
-        assert!(section(4, &[(1, 4), (1, 12)]).is_contiguous());
-        assert!(section(8, &[(0, 16)]).is_contiguous());
+        assert!(section_of(4, &[(1, 4), (1, 12)]).is_contiguous());
+        assert!(section_of(8, &[(0, 16)]).is_contiguous());
     }
 
     #[test]
     fn strided_and_row_sections_are_not() {
         // a(1:10:2), b(2, :), b(2:3, 1:4:3), d(5:1:-2)
-        assert!(!section(4, &[(5, 8)]).is_contiguous());
-        assert!(!section(4, &[(4, 12)]).is_contiguous());
-        assert!(!section(4, &[(2, 4), (2, 36)]).is_contiguous());
-        assert!(!section(8, &[(3, -16)]).is_contiguous());
+        assert!(!section_of(4, &[(5, 8)]).is_contiguous());
+        assert!(!section_of(4, &[(4, 12)]).is_contiguous());
+        assert!(!section_of(4, &[(2, 4), (2, 36)]).is_contiguous());
+        assert!(!section_of(8, &[(3, -16)]).is_contiguous());
     }
 
     #[test]
     fn a_layout_takes_whole_lower_dimensions_then_a_run() {
-        let s = section(4, &[(2, 4), (2, 36)]);
+        let s = section_of(4, &[(2, 4), (2, 36)]);
         let h = |count, stride_bytes| Hvector {
             count,
             stride_bytes,
@@ -530,16 +530,65 @@ mod tests {
         // 3 is not a whole number of columns; 6 is more than 4 elements.
         assert_eq!(s.layout(3), None);
         assert_eq!(s.layout(6), None);
-        assert_eq!(section(4, &[(5, 8)]).layout(5), Some(vec![h(5, 8)]));
-        assert_eq!(section(4, &[(5, 8)]).layout(6), None);
+        assert_eq!(section_of(4, &[(5, 8)]).layout(5), Some(vec![h(5, 8)]));
+        assert_eq!(section_of(4, &[(5, 8)]).layout(6), None);
+    }
+
+    /// The words of the descriptor gfortran 12 passed for `b(2:3, 1:4:3)`
+    /// of an `INTEGER b(3, 4)` (dumped from a compiled call): base,
+    /// offset, elem_len 4, dtype (rank 2 in byte 4, type 1 in byte 5),
+    /// span 4, then (stride, lower, upper) per dimension.
+    #[test]
+    fn gfortran_descriptors_read_as_sections() {
+        let mut b = [0i32; 12];
+        let base = b.as_mut_ptr() as usize + 4;
+        let words: [usize; 11] = [
+            base,
+            -10isize as usize,
+            4,
+            0x0102 << 32,
+            4,
+            1,
+            1,
+            2,
+            9,
+            1,
+            2,
+        ];
+        let view = unsafe { View::of(words.as_ptr().cast()) };
+        let View::Memory(p, section) = view else {
+            panic!("a section, not a sentinel")
+        };
+        assert_eq!(p as usize, base);
+        assert_eq!(section, section_of(4, &[(2, 4), (2, 36)]));
+        assert!(!section.is_contiguous());
+        // A scalar: rank 0, no dimensions read.
+        let scalar: [usize; 5] = [base, 0, 8, 0x0300 << 32, 8];
+        let View::Memory(_, s) = (unsafe { View::of(scalar.as_ptr().cast()) }) else {
+            panic!("a scalar")
+        };
+        assert_eq!(s, section_of(8, &[]));
+        // MPI_IN_PLACE of mpi_f08 is the module's storage.
+        let in_place: [usize; 5] = [
+            std::ptr::addr_of!(f08_symbols::MPIR_F08_MPI_IN_PLACE) as usize,
+            0,
+            4,
+            0x0100 << 32,
+            4,
+        ];
+        let v = unsafe { View::of(in_place.as_ptr().cast()) };
+        assert_eq!(v.address() as usize, C_IN_PLACE);
     }
 
     #[test]
     fn offsets_run_in_fortran_order() {
-        assert_eq!(section(4, &[]).offsets(), vec![0]);
-        assert_eq!(section(4, &[(3, 8)]).offsets(), vec![0, 8, 16]);
-        assert_eq!(section(4, &[(2, 4), (2, 36)]).offsets(), vec![0, 4, 36, 40]);
-        assert_eq!(section(8, &[(3, -16)]).offsets(), vec![0, -16, -32]);
-        assert_eq!(section(4, &[(5, 8)]).elements(), 5);
+        assert_eq!(section_of(4, &[]).offsets(), vec![0]);
+        assert_eq!(section_of(4, &[(3, 8)]).offsets(), vec![0, 8, 16]);
+        assert_eq!(
+            section_of(4, &[(2, 4), (2, 36)]).offsets(),
+            vec![0, 4, 36, 40]
+        );
+        assert_eq!(section_of(8, &[(3, -16)]).offsets(), vec![0, -16, -32]);
+        assert_eq!(section_of(4, &[(5, 8)]).elements(), 5);
     }
 }
