@@ -17,7 +17,8 @@ program f08_buffers
   type(MPI_Datatype) :: vec
   type(MPI_Win) :: win
   type(MPI_File) :: fh
-  integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
+  integer(kind=MPI_ADDRESS_KIND) :: winsize, disp, pos, psize
+  integer(kind=1) :: packed(16)
   integer(kind=MPI_OFFSET_KIND) :: off
   integer(kind=MPI_COUNT_KIND) :: n8
   integer(kind=MPI_COUNT_KIND), allocatable :: cnts8(:)
@@ -184,6 +185,18 @@ program f08_buffers
   call MPI_Gatherv(a(2:4:2), n8, MPI_INTEGER, g, cnts8, displs8, MPI_INTEGER, 0, MPI_COMM_WORLD)
   if (rank == 0) call check(all(g(1:2 * nprocs) == [((100 * (nprocs - 1 - i / 2) + 2 + 2 * mod(i, 2)), &
                                                       i = 0, 2 * nprocs - 1)]), 'large-count gatherv')
+
+  ! external32 packing of whole arrays (sections: f08_sections.f90;
+  ! Debian's MPICH packs and unpacks their first elements instead).
+  psize = 16
+  pos = 0
+  call MPI_Pack_external('external32', a(4:7), 4, MPI_INTEGER, packed, psize, pos)
+  call check(pos == 16 .and. packed(4) == int(mod(100 * rank + 4, 256) - merge(256, 0, mod(100 * rank + 4, 256) > 127), 1), &
+             'pack_external (big-endian)')
+  c = -1
+  pos = 0
+  call MPI_Unpack_external('external32', packed, psize, pos, c, 4, MPI_INTEGER)
+  call check(pos == 16 .and. all(c == 100 * rank + [4, 5, 6, 7]), 'unpack_external')
 
   ! A derived datatype: every third element.
   call MPI_Type_vector(4, 1, 3, MPI_INTEGER, vec)

@@ -92,6 +92,7 @@ pub mod f08_buffers;
 pub mod f08_env;
 pub mod f08_handles;
 pub mod f08_io;
+pub mod f08_pack_external;
 pub mod grequest;
 pub mod info;
 pub mod io;
