@@ -9,11 +9,14 @@ program f08_buffers
   use mpi_f08
   implicit none
   integer :: rank, nprocs, checks, failures, i, n, right, left, s, t, ierr
-  integer :: a(10), b(10), c(4), m(3, 4), m2(3, 4), w(64), x(4), y(4)
+  ! ASYNCHRONOUS: nonblocking and persistent operations and windows use them
+  ! between calls that do not name them.
+  integer, asynchronous :: a(10), b(10), c(4), m(3, 4), m2(3, 4), w(64), x(4), y(4)
   double precision :: d(6), e(3)
   integer, allocatable :: g(:), cnts(:), displs(:), sv(:), rv(:)
   type(MPI_Status) :: status
-  type(MPI_Request) :: reqs(2)
+  type(MPI_Request) :: reqs(2), preqs(2)
+  integer :: round
   type(MPI_Datatype) :: vec
   type(MPI_Win) :: win
   type(MPI_File) :: fh
@@ -98,6 +101,21 @@ program f08_buffers
   call check(all(m2(1, :) == 100 * left + [1, 4, 7, 10]), 'nonblocking ring of sections')
   call check(all(m2(2:3, :) == -1), 'nonblocking section gaps')
   call check(reqs(1) == MPI_REQUEST_NULL, 'request freed')
+
+  ! Persistent requests on sections (one reversed), started twice: their
+  ! section datatypes were freed when MPI_Send_init/MPI_Recv_init returned.
+  call MPI_Recv_init(b(10:1:-3), 4, MPI_INTEGER, left, 11, MPI_COMM_WORLD, preqs(2))
+  call MPI_Send_init(c, 4, MPI_INTEGER, right, 11, MPI_COMM_WORLD, preqs(1))
+  do round = 1, 2
+    c = 1000 * round + 10 * rank + [1, 2, 3, 4]
+    b = -1
+    call MPI_Startall(2, preqs)
+    call MPI_Waitall(2, preqs, MPI_STATUSES_IGNORE)
+    call check(all(b(10:1:-3) == 1000 * round + 10 * left + [1, 2, 3, 4]) &
+               .and. count(b == -1) == 6, 'persistent requests on sections')
+  end do
+  call MPI_Request_free(preqs(1))
+  call MPI_Request_free(preqs(2))
 
   ! Broadcasts: a section and a scalar.
   b = -1
