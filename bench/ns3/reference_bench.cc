@@ -35,6 +35,16 @@
 // 40 ms timer, 512 KiB buffers) and gives the host NICs an effectively
 // unbounded queue, standing in for mpinetsim's TCP-small-queues behaviour.
 //
+// --cc=cubic switches to TcpCubic (HyStart off: mpinetsim has none), --sack=1
+// turns SACK on, --rate/--delay change every link (the reference values by
+// default), and --ethernetFraming=1 lowers the point-to-point rate by
+// 1502/1538 so a full 1460-byte segment takes as long as on mpinetsim's
+// Ethernet links (PPP's 2 bytes against Ethernet's 38). The `exchange`
+// workload sends --size bytes from host0 to host1 on one connection and, once
+// they have all arrived, --size bytes back on another (mpinetsim opens a
+// connection per direction): `mpinetsim simulate --workload pingpong
+// --iters 1 --size N`.
+//
 // Output (one line):
 //   workload=<name> simulated_s=<t of last byte> wall_s=<Simulator::Run> events=<n>
 
@@ -139,6 +149,39 @@ struct PingPong
     }
 };
 
+// ---------------------------------------------------------------- exchange
+
+struct Exchange
+{
+    uint64_t size = 0;
+    uint64_t atHost1 = 0;
+    uint64_t atHost0 = 0;
+    Ptr<Node> host1;
+    Address host0;
+    uint32_t sendSize = 65536;
+
+    void AtHost1(Ptr<const Packet> p, const Address&)
+    {
+        atHost1 += p->GetSize();
+        if (atHost1 == size)
+        {
+            BulkSendHelper back("ns3::TcpSocketFactory", host0);
+            back.SetAttribute("MaxBytes", UintegerValue(size));
+            back.SetAttribute("SendSize", UintegerValue(sendSize));
+            back.Install(host1).Start(Seconds(0));
+        }
+    }
+
+    void AtHost0(Ptr<const Packet> p, const Address&)
+    {
+        atHost0 += p->GetSize();
+        if (atHost0 == size)
+        {
+            Finish();
+        }
+    }
+};
+
 // ---------------------------------------------------------------- alltoall
 
 // Frames dropped because an output queue was full: by the device queue, or
@@ -194,9 +237,21 @@ main(int argc, char* argv[])
     uint32_t queuePackets = 1000;
     uint32_t hostQueuePackets = 0; // 0: same as queuePackets
     bool likeMpinetsim = false;
+    std::string cc = "newreno";
+    bool sack = false;
+    std::string rate = "1Gbps";
+    std::string delay = "500us";
+    bool ethernetFraming = false;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("workload", "pingpong | alltoall", workload);
+    cmd.AddValue("workload", "pingpong | alltoall | exchange", workload);
+    cmd.AddValue("cc", "congestion control: newreno | cubic", cc);
+    cmd.AddValue("sack", "SACK (0/1)", sack);
+    cmd.AddValue("rate", "rate of every link", rate);
+    cmd.AddValue("delay", "delay of every link", delay);
+    cmd.AddValue("ethernetFraming",
+                 "scale the rate by 1502/1538 so full segments take Ethernet's time (0/1)",
+                 ethernetFraming);
     cmd.AddValue("iters", "pingpong round trips", iters);
     cmd.AddValue("size", "alltoall bytes per ordered host pair", size);
     cmd.AddValue("msgSize", "pingpong message bytes", msgSize);
@@ -221,12 +276,16 @@ main(int argc, char* argv[])
         bufBytes = 512 * 1024;
         hostQueuePackets = 1000000;
     }
-    NS_ABORT_MSG_UNLESS(workload == "pingpong" || workload == "alltoall",
-                        "--workload must be pingpong or alltoall");
+    NS_ABORT_MSG_UNLESS(workload == "pingpong" || workload == "alltoall" ||
+                            workload == "exchange",
+                        "--workload must be pingpong, alltoall or exchange");
+    NS_ABORT_MSG_UNLESS(cc == "newreno" || cc == "cubic", "--cc must be newreno or cubic");
 
     // ---- TCP defaults
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(TcpNewReno::GetTypeId()));
+                       TypeIdValue(cc == "cubic" ? TcpCubic::GetTypeId()
+                                                 : TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
@@ -238,7 +297,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bufBytes));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
 
@@ -248,9 +307,14 @@ main(int argc, char* argv[])
     Ptr<Node> sw = CreateObject<Node>();
 
     PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+    uint64_t bps = DataRate(rate).GetBitRate();
+    if (ethernetFraming)
+    {
+        bps = bps * 1502 / 1538;
+    }
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(bps)));
     p2p.SetDeviceAttribute("Mtu", UintegerValue(1500));
-    p2p.SetChannelAttribute("Delay", StringValue("500us"));
+    p2p.SetChannelAttribute("Delay", StringValue(delay));
     p2p.SetQueue("ns3::DropTailQueue<Packet>",
                  "MaxSize",
                  QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queuePackets)));
@@ -302,7 +366,28 @@ main(int argc, char* argv[])
 
     // ---- workload
     PingPong pp;
-    if (workload == "pingpong")
+    Exchange ex;
+    if (workload == "exchange")
+    {
+        ex.size = size;
+        ex.host1 = hosts.Get(1);
+        ex.host0 = InetSocketAddress(hostAddr[0], kBasePort);
+        PacketSinkHelper sink1("ns3::TcpSocketFactory",
+                               InetSocketAddress(Ipv4Address::GetAny(), kBasePort + 1));
+        sink1.Install(hosts.Get(1))
+            .Get(0)
+            ->TraceConnectWithoutContext("Rx", MakeCallback(&Exchange::AtHost1, &ex));
+        PacketSinkHelper sink0("ns3::TcpSocketFactory",
+                               InetSocketAddress(Ipv4Address::GetAny(), kBasePort));
+        sink0.Install(hosts.Get(0))
+            .Get(0)
+            ->TraceConnectWithoutContext("Rx", MakeCallback(&Exchange::AtHost0, &ex));
+        BulkSendHelper ping("ns3::TcpSocketFactory", InetSocketAddress(hostAddr[1], kBasePort + 1));
+        ping.SetAttribute("MaxBytes", UintegerValue(size));
+        ping.SetAttribute("SendSize", UintegerValue(ex.sendSize));
+        ping.Install(hosts.Get(0)).Start(Seconds(0));
+    }
+    else if (workload == "pingpong")
     {
         pp.msgSize = msgSize;
         pp.iters = iters;

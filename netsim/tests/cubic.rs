@@ -88,8 +88,15 @@ fn after_one_loss_cubic_follows_its_curve_where_newreno_halves() {
     );
     let k = (w_max * (1.0 - CUBIC_BETA) / CUBIC_C).cbrt();
     let w = |t: f64| CUBIC_C * (t - k).powi(3) + w_max;
-    // Growth began between the last flat sample and the first grown one.
-    let t0 = samples[start - 1].0;
+    // CUBIC's epoch begins at the first ACK in congestion avoidance: when,
+    // after recovery, the window is back at the threshold β·W_max (the
+    // last sample before the one that shows it there).
+    let settled = (0..start)
+        .rev()
+        .take_while(|&i| (samples[i].1 - reduced).abs() < 0.01)
+        .last()
+        .unwrap();
+    let t0 = samples[settled - 1].0;
     let dt = SAMPLE_NS as f64 / 1e9;
     let mut checked = 0;
     for &(t, cwnd) in &samples[start..] {

@@ -134,7 +134,10 @@ impl CongestionControl for Cubic {
 
     fn on_ack(&mut self, acked: u64, now: Nanos, srtt: Option<Nanos>) {
         if self.w.in_slow_start() {
-            self.w.slow_start(acked);
+            // Linux's slow start: what the ACK covered (ns-3's TcpCubic
+            // counts bytes here too; NewReno keeps RFC 5681's one
+            // segment per ACK).
+            self.w.slow_start_bytes(acked);
         } else {
             self.grow(acked, now, srtt);
         }

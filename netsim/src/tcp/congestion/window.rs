@@ -76,6 +76,13 @@ impl Window {
         self.cwnd += acked.min(self.mss);
     }
 
+    /// Slow start counting bytes, as Linux does for every algorithm (RFC
+    /// 3465 without its limit L: an ACK covering n segments, as a delayed
+    /// ACK does, adds n), up to the threshold.
+    pub fn slow_start_bytes(&mut self, acked: u64) {
+        self.cwnd = (self.cwnd + acked).min(self.ssthresh.max(self.cwnd));
+    }
+
     /// True below the slow-start threshold.
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
