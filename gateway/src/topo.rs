@@ -80,7 +80,8 @@ pub fn run(a: &TopoArgs) -> Result<(), crate::error::Error> {
 }
 
 /// The pattern's per-link load under the network's routing, then under
-/// static shortest paths and ECMP (and, on a dragonfly, Valiant) where the
+/// static shortest paths and ECMP (and Valiant on a dragonfly, D-mod-k on a
+/// fat-tree) where the
 /// network uses none of them. UGAL adapts to queues while the job runs;
 /// on an idle network its source routers choose the minimal paths, which
 /// is what it shows.
@@ -98,6 +99,12 @@ fn routing_loads(net: &Network, own: &Routing, pattern: Pattern) -> Vec<RoutingL
     let mut others = vec![RoutingPolicy::Shortest, RoutingPolicy::Ecmp];
     if dragonfly {
         others.push(RoutingPolicy::Valiant);
+    }
+    if matches!(
+        net.shape.as_ref().map(|s| &s.layout),
+        Some(netsim::topology::generators::Layout::FatTree { .. })
+    ) {
+        others.push(RoutingPolicy::DModK);
     }
     for other in others {
         if other != net.routing {

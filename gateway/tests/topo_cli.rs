@@ -120,16 +120,17 @@ fn link_loads_of_each_routing_choice_side_by_side() {
     assert!(text.contains("core links (fat-tree)"), "{text}");
     assert!(text.contains("  shortest (the network's)"), "{text}");
     let loads = v["link_load"].as_array().unwrap();
-    assert_eq!(loads.len(), 2);
-    assert_eq!(
-        (loads[0]["routing"].as_str(), loads[1]["routing"].as_str()),
-        (Some("shortest"), Some("ecmp"))
-    );
+    assert_eq!(loads.len(), 3);
+    let names: Vec<_> = loads.iter().map(|l| l["routing"].as_str()).collect();
+    assert_eq!(names, [Some("shortest"), Some("ecmp"), Some("dmodk")]);
     for l in loads {
         assert_eq!(l["flows"], 240);
         assert_eq!(l["core_links"]["directions"], 32);
         assert_eq!(l["core_links"]["mean"], 12.0);
     }
+    // D-mod-k: (k²/4)(k − 1) = 12 flows on every core link direction.
+    assert_eq!(loads[2]["core_links"]["min"], 12);
+    assert_eq!(loads[2]["core_links"]["max"], 12);
     // The network's own routing comes first; the same seed, the same loads.
     let (_, ecmp) = run(&["topology.routing=ecmp"]);
     assert_eq!(ecmp["link_load"][0], loads[1]);

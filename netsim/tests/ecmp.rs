@@ -305,3 +305,55 @@ fn coordinates_and_tables_give_every_flow_the_same_path() {
         }
     }
 }
+
+/// D-mod-k on a fat-tree (`routing = "dmodk"`): the edge router sends
+/// upward traffic for host d to aggregation router d mod k/2, that one to
+/// its core ⌊d / (k/2)⌋ mod k/2, so each destination's traffic enters its
+/// pod through one core, and the cores split the destinations evenly: k
+/// hosts (one position in every pod) per core. Every core link direction
+/// then carries the same (k²/4)·(k − 1) flows of an all-to-all — 112 at
+/// k = 8, 12 at k = 4 — where ECMP only comes within chance of it.
+#[test]
+fn destination_mod_k_loads_every_core_link_of_an_all_to_all_alike() {
+    for k in [4u32, 8] {
+        let net = fat_tree(k, "dmodk", 1);
+        let l = load(&net, "dmodk");
+        let core = l.core_links.as_ref().unwrap();
+        let each = (k * k / 4 * (k - 1)) as u64;
+        assert_eq!((core.min, core.max), (each, each), "k = {k}: {core:?}");
+        assert_eq!(core.max_over_mean, Some(1.0));
+        // Every path is a shortest one.
+        let (rt, tables) = (Routing::new(&net), Routing::with_tables(&net));
+        for s in 0..net.hosts.len() {
+            for d in (0..net.hosts.len()).filter(|&d| d != s) {
+                let (hs, hd) = (net.hosts[s], net.hosts[d]);
+                assert_eq!(rt.links(&net, hs, hd), tables.links(&net, hs, hd));
+            }
+        }
+    }
+    // In the packet simulator, an all-to-all of equal messages puts the
+    // same payload on every core link direction.
+    let cfg = NetworkConfig::from_toml_str(
+        "seed = 1\n[topology]\nkind = 'fat-tree'\nk = 4\nrouting = 'dmodk'\n",
+        "fat-tree",
+    )
+    .unwrap();
+    let mut sim = Simulator::from_config(&cfg, "fat-tree", 16, false).unwrap();
+    for s in 0..16 {
+        for d in (0..16).filter(|&d| d != s) {
+            sim.inject(s, d, Bytes::from(vec![1u8; 20_000]), netsim::Nanos::ZERO)
+                .unwrap();
+        }
+    }
+    while sim.step().is_some() {}
+    let stats = sim.stats();
+    let core: Vec<u64> = stats
+        .links
+        .iter()
+        .filter(|l| l.link.contains("core"))
+        .map(|l| l.payload_bytes)
+        .collect();
+    assert_eq!(core.len(), 32);
+    // 12 flows of 20,000 bytes each per core link direction.
+    assert!(core.iter().all(|&b| b == 12 * 20_000), "{core:?}");
+}

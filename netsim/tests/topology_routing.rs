@@ -299,6 +299,8 @@ fn valiant_and_ugal_are_for_dragonflies_only() {
             "{e}"
         );
     }
+    let e = config_error("[topology]\nkind='torus'\ndims=[4,4]\nrouting='dmodk'\n");
+    assert!(e.contains("dmodk for fat-trees"), "{e}");
     let e = config_error("[topology]\nkind='torus'\ndims=[4,4]\nflowlet_gap='5us'\n");
     assert!(
         e.contains("`topology.flowlet_gap` does not apply to a torus"),

@@ -341,6 +341,13 @@ pub enum RoutingPolicy {
     /// at every node (see [`crate::topology::routing::flow`]), so the
     /// flows between two hosts spread over all equally short paths.
     Ecmp,
+    /// Fat-tree: destination-mod-k. Going up, an edge router takes the
+    /// aggregation router numbered (destination host index mod k/2) and an
+    /// aggregation router the core numbered (index ÷ k/2 mod k/2) among
+    /// its own: every destination has one core, and an all-to-all loads
+    /// every core link alike.
+    #[serde(rename = "dmodk")]
+    DModK,
     /// Dragonfly: every flowlet between two groups goes minimally to an
     /// intermediate group chosen by a seeded hash, then minimally to its
     /// destination (Valiant's randomised routing: at most two global
@@ -361,6 +368,7 @@ impl RoutingPolicy {
             RoutingPolicy::DimensionOrder => "dimension-order",
             RoutingPolicy::ECube => "e-cube",
             RoutingPolicy::Ecmp => "ecmp",
+            RoutingPolicy::DModK => "dmodk",
             RoutingPolicy::Valiant => "valiant",
             RoutingPolicy::Ugal => "ugal",
         }

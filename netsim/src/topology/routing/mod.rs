@@ -69,6 +69,9 @@ pub enum Spread {
     Destination,
     /// By the flow's hash ([`flow::pick`]; `routing = "ecmp"`).
     Flow(u64),
+    /// The candidate at this position (modulo their number): a rule that
+    /// chose it from the destination's coordinates (`routing = "dmodk"`).
+    Fixed(u32),
 }
 
 impl Spread {
@@ -77,6 +80,7 @@ impl Spread {
         match self {
             Spread::Destination => tie_break(node, di, count),
             Spread::Flow(hash) => flow::pick(hash, node, count),
+            Spread::Fixed(i) => i as usize % count,
         }
     }
 }

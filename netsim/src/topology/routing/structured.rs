@@ -186,6 +186,21 @@ impl Structured {
                 let bit = (u ^ t).trailing_zeros();
                 self.port_to_router(u, u ^ (1 << bit))
             }
+            (Layout::FatTree { k }, RoutingPolicy::DModK) => {
+                // Routers: cores, then aggregation, then edge routers; an
+                // edge router's uplinks go to aggregation routers 0..k/2 and
+                // an aggregation router's to its cores in order, so the
+                // candidate's position is the router's number. Going down
+                // there is one candidate.
+                let half = k / 2;
+                let aggs_end = half * half + k * half;
+                let digit = if u >= aggs_end {
+                    di % half
+                } else {
+                    (di / half) % half
+                };
+                self.gradient_step(u, target, di, Spread::Fixed(digit))
+            }
             _ => self.gradient_step(u, target, di, spread),
         }
     }
