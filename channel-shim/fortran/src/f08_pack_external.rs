@@ -3,7 +3,7 @@
 //! written out, not generated, because of the data representation string
 //! (its length a hidden `size_t` after all other arguments, also when the
 //! optional `ierror` is absent). The buffers go through
-//! [`Buffers`](crate::f08_buffers::Buffers): the packed side by address,
+//! [`crate::f08_buffers::Buffers`]: the packed side by address,
 //! the typed side with its count and datatype.
 
 use crate::f08_buffers::{Buffers, Descriptor};
