@@ -166,7 +166,7 @@ fn write_f08_symbols(out_dir: &std::path::Path) {
                         .strip_prefix("pmpir_")
                         .is_some_and(|rest| implemented.contains(&format!("mpi_{rest}")))
                     || forwarded.contains(*name)
-                    || is_handle_comparison(name)
+                    || is_module_procedure(name)
                 {
                     continue;
                 }
@@ -388,22 +388,13 @@ fn large_kind<'a>(name: &str, kind: &'a str) -> &'a str {
     }
 }
 
-/// Whether `symbol` is one of the handle comparison operators written out
-/// in src/f08_handles.rs (`__mpi_f08_types_MOD_mpi_comm_eq`, ..._neq,
-/// ..._f08_eq_f, ..._f08_neq_f, ..._f_eq_f08, ..._f_neq_f08).
-fn is_handle_comparison(symbol: &str) -> bool {
-    symbol.starts_with("__mpi_f08_types_MOD_mpi_")
-        && [
-            "_eq",
-            "_neq",
-            "_f08_eq_f",
-            "_f08_neq_f",
-            "_f_eq_f08",
-            "_f_neq_f08",
-        ]
-        .iter()
-        .any(|suffix| symbol.ends_with(suffix))
-        && !symbol.contains("status")
+/// Whether `symbol` is a module procedure of `mpi_f08_types` or
+/// `mpi_f08_callbacks` (`__mpi_f08_types_MOD_mpi_comm_eq`,
+/// `__mpi_f08_callbacks_MOD_mpi_comm_dup_fn`, ...): src/f08_handles.rs and
+/// src/f08_module_procedures.rs write them all out (through macros, which
+/// the scan of `fn` names does not see).
+fn is_module_procedure(symbol: &str) -> bool {
+    symbol.starts_with("__mpi_f08_types_MOD_") || symbol.starts_with("__mpi_f08_callbacks_MOD_")
 }
 
 /// The mpif.h wrappers whose `mpi_f08` `_f08_large` form differs only in
@@ -419,9 +410,12 @@ const F08_LARGE_QUERIES: &[&str] = &[
 
 /// Argument kinds (src/args.rs) that `use mpi_f08` passes exactly as
 /// mpif.h does: handles and integers by reference, 1-based indices,
-/// statuses (src/sentinel.rs also knows `mpi_f08`'s `MPI_STATUS_IGNORE`).
-/// Choice buffers (array descriptors), weights and procedures differ and are
-/// left out.
+/// statuses (src/sentinel.rs also knows `mpi_f08`'s `MPI_STATUS_IGNORE`),
+/// procedures (an `mpi_f08` callback has the mpif.h one's arguments: a
+/// `TYPE(C_PTR), VALUE` buffer is the address mpif.h passes by reference,
+/// a handle is one `INTEGER`), weights arrays (src/sentinel.rs knows
+/// `mpi_f08`'s `MPI_UNWEIGHTED` and `MPI_WEIGHTS_EMPTY`). Choice buffers
+/// (array descriptors) differ and are left out.
 const F08_SAME_AS_MPIF_H: &[&str] = &[
     "In",
     "Logical",
@@ -438,6 +432,9 @@ const F08_SAME_AS_MPIF_H: &[&str] = &[
     "OffsetRef",
     "Status",
     "Statuses",
+    "Procedure",
+    "Weights",
+    "WeightsOut",
 ];
 
 /// One line of a `fortran_wrappers!` table, e.g. `fn mpi_comm_rank_ =
