@@ -355,19 +355,25 @@ fn f08ts_forwarder(w: &TableWrapper, f08ts_name: &str, large: bool) -> Option<St
     } else {
         format!("forwarded to `{}`", w.fname)
     };
+    // Both exported names call a private body: a program that defines
+    // `mpi_xxx_f08ts_` itself (MPI's profiling interface) and calls
+    // `PMPI_Xxx` must not get its own routine back through the symbol.
     Some(format!(
-        "/// `use mpi_f08` binding of {what} (choice buffers are gfortran\n\
+        "#[allow(clippy::too_many_arguments, clippy::unnecessary_cast, unused_mut)]\n\
+         unsafe fn {f08ts_name}body({params}{sep}ierror: *mut crate::Fint) {{\n\
+         {body}{call}}}\n\
+         /// `use mpi_f08` binding of {what} (choice buffers are gfortran\n\
          /// descriptors, see `crate::f08_buffers`), {via};\n\
          /// `ierror` optional (null when absent).\n\
          #[no_mangle]\n\
-         #[allow(clippy::too_many_arguments, clippy::unnecessary_cast, unused_mut)]\n\
-         pub unsafe extern \"C\" fn {f08ts_name}({params}{sep}ierror: *mut crate::Fint) {{\n\
-         {body}{call}}}\n\
+         #[allow(clippy::too_many_arguments)]\n\
+         pub unsafe extern \"C\" fn {f08ts_name}({params}{sep}ierror: *mut crate::Fint) {{\n    \
+         {f08ts_name}body({arg_names}{sep}ierror)\n}}\n\
          /// Profiling name of [`{f08ts_name}`].\n\
          #[no_mangle]\n\
          #[allow(clippy::too_many_arguments)]\n\
          pub unsafe extern \"C\" fn {profiling_name}({params}{sep}ierror: *mut crate::Fint) {{\n    \
-         {f08ts_name}({arg_names}{sep}ierror)\n}}\n",
+         {f08ts_name}body({arg_names}{sep}ierror)\n}}\n",
         arg_names = arg_names.join(", "),
     ))
 }

@@ -46,7 +46,11 @@ macro_rules! f08_large_wrappers {
             #[no_mangle]
             #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
             pub unsafe extern "C" fn $pname($($arg: <$crate::args::$kind as $crate::args::Arg>::F,)* ierror: *mut Fint) {
-                $fname($($arg,)* ierror)
+                // The C call again, not `$fname`: a program may define
+                // that name itself (the profiling interface).
+                let r = $cname($(<$crate::args::$kind as $crate::args::Arg>::c($arg)),*);
+                $(<$crate::args::$kind as $crate::args::Arg>::after($arg, r);)*
+                set_ierror(ierror, r);
             }
         )*
     };
