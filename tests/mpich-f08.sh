@@ -57,8 +57,10 @@ printf '/* mtest_mpix.h: nothing to rename for these tests */\n' > "$t/include/m
 # The generated I/O tests (MPICH's testmerge, its #! line left to configure).
 (cd "$t/f08/io" && sed 1d ../../maint/testmerge.in | perl - -defn=../../maint/common.defn \
     ioharness.defn ioharness.tlt) >/dev/null 2>&1
-# C helpers Makefile.am copies from the f77 and f90 directories.
-cp "$t/f90/ext/c2f902c.c" "$t/f77/ext/ctypesfromc.c" "$t/f08/ext/"
+# C helpers Makefile.am copies from the f77 and f90 directories (MPICH
+# generates f90/ext/c2f902c.c from f77/ext/c2f2c.c).
+cp "$t/f77/ext/c2f2c.c" "$t/f08/ext/c2f902c.c"
+cp "$t/f77/ext/ctypesfromc.c" "$t/f08/ext/"
 
 : > "$work/results.tsv"
 for d in $dirs; do
