@@ -95,7 +95,9 @@ pub fn strip_comments_and_strings(src: &str) -> String {
 
 /// Names matching `\bfn\s+(<prefix>[A-Za-z0-9_]+)\s*[(=]` in `src`: a
 /// function definition, or a line of the Fortran bindings' wrapper table
-/// (`fn mpi_send_ = MPI_Send(...)`).
+/// (`fn mpi_send_ = MPI_Send(...)`); also `fn MPI_Xxx / c (` (and its
+/// `MPI_Xxx_c`) and `fn mpi_xxx_f08_ / pmpir_xxx_f08_ (` (an `mpi_f08`
+/// routine with its profiling name).
 pub fn defined_functions(src: &str, prefix: &str) -> Vec<String> {
     let b = src.as_bytes();
     let mut found = Vec::new();
@@ -133,6 +135,14 @@ pub fn defined_functions(src: &str, prefix: &str) -> Vec<String> {
             // `fn MPI_Xxx / c (`: also its large-count variant MPI_Xxx_c.
             found.push(name.to_string());
             found.push(format!("{name}_c"));
+        } else if name_start > ws_start
+            && name.starts_with(prefix)
+            && src[j..].starts_with('/')
+            && src[j + 1..].trim_start().starts_with("pmpir_")
+        {
+            // `fn mpi_xxx_f08_ / pmpir_xxx_f08_ (`: an `mpi_f08` routine
+            // and its profiling name (channel-shim/fortran/src/f08_*.rs).
+            found.push(name.to_string());
         }
         i += 2;
     }

@@ -166,7 +166,7 @@ fn write_f08_symbols(out_dir: &std::path::Path) {
                         .strip_prefix("pmpir_")
                         .is_some_and(|rest| implemented.contains(&format!("mpi_{rest}")))
                     || forwarded.contains(*name)
-                    || is_handle_comparison(name)
+                    || is_module_procedure(name)
                 {
                     continue;
                 }
@@ -355,19 +355,25 @@ fn f08ts_forwarder(w: &TableWrapper, f08ts_name: &str, large: bool) -> Option<St
     } else {
         format!("forwarded to `{}`", w.fname)
     };
+    // Both exported names call a private body: a program that defines
+    // `mpi_xxx_f08ts_` itself (MPI's profiling interface) and calls
+    // `PMPI_Xxx` must not get its own routine back through the symbol.
     Some(format!(
-        "/// `use mpi_f08` binding of {what} (choice buffers are gfortran\n\
+        "#[allow(clippy::too_many_arguments, clippy::unnecessary_cast, unused_mut)]\n\
+         unsafe fn {f08ts_name}body({params}{sep}ierror: *mut crate::Fint) {{\n\
+         {body}{call}}}\n\
+         /// `use mpi_f08` binding of {what} (choice buffers are gfortran\n\
          /// descriptors, see `crate::f08_buffers`), {via};\n\
          /// `ierror` optional (null when absent).\n\
          #[no_mangle]\n\
-         #[allow(clippy::too_many_arguments, clippy::unnecessary_cast, unused_mut)]\n\
-         pub unsafe extern \"C\" fn {f08ts_name}({params}{sep}ierror: *mut crate::Fint) {{\n\
-         {body}{call}}}\n\
+         #[allow(clippy::too_many_arguments)]\n\
+         pub unsafe extern \"C\" fn {f08ts_name}({params}{sep}ierror: *mut crate::Fint) {{\n    \
+         {f08ts_name}body({arg_names}{sep}ierror)\n}}\n\
          /// Profiling name of [`{f08ts_name}`].\n\
          #[no_mangle]\n\
          #[allow(clippy::too_many_arguments)]\n\
          pub unsafe extern \"C\" fn {profiling_name}({params}{sep}ierror: *mut crate::Fint) {{\n    \
-         {f08ts_name}({arg_names}{sep}ierror)\n}}\n",
+         {f08ts_name}body({arg_names}{sep}ierror)\n}}\n",
         arg_names = arg_names.join(", "),
     ))
 }
@@ -388,22 +394,13 @@ fn large_kind<'a>(name: &str, kind: &'a str) -> &'a str {
     }
 }
 
-/// Whether `symbol` is one of the handle comparison operators written out
-/// in src/f08_handles.rs (`__mpi_f08_types_MOD_mpi_comm_eq`, ..._neq,
-/// ..._f08_eq_f, ..._f08_neq_f, ..._f_eq_f08, ..._f_neq_f08).
-fn is_handle_comparison(symbol: &str) -> bool {
-    symbol.starts_with("__mpi_f08_types_MOD_mpi_")
-        && [
-            "_eq",
-            "_neq",
-            "_f08_eq_f",
-            "_f08_neq_f",
-            "_f_eq_f08",
-            "_f_neq_f08",
-        ]
-        .iter()
-        .any(|suffix| symbol.ends_with(suffix))
-        && !symbol.contains("status")
+/// Whether `symbol` is a module procedure of `mpi_f08_types` or
+/// `mpi_f08_callbacks` (`__mpi_f08_types_MOD_mpi_comm_eq`,
+/// `__mpi_f08_callbacks_MOD_mpi_comm_dup_fn`, ...): src/f08_handles.rs and
+/// src/f08_module_procedures.rs write them all out (through macros, which
+/// the scan of `fn` names does not see).
+fn is_module_procedure(symbol: &str) -> bool {
+    symbol.starts_with("__mpi_f08_types_MOD_") || symbol.starts_with("__mpi_f08_callbacks_MOD_")
 }
 
 /// The mpif.h wrappers whose `mpi_f08` `_f08_large` form differs only in
@@ -419,9 +416,12 @@ const F08_LARGE_QUERIES: &[&str] = &[
 
 /// Argument kinds (src/args.rs) that `use mpi_f08` passes exactly as
 /// mpif.h does: handles and integers by reference, 1-based indices,
-/// statuses (src/sentinel.rs also knows `mpi_f08`'s `MPI_STATUS_IGNORE`).
-/// Choice buffers (array descriptors), weights and procedures differ and are
-/// left out.
+/// statuses (src/sentinel.rs also knows `mpi_f08`'s `MPI_STATUS_IGNORE`),
+/// procedures (an `mpi_f08` callback has the mpif.h one's arguments: a
+/// `TYPE(C_PTR), VALUE` buffer is the address mpif.h passes by reference,
+/// a handle is one `INTEGER`), weights arrays (src/sentinel.rs knows
+/// `mpi_f08`'s `MPI_UNWEIGHTED` and `MPI_WEIGHTS_EMPTY`). Choice buffers
+/// (array descriptors) differ and are left out.
 const F08_SAME_AS_MPIF_H: &[&str] = &[
     "In",
     "Logical",
@@ -438,6 +438,9 @@ const F08_SAME_AS_MPIF_H: &[&str] = &[
     "OffsetRef",
     "Status",
     "Statuses",
+    "Procedure",
+    "Weights",
+    "WeightsOut",
 ];
 
 /// One line of a `fortran_wrappers!` table, e.g. `fn mpi_comm_rank_ =

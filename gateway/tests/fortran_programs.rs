@@ -110,6 +110,27 @@ fn fortran_choice_buffers_with_use_mpi_f08_match_native_mpich() {
     }
 }
 
+/// `use mpi_f08` routines with strings, callbacks, weights and 8-byte
+/// counts (tests/mpi/f08_routines.f90): communicator, datatype and window
+/// names, error strings, processor and library names, info objects
+/// (set, get, get_string, valuelen, nthkey, delete), a user reduction
+/// (`MPI_Op_create`), a communicator error handler, keyvals with
+/// `MPI_COMM_DUP_FN`, `MPI_COMM_NULL_COPY_FN` and a delete callback,
+/// distributed graphs weighted and `MPI_UNWEIGHTED`, a struct datatype and
+/// a vector from 8-byte counts (`_f08_large`), `MPI_Win_allocate(_shared)`
+/// and `MPI_Win_shared_query` through C pointers, `MPI_Buffer_detach`
+/// returning the address, `MPI_Waitsome`, `MPI_Wtime`/`MPI_Wtick`,
+/// `MPI_Aint_add`/`diff`, `MPI_Sizeof`, `MPI_Status_f082f`,
+/// `MPI_Pack_external_size`: 36 checks on rank 0, on 2 and 3 ranks.
+#[test]
+fn fortran_strings_callbacks_and_large_counts_with_use_mpi_f08_match_native_mpich() {
+    for ranks in ["2", "3"] {
+        if let Some(n) = fortran_same_output("f08_routines", ranks) {
+            assert_eq!(n, 36, "f08_routines on {ranks} ranks");
+        }
+    }
+}
+
 /// `use mpi_f08` array sections where Debian's MPICH 4.0.2 cannot be the
 /// reference (tests/mpi/f08_sections.f90): blocking reductions between
 /// non-contiguous sections (Allreduce in place, from and into sections, a

@@ -2,9 +2,12 @@
 //!
 //! Values are integers in Fortran: `INTEGER(KIND=MPI_ADDRESS_KIND)` for the
 //! MPI-2 routines (`MPI_COMM_SET_ATTR`, ...), default `INTEGER` for the
-//! MPI-1 ones (`MPI_ATTR_PUT`, ...). The C library stores a value as its
-//! `void *`. The predefined attributes (`MPI_TAG_UB`, ...) are kept by C as
-//! pointers to their `int` values; Fortran reads the values.
+//! MPI-1 ones (`MPI_ATTR_PUT`, ...). The C library stores, for a value
+//! Fortran sets, the address of a cell holding it (so that C code reading
+//! it gets a pointer to the value, as MPI defines); Fortran reading an
+//! attribute C set gets the pointer as an integer. The predefined
+//! attributes (`MPI_TAG_UB`, ...) are kept by C as pointers to their `int`
+//! values; Fortran reads the values.
 //!
 //! Fortran copy and delete callbacks take every argument by reference and
 //! end with `IERROR`. A keyval created from Fortran gives the C library two
@@ -50,12 +53,50 @@ pub trait AttrValue: Copy + Default {
     /// A predefined attribute's `int`.
     fn from_int(v: c_int) -> Self;
 }
+/// The cells holding values Fortran stored (see [`fortran_cell`]), by
+/// address.
+fn cells() -> &'static std::sync::Mutex<std::collections::HashSet<usize>> {
+    static CELLS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<usize>>> =
+        std::sync::OnceLock::new();
+    CELLS.get_or_init(Default::default)
+}
+
+/// What C stores for a value Fortran sets: as MPI defines (and MPICH
+/// does), a C program reading an attribute a Fortran one set gets the
+/// address of the value, so the value goes into a new cell (an `MPI_Aint`,
+/// never freed: attributes may be copied and read long after) whose
+/// address C keeps. [`fortran_value`] reads it back.
+pub(crate) fn fortran_cell(value: Aint) -> *mut c_void {
+    let cell = Box::into_raw(Box::new(value));
+    cells()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(cell as usize);
+    cell as *mut c_void
+}
+
+/// The Fortran value of what C stored: the cell's content for a value
+/// Fortran set ([`fortran_cell`]), the pointer itself (as an integer) for
+/// one C set.
+pub(crate) fn fortran_value(p: *mut c_void) -> Aint {
+    let is_cell = cells()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&(p as usize));
+    if is_cell {
+        // SAFETY: a registered cell is a live, never freed `Aint`.
+        unsafe { *(p as *const Aint) }
+    } else {
+        p as Aint
+    }
+}
+
 impl AttrValue for Aint {
     fn to_c(self) -> *mut c_void {
-        self as *mut c_void
+        fortran_cell(self)
     }
     fn from_c(p: *mut c_void) -> Self {
-        p as Aint
+        fortran_value(p)
     }
     fn from_int(v: c_int) -> Self {
         v as Aint
@@ -63,10 +104,10 @@ impl AttrValue for Aint {
 }
 impl AttrValue for Fint {
     fn to_c(self) -> *mut c_void {
-        self as Aint as *mut c_void
+        fortran_cell(self as Aint)
     }
     fn from_c(p: *mut c_void) -> Self {
-        p as Aint as Fint
+        fortran_value(p) as Fint
     }
     fn from_int(v: c_int) -> Self {
         v

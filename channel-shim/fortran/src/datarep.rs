@@ -5,7 +5,9 @@
 //! the Fortran subroutines and the program's `EXTRA_STATE` value; the
 //! trampolines pass every argument by reference as Fortran expects.
 //! `MPI_CONVERSION_FN_NULL` (mpif.h's `EXTERNAL`, the symbol
-//! `mpi_conversion_fn_null_`) becomes the C null callback: no conversion.
+//! `mpi_conversion_fn_null_`; `mpi_f08`'s
+//! `__mpi_f08_callbacks_MOD_mpi_conversion_fn_null`) becomes the C null
+//! callback: no conversion.
 
 use crate::strings::text_in;
 use crate::{set_ierror, Aint, Fint};
@@ -13,7 +15,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 /// Fortran `DATAREP_CONVERSION_FUNCTION(USERBUF, DATATYPE, COUNT, FILEBUF,
 /// POSITION, EXTRA_STATE, IERROR)`.
-type FConversion = unsafe extern "C" fn(
+pub(crate) type FConversion = unsafe extern "C" fn(
     *mut c_void,
     *const Fint,
     *const Fint,
@@ -23,7 +25,7 @@ type FConversion = unsafe extern "C" fn(
     *mut Fint,
 );
 /// Fortran `DATAREP_EXTENT_FUNCTION(DATATYPE, EXTENT, EXTRA_STATE, IERROR)`.
-type FExtent = unsafe extern "C" fn(*const Fint, *mut Aint, *mut Aint, *mut Fint);
+pub(crate) type FExtent = unsafe extern "C" fn(*const Fint, *mut Aint, *mut Aint, *mut Fint);
 
 /// What the C library keeps as the extra state of a Fortran representation
 /// (for the whole run: representations are never unregistered).
@@ -118,9 +120,15 @@ unsafe extern "C" fn extent_trampoline(
     ierr
 }
 
-/// `None` for `MPI_CONVERSION_FN_NULL`, the subroutine otherwise.
+/// `None` for `MPI_CONVERSION_FN_NULL` (mpif.h's or `mpi_f08`'s), the
+/// subroutine otherwise.
 fn unless_null(f: Option<FConversion>) -> Option<FConversion> {
-    f.filter(|&f| f as usize != crate::attr::mpi_conversion_fn_null_ as *const () as usize)
+    let nulls = [
+        crate::attr::mpi_conversion_fn_null_ as *const () as usize,
+        crate::f08_module_procedures::__mpi_f08_callbacks_MOD_mpi_conversion_fn_null as *const ()
+            as usize,
+    ];
+    f.filter(|&f| !nulls.contains(&(f as usize)))
 }
 
 fortran_fn! {

@@ -20,7 +20,7 @@ pub unsafe extern "C" fn mpi_init_f08_(ierror: *mut Fint) {
 /// As [`mpi_init_f08_`].
 #[no_mangle]
 pub unsafe extern "C" fn pmpir_init_f08_(ierror: *mut Fint) {
-    mpi_init_f08_(ierror)
+    crate::env::mpi_init_(ierror)
 }
 
 /// `MPI_Init_thread(required, provided, ierror)` of `mpi_f08`: as
@@ -48,5 +48,5 @@ pub unsafe extern "C" fn pmpir_init_thread_f08_(
     provided: *mut Fint,
     ierror: *mut Fint,
 ) {
-    mpi_init_thread_f08_(required, provided, ierror)
+    crate::env::mpi_init_thread_(required, provided, ierror)
 }

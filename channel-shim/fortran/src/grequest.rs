@@ -11,11 +11,11 @@ use crate::{set_ierror, Aint, Fint};
 use std::os::raw::{c_int, c_void};
 
 /// Fortran `QUERY_FN(EXTRA_STATE, STATUS, IERROR)`.
-type FQuery = unsafe extern "C" fn(*mut Aint, *mut Fint, *mut Fint);
+pub(crate) type FQuery = unsafe extern "C" fn(*mut Aint, *mut Fint, *mut Fint);
 /// Fortran `FREE_FN(EXTRA_STATE, IERROR)`.
-type FFree = unsafe extern "C" fn(*mut Aint, *mut Fint);
+pub(crate) type FFree = unsafe extern "C" fn(*mut Aint, *mut Fint);
 /// Fortran `CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR)`.
-type FCancel = unsafe extern "C" fn(*mut Aint, *const Fint, *mut Fint);
+pub(crate) type FCancel = unsafe extern "C" fn(*mut Aint, *const Fint, *mut Fint);
 
 /// What the C library keeps as the extra state of a Fortran request.
 struct FortranGrequest {

@@ -102,7 +102,7 @@ fortran_fn! {
                 WIN_SIZE => *(p as *const Aint),
                 // WIN_DISP_UNIT, WIN_CREATE_FLAVOR, WIN_MODEL point at an int.
                 0x6600_0005..=0x6600_0009 => *(p as *const c_int) as Aint,
-                _ => p as Aint,
+                _ => crate::attr::fortran_value(p),
             };
             write_out(value, v);
         }
@@ -114,7 +114,7 @@ fortran_fn! {
 fortran_fn! {
     /// `MPI_WIN_SET_ATTR(WIN, WIN_KEYVAL, ATTRIBUTE_VAL, IERROR)`.
     fn mpi_win_set_attr_(win: *const Fint, keyval: *const Fint, value: *const Aint, ierror: *mut Fint) {
-        set_ierror(ierror, MPI_Win_set_attr(*win, *keyval, *value as *mut c_void));
+        set_ierror(ierror, MPI_Win_set_attr(*win, *keyval, crate::attr::fortran_cell(*value)));
     }
 }
 

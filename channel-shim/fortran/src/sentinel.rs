@@ -159,22 +159,62 @@ pub fn statuses(p: *mut crate::Fint) -> *mut c_void {
     }) as *mut c_void
 }
 
-/// An error-code array for C: `MPI_ERRCODES_IGNORE` becomes C's null.
+/// Whether `p` is the address of the `mpi_f08` module's link constant
+/// `constant` (storage in [`crate::f08_symbols`]).
+fn is_f08_constant<T>(p: *const T, constant: *const u8) -> bool {
+    std::ptr::eq(p.cast::<u8>(), constant)
+}
+
+/// An error-code array for C: `MPI_ERRCODES_IGNORE` (mpif.h's, or
+/// `mpi_f08`'s `mpi_errcodes_ignore` link constant) becomes C's null.
 pub fn errcodes(p: *mut crate::Fint) -> *mut c_int {
+    if is_f08_constant(
+        p,
+        std::ptr::addr_of!(crate::f08_symbols::__mpi_f08_link_constants_MOD_mpi_errcodes_ignore)
+            .cast(),
+    ) {
+        return std::ptr::null_mut();
+    }
     commons().translate(p as usize, |s| (s == Sentinel::ErrcodesIgnore).then_some(0)) as *mut c_int
 }
 
-/// An argument vector: `MPI_ARGV_NULL` and `MPI_ARGVS_NULL` become C's
-/// null. (Fortran passes a `CHARACTER` array; the caller converts the rest.)
+/// An argument vector: `MPI_ARGV_NULL` and `MPI_ARGVS_NULL` (mpif.h's or
+/// `mpi_f08`'s) become C's null. (Fortran passes a `CHARACTER` array; the
+/// caller converts the rest.)
 pub fn argv(p: *const c_void) -> *const c_void {
+    if is_f08_constant(
+        p,
+        std::ptr::addr_of!(crate::f08_symbols::__mpi_f08_link_constants_MOD_mpi_argv_null).cast(),
+    ) || is_f08_constant(
+        p,
+        std::ptr::addr_of!(crate::f08_symbols::__mpi_f08_link_constants_MOD_mpi_argvs_null).cast(),
+    ) {
+        return std::ptr::null();
+    }
     commons().translate(p as usize, |s| {
         matches!(s, Sentinel::ArgvNull | Sentinel::ArgvsNull).then_some(0)
     }) as *const c_void
 }
 
-/// A weights array: `MPI_UNWEIGHTED` and `MPI_WEIGHTS_EMPTY` become the C
-/// library's own sentinels (addresses of its variables).
+/// A weights array: `MPI_UNWEIGHTED` and `MPI_WEIGHTS_EMPTY` (mpif.h's, or
+/// `mpi_f08`'s link constants `mpi_unweighted` and `mpi_weights_empty`)
+/// become the C library's own sentinels (addresses of its variables).
 pub fn weights(p: *const crate::Fint) -> *const c_int {
+    if is_f08_constant(
+        p,
+        std::ptr::addr_of!(crate::f08_symbols::__mpi_f08_link_constants_MOD_mpi_unweighted).cast(),
+    ) {
+        // SAFETY: reading the C library's constant pointer.
+        return unsafe { crate::c::MPI_UNWEIGHTED };
+    }
+    if is_f08_constant(
+        p,
+        std::ptr::addr_of!(crate::f08_symbols::__mpi_f08_link_constants_MOD_mpi_weights_empty)
+            .cast(),
+    ) {
+        // SAFETY: reading the C library's constant pointer.
+        return unsafe { crate::c::MPI_WEIGHTS_EMPTY };
+    }
     commons().translate(p as usize, |s| match s {
         // SAFETY: reading the C library's constant pointers.
         Sentinel::Unweighted => Some(unsafe { crate::c::MPI_UNWEIGHTED } as usize),
