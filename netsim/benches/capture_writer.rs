@@ -52,6 +52,7 @@ fn packet(payload: usize, i: usize) -> Packet {
         mss: None,
         sack_permitted: false,
         sack: Default::default(),
+        ts: None,
         payload: Bytes::from(vec![(i % 251) as u8; payload]),
         encoded: None,
     }

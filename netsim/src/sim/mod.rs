@@ -162,6 +162,7 @@ impl Simulator {
                 crate::config::CongestionName::NewReno => CongestionAlgorithm::NewReno,
                 crate::config::CongestionName::Cubic => CongestionAlgorithm::Cubic,
             },
+            timestamps: cfg.tcp.timestamps,
         };
         let plan = FaultPlan::resolve(cfg, &net, origin)?;
         let mut sim = Simulator::new(net, rank_hosts, tcp_params, cfg.seed);
@@ -689,6 +690,7 @@ impl Simulator {
                         mss: seg.mss,
                         sack_permitted: seg.sack_permitted,
                         sack: seg.sack,
+                        ts: seg.ts,
                         payload: seg.payload,
                         encoded: None,
                     };

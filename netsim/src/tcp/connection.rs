@@ -2,9 +2,10 @@
 
 use super::congestion::{Congestion, CongestionControl};
 use super::sack::{self, NextRule, SackBlocks, SackReceiver, Scoreboard};
+use super::timestamps::TimestampEnd;
 use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
-use crate::wire::packet::TcpFlags;
+use crate::wire::packet::{TcpFlags, TCP_TIMESTAMPS_OPTION};
 use bytes::{Bytes, BytesMut};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -35,6 +36,11 @@ pub struct TcpParams {
     pub sack: bool,
     /// The senders' congestion control.
     pub congestion: super::congestion::CongestionAlgorithm,
+    /// Offer timestamps (RFC 7323) on the handshake and, when both ends
+    /// agree, carry them on every segment (12 bytes of option, so 12
+    /// bytes less data a segment) and measure the round trip from every
+    /// ACK's echo.
+    pub timestamps: bool,
 }
 
 /// Counters of one connection.
@@ -55,6 +61,14 @@ pub struct ConnectionStats {
     pub acks_sent: u64,
     /// Messages delivered.
     pub messages_delivered: u64,
+    /// Round-trip samples fed to the RTO estimator (the handshake's, then
+    /// one a round trip from a timed segment, or one an ACK of new data
+    /// from its timestamp echo with `timestamps`).
+    pub rtt_samples: u64,
+    /// Smallest round-trip sample, ns (0 without samples).
+    pub rtt_min_ns: u64,
+    /// Largest round-trip sample, ns (0 without samples).
+    pub rtt_max_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +153,8 @@ pub struct TcpConnection {
     /// Both ends agreed on SACK.
     sack_ok: bool,
     scoreboard: Scoreboard,
+    /// The sender's timestamps (RFC 7323).
+    s_ts: TimestampEnd,
     // ---- receiver ----
     r_state: ReceiverState,
     r_iss: u32,
@@ -152,6 +168,8 @@ pub struct TcpConnection {
     /// The sender offered SACK and this end accepted.
     r_sack_ok: bool,
     sack_rx: SackReceiver,
+    /// The receiver's timestamps (RFC 7323).
+    r_ts: TimestampEnd,
     records: VecDeque<MessageRecord>,
     assembly: BytesMut,
     assembled_off: u64,
@@ -195,6 +213,7 @@ impl TcpConnection {
             rto_timer: LazyTimer::default(),
             sack_ok: false,
             scoreboard: Scoreboard::default(),
+            s_ts: TimestampEnd::new(iss),
             r_state: ReceiverState::Listen,
             r_iss,
             rcv_nxt: 0,
@@ -206,6 +225,7 @@ impl TcpConnection {
             last_ack_sent: None,
             r_sack_ok: false,
             sack_rx: SackReceiver::default(),
+            r_ts: TimestampEnd::new(r_iss),
             records: VecDeque::new(),
             assembly: BytesMut::new(),
             assembled_off: 0,
@@ -247,13 +267,13 @@ impl TcpConnection {
         if self.s_state == SenderState::Closed {
             self.s_state = SenderState::SynSent;
             self.syn_sent_at = Some(now);
-            out.push(TcpAction::Send(self.syn()));
+            out.push(TcpAction::Send(self.syn(now)));
             self.rto_timer
                 .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
         }
     }
 
-    fn syn(&self) -> Segment {
+    fn syn(&self, now: Nanos) -> Segment {
         Segment {
             reverse: false,
             flags: TcpFlags {
@@ -270,12 +290,13 @@ impl TcpConnection {
             mss: Some(self.params.mss as u16),
             sack_permitted: self.params.sack,
             sack: SackBlocks::default(),
+            ts: (self.params.timestamps).then(|| self.s_ts.syn_option(now)),
             payload: Bytes::new(),
             retransmission: false,
         }
     }
 
-    fn syn_ack(&self) -> Segment {
+    fn syn_ack(&self, now: Nanos) -> Segment {
         Segment {
             reverse: true,
             flags: TcpFlags {
@@ -292,6 +313,7 @@ impl TcpConnection {
             mss: Some(self.params.mss as u16),
             sack_permitted: self.r_sack_ok,
             sack: SackBlocks::default(),
+            ts: self.r_ts.option(now),
             payload: Bytes::new(),
             retransmission: false,
         }
@@ -305,14 +327,14 @@ impl TcpConnection {
         self.params.receive_window
     }
 
-    fn pure_ack(&mut self) -> Segment {
+    fn pure_ack(&mut self, now: Nanos) -> Segment {
         let window = (self.receiver_window() >> self.own_wscale).min(65_535) as u16;
         self.last_ack_sent = Some((self.rcv_nxt, window));
         self.unacked_segments = 0;
         self.delack_timer.cancel();
         self.stats.acks_sent += 1;
         let sack = if self.r_sack_ok {
-            self.sack_rx.blocks(sack::max_blocks(false))
+            self.sack_rx.blocks(sack::max_blocks(self.r_ts.agreed))
         } else {
             SackBlocks::default()
         };
@@ -332,6 +354,7 @@ impl TcpConnection {
             mss: None,
             sack_permitted: false,
             sack,
+            ts: self.r_ts.option(now),
             payload: Bytes::new(),
             retransmission: false,
         }
@@ -349,7 +372,8 @@ impl TcpConnection {
                 self.r_state = ReceiverState::SynReceived;
                 self.peer_wscale = seg.wscale.unwrap_or(0);
                 self.r_sack_ok = self.params.sack && seg.sack_permitted;
-                out.push(TcpAction::Send(self.syn_ack()));
+                (self.r_ts).on_handshake(self.params.timestamps, seg.ts);
+                out.push(TcpAction::Send(self.syn_ack(now)));
             }
             return;
         }
@@ -357,6 +381,10 @@ impl TcpConnection {
             return; // no connection yet: ignore
         }
         self.r_state = ReceiverState::Established;
+        // RFC 7323 §4.3: SEG.SEQ ≤ Last.ACK.sent (the SYN-ACK acknowledged
+        // offset 0 before any ACK).
+        let last_ack_sent = self.last_ack_sent.map_or(0, |(a, _)| a);
+        (self.r_ts).on_segment(seg.ts, seg.seq_off <= last_ack_sent);
         let len = seg.payload.len() as u64;
         if len == 0 {
             return; // the handshake's final ACK
@@ -365,7 +393,7 @@ impl TcpConnection {
         let end = start + len;
         if end <= self.rcv_nxt {
             // Entirely old: a retransmission we already have. ACK at once.
-            let a = self.pure_ack();
+            let a = self.pure_ack(now);
             out.push(TcpAction::Send(a));
             return;
         }
@@ -380,7 +408,7 @@ impl TcpConnection {
                     self.sack_rx.on_out_of_order(start, end);
                 }
             }
-            let a = self.pure_ack();
+            let a = self.pure_ack(now);
             out.push(TcpAction::Send(a));
             return;
         }
@@ -408,7 +436,7 @@ impl TcpConnection {
             || self.params.delayed_ack == Nanos::ZERO
             || self.unacked_segments >= self.params.delayed_ack_segments.max(1);
         if immediate {
-            let a = self.pure_ack();
+            let a = self.pure_ack(now);
             out.push(TcpAction::Send(a));
         } else {
             self.delack_timer
@@ -472,13 +500,21 @@ impl TcpConnection {
                 self.s_state = SenderState::Established;
                 self.peer_wscale = seg.wscale.unwrap_or(0);
                 self.sack_ok = self.params.sack && seg.sack_permitted;
+                (self.s_ts).on_handshake(self.params.timestamps, seg.ts);
                 self.peer_window = seg.window as u64;
                 if let Some(m) = seg.mss {
                     self.mss = self.mss.min(m as u64);
+                }
+                if self.s_ts.agreed {
+                    // The option takes 12 bytes of every segment: Linux
+                    // sends that much less data (1448 bytes on 1500).
+                    self.mss -= TCP_TIMESTAMPS_OPTION;
+                }
+                if seg.mss.is_some() || self.s_ts.agreed {
                     self.cc.set_mss(self.mss, self.params.initial_cwnd);
                 }
                 if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-                    self.rtt.sample(now - t);
+                    self.rtt_sample(now - t);
                 }
                 self.rto_timer.cancel();
                 out.push(TcpAction::Send(Segment {
@@ -497,6 +533,7 @@ impl TcpConnection {
                     mss: None,
                     sack_permitted: false,
                     sack: SackBlocks::default(),
+                    ts: self.s_ts.option(now),
                     payload: Bytes::new(),
                     retransmission: false,
                 }));
@@ -510,6 +547,8 @@ impl TcpConnection {
         }
         let ack = seg.ack_off.min(self.snd_max);
         let window = (seg.window as u64) << self.peer_wscale;
+        // The receiver sends no data: every ACK is at the edge.
+        self.s_ts.on_segment(seg.ts, true);
         let newly_sacked = if self.sack_ok && !seg.sack.is_empty() {
             (self.scoreboard).update(&seg.sack, ack.max(self.snd_una), self.snd_max)
         } else {
@@ -517,9 +556,15 @@ impl TcpConnection {
         };
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
-            if let Some((end, sent)) = self.rtt_probe {
+            if self.s_ts.agreed {
+                // RTTM (RFC 7323 §4): every ACK of new data is a sample,
+                // also of a retransmission (the echo names which copy).
+                if let Some(r) = seg.ts.and_then(|ts| self.s_ts.rtt_sample(now, ts.ecr)) {
+                    self.rtt_sample(r);
+                }
+            } else if let Some((end, sent)) = self.rtt_probe {
                 if ack >= end {
-                    self.rtt.sample(now - sent);
+                    self.rtt_sample(now - sent);
                     self.rtt_probe = None;
                 }
             }
@@ -589,6 +634,19 @@ impl TcpConnection {
         self.peer_window = window;
     }
 
+    /// Feeds a round-trip sample to the estimator and the counters.
+    fn rtt_sample(&mut self, r: Nanos) {
+        self.rtt.sample(r);
+        let st = &mut self.stats;
+        st.rtt_min_ns = if st.rtt_samples == 0 {
+            r.0
+        } else {
+            st.rtt_min_ns.min(r.0)
+        };
+        st.rtt_max_ns = st.rtt_max_ns.max(r.0);
+        st.rtt_samples += 1;
+    }
+
     fn poll_receiver_empty(&mut self, out: &mut Vec<TcpAction>) {
         if self.r_state != ReceiverState::Listen {
             self.deliver_empty(out);
@@ -636,7 +694,7 @@ impl TcpConnection {
         out.map(|b| b.freeze()).unwrap_or_default()
     }
 
-    fn data_segment(&self, from: u64, len: usize, retransmission: bool) -> Segment {
+    fn data_segment(&self, now: Nanos, from: u64, len: usize, retransmission: bool) -> Segment {
         let payload = self.stream_slice(from, len);
         Segment {
             reverse: false,
@@ -654,6 +712,7 @@ impl TcpConnection {
             mss: None,
             sack_permitted: false,
             sack: SackBlocks::default(),
+            ts: self.s_ts.option(now),
             payload,
             retransmission,
         }
@@ -674,7 +733,12 @@ impl TcpConnection {
         if self.rtt_probe.is_some_and(|(end, _)| end > self.snd_una) {
             self.rtt_probe = None; // Karn: no sample across a retransmission
         }
-        out.push(TcpAction::Send(self.data_segment(self.snd_una, len, true)));
+        out.push(TcpAction::Send(self.data_segment(
+            now,
+            self.snd_una,
+            len,
+            true,
+        )));
         self.rto_timer
             .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
         len as u64
@@ -733,6 +797,7 @@ impl TcpConnection {
                 }
             }
             out.push(TcpAction::Send(self.data_segment(
+                now,
                 from,
                 len as usize,
                 retrans,
@@ -792,6 +857,7 @@ impl TcpConnection {
                 self.snd_nxt = to;
             }
             out.push(TcpAction::Send(self.data_segment(
+                now,
                 from,
                 len as usize,
                 retrans,
@@ -809,7 +875,7 @@ impl TcpConnection {
         match kind {
             TimerKind::DelayedAck => {
                 if self.delack_timer.fire(now, kind, out) && self.unacked_segments > 0 {
-                    let a = self.pure_ack();
+                    let a = self.pure_ack(now);
                     out.push(TcpAction::Send(a));
                 }
             }
@@ -823,7 +889,7 @@ impl TcpConnection {
                     SenderState::SynSent => {
                         self.syn_retransmitted = true;
                         self.stats.retransmissions += 1;
-                        out.push(TcpAction::Send(self.syn()));
+                        out.push(TcpAction::Send(self.syn(now)));
                         self.rto_timer
                             .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
                     }

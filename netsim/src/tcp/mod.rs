@@ -10,6 +10,7 @@ pub mod congestion;
 mod connection;
 mod rtt;
 pub mod sack;
+pub mod timestamps;
 
 pub use congestion::{CongestionControl, NewReno};
 pub use connection::{ConnectionStats, TcpConnection, TcpParams};
@@ -17,7 +18,7 @@ pub use rtt::RttEstimator;
 pub use sack::SackBlocks;
 
 use crate::base::time::Nanos;
-use crate::wire::packet::TcpFlags;
+use crate::wire::packet::{TcpFlags, TcpTimestamps};
 use bytes::Bytes;
 
 /// Application message identifier, unique within a simulation.
@@ -73,6 +74,8 @@ pub struct Segment {
     pub sack_permitted: bool,
     /// SACK blocks (ACKs while the receiver holds out-of-order data).
     pub sack: SackBlocks,
+    /// Timestamps option (RFC 7323).
+    pub ts: Option<TcpTimestamps>,
     /// Data.
     pub payload: Bytes,
     /// True for a data segment that re-sends bytes sent before.

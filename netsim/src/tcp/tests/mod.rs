@@ -50,6 +50,7 @@ fn params() -> TcpParams {
         receive_window: 65_535,
         sack: false,
         congestion: Default::default(),
+        timestamps: false,
     }
 }
 
@@ -168,6 +169,7 @@ fn packet(seg: &Segment) -> Packet {
         mss: seg.mss,
         sack_permitted: seg.sack_permitted,
         sack: seg.sack,
+        ts: seg.ts,
         payload: seg.payload.clone(),
         encoded: None,
     }
@@ -270,6 +272,7 @@ fn ack_of(off: u64, win: u16) -> Segment {
         mss: None,
         sack_permitted: false,
         sack: Default::default(),
+        ts: None,
         payload: Bytes::new(),
         retransmission: false,
     }
