@@ -33,6 +33,7 @@ fn packet(payload: usize, i: usize) -> Packet {
         src_ip: Ipv4Addr::new(10, 0, 0, 1),
         dst_ip: Ipv4Addr::new(10, 0, 0, 2),
         dst_host: 1,
+        ecn: Default::default(),
         ttl: 64,
         ip_id: i as u16,
         conn: 0,

@@ -216,6 +216,9 @@ pub struct LinkSettings {
     pub red_max_p: Option<f64>,
     /// RED: weight of the newest queue length in the average (w_q).
     pub red_weight: Option<f64>,
+    /// ECN threshold marking: frames waiting from which an arriving
+    /// ECN-capable frame is marked CE.
+    pub ecn_threshold: Option<u32>,
 }
 
 /// One link between nodes `a` and `b`, with optional overrides.
@@ -250,6 +253,8 @@ pub struct LinkConfig {
     pub red_max_p: Option<f64>,
     /// Overrides `[link_defaults].red_weight`.
     pub red_weight: Option<f64>,
+    /// Overrides `[link_defaults].ecn_threshold`.
+    pub ecn_threshold: Option<u32>,
 }
 
 /// The queue discipline of a link's ports (`queue` key).
@@ -263,6 +268,9 @@ pub enum QueueKind {
     /// Random Early Detection (Floyd and Jacobson 1993), see
     /// [`crate::wire::queue::Red`].
     Red,
+    /// A FIFO marking ECN-capable frames CE from `ecn_threshold` frames
+    /// waiting, see [`crate::wire::queue::EcnThreshold`].
+    EcnThreshold,
 }
 
 impl LinkConfig {
@@ -280,6 +288,7 @@ impl LinkConfig {
             red_max_th: self.red_max_th,
             red_max_p: self.red_max_p,
             red_weight: self.red_weight,
+            ecn_threshold: self.ecn_threshold,
         }
     }
 }
@@ -461,6 +470,10 @@ pub struct TcpConfig {
     /// Off by default, unlike Linux, so the closed-form frame sizes of the
     /// default configuration stay those of plain 1460-byte segments.
     pub timestamps: bool,
+    /// Explicit Congestion Notification (RFC 3168): negotiated on the
+    /// handshake, data sent ECT(0), the window reduced once a round trip
+    /// for an ECN-Echo instead of waiting for a loss.
+    pub ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -479,6 +492,7 @@ impl Default for TcpConfig {
             sack: false,
             congestion: Default::default(),
             timestamps: false,
+            ecn: false,
         }
     }
 }

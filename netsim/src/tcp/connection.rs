@@ -1,11 +1,12 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
 use super::congestion::{Congestion, CongestionControl};
+use super::ecn::{EcnReceiver, EcnSender};
 use super::sack::{self, NextRule, SackBlocks, SackReceiver, Scoreboard};
 use super::timestamps::TimestampEnd;
 use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
-use crate::wire::packet::{TcpFlags, TCP_TIMESTAMPS_OPTION};
+use crate::wire::packet::{Ecn, TcpFlags, TCP_TIMESTAMPS_OPTION};
 use bytes::{Bytes, BytesMut};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -41,6 +42,10 @@ pub struct TcpParams {
     /// bytes less data a segment) and measure the round trip from every
     /// ACK's echo.
     pub timestamps: bool,
+    /// Offer ECN (RFC 3168) on the handshake and, when both ends agree,
+    /// send new data ECT(0), echo CE marks with ECE and reduce the window
+    /// for them once a round trip.
+    pub ecn: bool,
 }
 
 /// Counters of one connection.
@@ -69,6 +74,10 @@ pub struct ConnectionStats {
     pub rtt_min_ns: u64,
     /// Largest round-trip sample, ns (0 without samples).
     pub rtt_max_ns: u64,
+    /// Data segments the receiver got marked Congestion Experienced.
+    pub ce_received: u64,
+    /// Window reductions for ECN-Echo (at most one a window of data).
+    pub ecn_reductions: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +164,8 @@ pub struct TcpConnection {
     scoreboard: Scoreboard,
     /// The sender's timestamps (RFC 7323).
     s_ts: TimestampEnd,
+    /// The sender's ECN (RFC 3168).
+    s_ecn: EcnSender,
     // ---- receiver ----
     r_state: ReceiverState,
     r_iss: u32,
@@ -170,6 +181,8 @@ pub struct TcpConnection {
     sack_rx: SackReceiver,
     /// The receiver's timestamps (RFC 7323).
     r_ts: TimestampEnd,
+    /// The receiver's ECN (RFC 3168).
+    r_ecn: EcnReceiver,
     records: VecDeque<MessageRecord>,
     assembly: BytesMut,
     assembled_off: u64,
@@ -214,6 +227,7 @@ impl TcpConnection {
             sack_ok: false,
             scoreboard: Scoreboard::default(),
             s_ts: TimestampEnd::new(iss),
+            s_ecn: EcnSender::default(),
             r_state: ReceiverState::Listen,
             r_iss,
             rcv_nxt: 0,
@@ -226,6 +240,7 @@ impl TcpConnection {
             r_sack_ok: false,
             sack_rx: SackReceiver::default(),
             r_ts: TimestampEnd::new(r_iss),
+            r_ecn: EcnReceiver::default(),
             records: VecDeque::new(),
             assembly: BytesMut::new(),
             assembled_off: 0,
@@ -280,6 +295,8 @@ impl TcpConnection {
                 syn: true,
                 ack: false,
                 psh: false,
+                ece: self.params.ecn,
+                cwr: self.params.ecn,
             },
             seq: self.iss,
             ack: 0,
@@ -293,6 +310,7 @@ impl TcpConnection {
             ts: (self.params.timestamps).then(|| self.s_ts.syn_option(now)),
             payload: Bytes::new(),
             retransmission: false,
+            ect: false,
         }
     }
 
@@ -303,6 +321,8 @@ impl TcpConnection {
                 syn: true,
                 ack: true,
                 psh: false,
+                ece: self.r_ecn.agreed,
+                cwr: false,
             },
             seq: self.r_iss,
             ack: self.iss.wrapping_add(1),
@@ -316,6 +336,7 @@ impl TcpConnection {
             ts: self.r_ts.option(now),
             payload: Bytes::new(),
             retransmission: false,
+            ect: false,
         }
     }
 
@@ -344,6 +365,8 @@ impl TcpConnection {
                 syn: false,
                 ack: true,
                 psh: false,
+                ece: self.r_ecn.ece(),
+                cwr: false,
             },
             seq: self.r_iss.wrapping_add(1),
             ack: self.iss.wrapping_add(1).wrapping_add(self.rcv_nxt as u32),
@@ -357,6 +380,7 @@ impl TcpConnection {
             ts: self.r_ts.option(now),
             payload: Bytes::new(),
             retransmission: false,
+            ect: false,
         }
     }
 
@@ -373,6 +397,7 @@ impl TcpConnection {
                 self.peer_wscale = seg.wscale.unwrap_or(0);
                 self.r_sack_ok = self.params.sack && seg.sack_permitted;
                 (self.r_ts).on_handshake(self.params.timestamps, seg.ts);
+                (self.r_ecn).on_syn(self.params.ecn, seg.flags.ece, seg.flags.cwr);
                 out.push(TcpAction::Send(self.syn_ack(now)));
             }
             return;
@@ -389,6 +414,9 @@ impl TcpConnection {
         if len == 0 {
             return; // the handshake's final ACK
         }
+        let ce = seg.ecn == Ecn::Ce;
+        self.stats.ce_received += u64::from(ce);
+        let echo_started = self.r_ecn.on_data(seg.flags.cwr, ce);
         let start = seg.seq_off;
         let end = start + len;
         if end <= self.rcv_nxt {
@@ -433,6 +461,7 @@ impl TcpConnection {
         }
         self.unacked_segments += 1;
         let immediate = filled_hole
+            || echo_started
             || self.params.delayed_ack == Nanos::ZERO
             || self.unacked_segments >= self.params.delayed_ack_segments.max(1);
         if immediate {
@@ -501,6 +530,7 @@ impl TcpConnection {
                 self.peer_wscale = seg.wscale.unwrap_or(0);
                 self.sack_ok = self.params.sack && seg.sack_permitted;
                 (self.s_ts).on_handshake(self.params.timestamps, seg.ts);
+                (self.s_ecn).on_syn_ack(self.params.ecn, seg.flags.ece, seg.flags.cwr);
                 self.peer_window = seg.window as u64;
                 if let Some(m) = seg.mss {
                     self.mss = self.mss.min(m as u64);
@@ -523,6 +553,8 @@ impl TcpConnection {
                         syn: false,
                         ack: true,
                         psh: false,
+                        ece: false,
+                        cwr: false,
                     },
                     seq: self.iss.wrapping_add(1),
                     ack: self.r_iss.wrapping_add(1),
@@ -536,6 +568,7 @@ impl TcpConnection {
                     ts: self.s_ts.option(now),
                     payload: Bytes::new(),
                     retransmission: false,
+                    ect: false,
                 }));
                 // Zero-length messages queued before the handshake.
                 self.poll_receiver_empty(out);
@@ -549,6 +582,7 @@ impl TcpConnection {
         let window = (seg.window as u64) << self.peer_wscale;
         // The receiver sends no data: every ACK is at the edge.
         self.s_ts.on_segment(seg.ts, true);
+        let ecn_reduce = !self.cc.in_recovery() && self.s_ecn.should_reduce(seg.flags.ece, ack);
         let newly_sacked = if self.sack_ok && !seg.sack.is_empty() {
             (self.scoreboard).update(&seg.sack, ack.max(self.snd_una), self.snd_max)
         } else {
@@ -588,7 +622,7 @@ impl TcpConnection {
                     self.cc.on_partial_ack(acked);
                     self.retransmit_front(now, out);
                 }
-            } else {
+            } else if !ecn_reduce {
                 self.cc.on_ack(acked, now, self.rtt.srtt());
             }
             self.dupacks = 0;
@@ -630,6 +664,13 @@ impl TcpConnection {
             } else if self.dupacks > 3 && self.cc.in_recovery() {
                 self.cc.on_extra_dupack();
             }
+        }
+        if ecn_reduce && !self.cc.in_recovery() {
+            // RFC 3168 §6.1.2: as for a loss, without a retransmission;
+            // the next new segment carries CWR.
+            self.cc.on_ecn_echo();
+            self.s_ecn.reduced(self.snd_max);
+            self.stats.ecn_reductions += 1;
         }
         self.peer_window = window;
     }
@@ -694,14 +735,19 @@ impl TcpConnection {
         out.map(|b| b.freeze()).unwrap_or_default()
     }
 
-    fn data_segment(&self, now: Nanos, from: u64, len: usize, retransmission: bool) -> Segment {
+    fn data_segment(&mut self, now: Nanos, from: u64, len: usize, retransmission: bool) -> Segment {
         let payload = self.stream_slice(from, len);
+        // New data only (RFC 3168 §6.1.5: no ECT on retransmissions).
+        let ect = self.s_ecn.agreed && !retransmission;
+        let cwr = ect && self.s_ecn.take_cwr();
         Segment {
             reverse: false,
             flags: TcpFlags {
                 syn: false,
                 ack: true,
                 psh: from + len as u64 == self.stream_end_off,
+                ece: false,
+                cwr,
             },
             seq: self.iss.wrapping_add(1).wrapping_add(from as u32),
             ack: self.r_iss.wrapping_add(1),
@@ -715,6 +761,7 @@ impl TcpConnection {
             ts: self.s_ts.option(now),
             payload,
             retransmission,
+            ect,
         }
     }
 

@@ -8,6 +8,7 @@
 
 pub mod congestion;
 mod connection;
+pub mod ecn;
 mod rtt;
 pub mod sack;
 pub mod timestamps;
@@ -80,6 +81,9 @@ pub struct Segment {
     pub payload: Bytes,
     /// True for a data segment that re-sends bytes sent before.
     pub retransmission: bool,
+    /// Sent ECT(0) in the IPv4 header: new data once both ends agreed on
+    /// ECN (RFC 3168 §6.1.5: never retransmissions, SYNs or pure ACKs).
+    pub ect: bool,
 }
 
 /// What the connection asks its driver to do.

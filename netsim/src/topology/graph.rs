@@ -78,6 +78,9 @@ pub struct LinkParams {
     pub queue: QueueKind,
     /// RED's parameters (used when `queue` is [`QueueKind::Red`]).
     pub red: RedParams,
+    /// Frames waiting from which an arriving ECN-capable frame is marked
+    /// (used when `queue` is [`QueueKind::EcnThreshold`]).
+    pub ecn_threshold: u32,
 }
 
 /// Parameters of Random Early Detection (Floyd and Jacobson 1993; see
@@ -114,7 +117,12 @@ pub const DEFAULT_LINK: LinkParams = LinkParams {
     loss: 0.0,
     queue: QueueKind::DropTail,
     red: DEFAULT_RED,
+    ecn_threshold: DEFAULT_ECN_THRESHOLD,
 };
+
+/// The default marking threshold K of `queue = "ecn-threshold"`, frames:
+/// the 20 packets DCTCP's authors recommend for 1 Gbps links.
+pub const DEFAULT_ECN_THRESHOLD: u32 = 20;
 
 /// A full-duplex link between two ports.
 #[derive(Debug, Clone)]
@@ -429,6 +437,9 @@ fn layer(
     }
     if let Some(q) = s.queue {
         p.queue = q;
+    }
+    if let Some(k) = s.ecn_threshold {
+        p.ecn_threshold = k;
     }
     let in_range = |key: &str, v: Option<f64>, ok: fn(f64) -> bool, want: &str| match v {
         Some(v) if !ok(v) => Err(err(origin, format!("`{at}.{key}` is {v}; {want}"))),

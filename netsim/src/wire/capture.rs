@@ -700,6 +700,8 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     tcp.syn = pkt.flags.syn;
     tcp.ack = pkt.flags.ack;
     tcp.psh = pkt.flags.psh;
+    tcp.ece = pkt.flags.ece;
+    tcp.cwr = pkt.flags.cwr;
     tcp.acknowledgment_number = if pkt.flags.ack { pkt.ack } else { 0 };
     use TcpOptionElement::Noop as Nop;
     let ts = pkt.ts.map(|t| TcpOptionElement::Timestamp(t.val, t.ecr));
@@ -757,6 +759,7 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     .expect("payload fits an IPv4 packet");
     ip.identification = pkt.ip_id;
     ip.dont_fragment = true;
+    ip.ecn = etherparse::Ipv4Ecn::try_new(pkt.ecn.bits()).expect("two bits");
     ip.header_checksum = ip.calc_header_checksum();
     tcp.checksum = tcp
         .calc_checksum_ipv4(&ip, &pkt.payload)

@@ -51,6 +51,42 @@ pub struct TcpFlags {
     pub ack: bool,
     /// Push: the segment ends the data the sender has.
     pub psh: bool,
+    /// ECN-Echo (RFC 3168): on a SYN, with CWR, the offer of ECN; on a
+    /// SYN-ACK, alone, its acceptance; on an ACK, congestion was seen.
+    pub ece: bool,
+    /// Congestion Window Reduced (RFC 3168): the sender reduced its
+    /// window for an ECN-Echo (and, with ECE, offers ECN on a SYN).
+    pub cwr: bool,
+}
+
+/// The ECN field of the IPv4 header (RFC 3168 §5): the two low bits of
+/// the former type-of-service byte.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    /// 00: the sender does not do ECN; a queue drops it as it would have.
+    #[default]
+    NotEct,
+    /// 10: ECN-capable transport; a marking queue may set CE instead of
+    /// dropping it.
+    Ect0,
+    /// 11: congestion experienced, set by a queue on an ECT frame.
+    Ce,
+}
+
+impl Ecn {
+    /// The field's two bits.
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
+
+    /// True for a frame a marking queue may mark (ECT or already CE).
+    pub fn is_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
 }
 
 /// Up to four SACK blocks `[start, end)` of one ACK, the first the block
@@ -133,6 +169,8 @@ pub struct Packet {
     pub dst_host: NodeId,
     /// IPv4 time to live.
     pub ttl: u8,
+    /// IPv4 ECN field (RFC 3168).
+    pub ecn: Ecn,
     /// IPv4 identification.
     pub ip_id: u16,
     /// Connection this segment belongs to.

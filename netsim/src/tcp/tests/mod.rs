@@ -51,6 +51,7 @@ fn params() -> TcpParams {
         sack: false,
         congestion: Default::default(),
         timestamps: false,
+        ecn: false,
     }
 }
 
@@ -154,6 +155,11 @@ fn packet(seg: &Segment) -> Packet {
         dst_ip: Ipv4Addr::new(10, 0, 0, 2),
         dst_host: 0,
         ttl: 64,
+        ecn: if seg.ect {
+            crate::wire::packet::Ecn::Ect0
+        } else {
+            crate::wire::packet::Ecn::NotEct
+        },
         ip_id: 0,
         conn: 0,
         reverse: seg.reverse,
@@ -262,6 +268,8 @@ fn ack_of(off: u64, win: u16) -> Segment {
             syn: false,
             ack: true,
             psh: false,
+            ece: false,
+            cwr: false,
         },
         seq: R_ISS + 1,
         ack: ISS + 1 + off as u32,
@@ -275,5 +283,6 @@ fn ack_of(off: u64, win: u16) -> Segment {
         ts: None,
         payload: Bytes::new(),
         retransmission: false,
+        ect: false,
     }
 }
