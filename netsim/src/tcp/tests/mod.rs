@@ -17,6 +17,7 @@ use bytes::Bytes;
 use std::net::Ipv4Addr;
 
 mod delayed_ack;
+mod ecn;
 mod handshake;
 mod nagle;
 mod recovery;
@@ -194,9 +195,9 @@ fn sent(actions: &[TcpAction]) -> Vec<Segment> {
 
 /// One line per action, as the assertions spell them:
 /// `→ PA seq=1001 ack=5001 len=1000 win=65535 (re)` for a segment (→
-/// sender to receiver, ← back; flags S, A, P; options — `sackok`, and
-/// `sack=3001-4001,…` with wire numbers — and a retransmission mark when
-/// present), `rto @200ms` / `delack @40ms` for a
+/// sender to receiver, ← back; flags S, A, P, E for ECE, C for CWR;
+/// options — `sackok`, and `sack=3001-4001,…` with wire numbers — then
+/// `ect` for ECT(0) and a retransmission mark when present), `rto @200ms` / `delack @40ms` for a
 /// timer, `deliver #0 2500B` for a message.
 fn show(actions: &[TcpAction]) -> Vec<String> {
     actions.iter().map(show_one).collect()
@@ -214,6 +215,12 @@ fn show_one(a: &TcpAction) -> String {
             }
             if s.flags.ack {
                 flags.push('A');
+            }
+            if s.flags.ece {
+                flags.push('E');
+            }
+            if s.flags.cwr {
+                flags.push('C');
             }
             let mut line = format!(
                 "{} {flags} seq={} ack={} len={} win={}",
@@ -239,6 +246,9 @@ fn show_one(a: &TcpAction) -> String {
                     .map(|&(a, b)| format!("{}-{}", wire(a), wire(b)))
                     .collect();
                 line += &format!(" sack={}", blocks.join(","));
+            }
+            if s.ect {
+                line += " ect";
             }
             if s.retransmission {
                 line += " (re)";
