@@ -77,8 +77,12 @@ pub fn text(cfg: &NetworkConfig, origin: &str, ranks: Option<u32>) -> Result<Str
         let red = match p.queue {
             netsim::config::QueueKind::DropTail => String::new(),
             netsim::config::QueueKind::Red => format!(
-                " red (min_th {}, max_th {}, max_p {}, weight {})",
-                p.red.min_th, p.red.max_th, p.red.max_p, p.red.weight
+                " red (min_th {}, max_th {}, max_p {}, weight {}{})",
+                p.red.min_th,
+                p.red.max_th,
+                p.red.max_p,
+                p.red.weight,
+                if p.red.ecn { ", ecn" } else { "" }
             ),
             netsim::config::QueueKind::EcnThreshold => {
                 format!(" ecn-threshold (mark from {} waiting)", p.ecn_threshold)

@@ -75,7 +75,7 @@ fn network(senders: usize, ecn: bool, queue: &str, congestion: &str) -> Simulato
         toml += &format!("[[link]]\na='h{i}'\nb='s'\n");
     }
     toml += &format!(
-        "[[link]]\na='s'\nb='hr'\nqueue='{queue}'\necn_threshold={K}\nqueue_packets={B}\n"
+        "[[link]]\na='s'\nb='hr'\nqueue='{queue}'\necn_threshold={K}\nqueue_packets={B}\nred_ecn=true\n"
     );
     let cfg = NetworkConfig::from_toml_str(&toml, "test").unwrap();
     Simulator::from_config(&cfg, "test", senders + 1, false).unwrap()
@@ -202,4 +202,25 @@ fn an_ecn_that_is_no_boolean_and_an_unknown_queue_are_refused_in_one_sentence() 
     assert!(err.contains("queue"), "{err}");
     assert!(err.contains("ecn-threshold"), "{err}");
     assert!(!err.contains('\n'), "{err}");
+}
+
+/// RED with `red_ecn` on the same bottleneck (defaults min_th 5, max_th
+/// 15, max_p 0.02, w_q 0.002): ECN senders' frames are marked where RED
+/// would drop them, so nothing is dropped or resent; without ECN the
+/// same queue drops early and the senders resend.
+#[test]
+fn red_with_ecn_marks_instead_of_dropping_early() {
+    for congestion in ["newreno", "cubic"] {
+        let (st, _) = run(2, true, "red", congestion);
+        let q = bottleneck(&st);
+        assert_eq!(drops(&st), 0, "{congestion}");
+        assert!(q.ecn_marks > 0, "{congestion}");
+        let ce: u64 = st.connections.iter().map(|c| c.stats.ce_received).sum();
+        assert_eq!(ce, q.ecn_marks, "{congestion}");
+        assert!(st.connections.iter().all(|c| c.stats.retransmissions == 0));
+        let (st, _) = run(2, false, "red", congestion);
+        let q = bottleneck(&st);
+        assert!(q.drops_early > 0 && q.ecn_marks == 0, "{congestion}");
+        assert!(st.connections.iter().any(|c| c.stats.retransmissions > 0));
+    }
 }

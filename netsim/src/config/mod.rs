@@ -219,6 +219,8 @@ pub struct LinkSettings {
     /// ECN threshold marking: frames waiting from which an arriving
     /// ECN-capable frame is marked CE.
     pub ecn_threshold: Option<u32>,
+    /// RED: mark ECN-capable frames CE instead of dropping them.
+    pub red_ecn: Option<bool>,
 }
 
 /// One link between nodes `a` and `b`, with optional overrides.
@@ -255,6 +257,8 @@ pub struct LinkConfig {
     pub red_weight: Option<f64>,
     /// Overrides `[link_defaults].ecn_threshold`.
     pub ecn_threshold: Option<u32>,
+    /// Overrides `[link_defaults].red_ecn`.
+    pub red_ecn: Option<bool>,
 }
 
 /// The queue discipline of a link's ports (`queue` key).
@@ -289,6 +293,7 @@ impl LinkConfig {
             red_max_p: self.red_max_p,
             red_weight: self.red_weight,
             ecn_threshold: self.ecn_threshold,
+            red_ecn: self.red_ecn,
         }
     }
 }

@@ -121,6 +121,7 @@ impl Builder {
             red_max_p: None,
             red_weight: None,
             ecn_threshold: None,
+            red_ecn: None,
         });
     }
 
@@ -192,6 +193,7 @@ impl Builder {
             l.red_max_p = s.red_max_p.or(l.red_max_p);
             l.red_weight = s.red_weight.or(l.red_weight);
             l.ecn_threshold = s.ecn_threshold.or(l.ecn_threshold);
+            l.red_ecn = s.red_ecn.or(l.red_ecn);
         }
         Ok(())
     }
