@@ -72,13 +72,21 @@ pub fn text(cfg: &NetworkConfig, origin: &str, ranks: Option<u32>) -> Result<Str
         } else {
             format!(" {} B", p.queue_bytes)
         };
-        // Drop-tail lines read as before; RED names its parameters.
+        // Drop-tail lines read as before; RED and ECN marking name their
+        // parameters.
         let red = match p.queue {
             netsim::config::QueueKind::DropTail => String::new(),
             netsim::config::QueueKind::Red => format!(
-                " red (min_th {}, max_th {}, max_p {}, weight {})",
-                p.red.min_th, p.red.max_th, p.red.max_p, p.red.weight
+                " red (min_th {}, max_th {}, max_p {}, weight {}{})",
+                p.red.min_th,
+                p.red.max_th,
+                p.red.max_p,
+                p.red.weight,
+                if p.red.ecn { ", ecn" } else { "" }
             ),
+            netsim::config::QueueKind::EcnThreshold => {
+                format!(" ecn-threshold (mark from {} waiting)", p.ecn_threshold)
+            }
         };
         let _ = writeln!(
             s,

@@ -581,6 +581,258 @@ fn sack_options_decode_in_tshark() {
     }
 }
 
+/// `timestamps = true` (with `sack = true`, on a lossy link): every frame
+/// carries TSval and TSecr and tshark decodes them. The SYNs carry the
+/// 20 bytes of options Linux sends (a 40-byte header: MSS, SACK_PERM, TS,
+/// NOP, WS), the SYN TSecr 0 and the SYN-ACK's the SYN's TSval; after the
+/// handshake every header is 32 bytes (NOP, NOP, TS) plus 4 + 8 bytes a
+/// SACK block, at most three blocks, and no segment carries more than
+/// MSS − 12 = 1448 bytes. No malformed frame, no warning but the sequence
+/// analysis the losses raise.
+#[test]
+fn timestamps_decode_in_tshark() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("ts.toml");
+    std::fs::write(
+        &net,
+        "seed = 7\n[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n\
+         [tcp]\nsack = true\ntimestamps = true\ndelayed_ack = '0'\n\
+         [[host]]\nname = 'host0'\n[[host]]\nname = 'host1'\n[[switch]]\nname = 'switch0'\n\
+         [[link]]\na = 'host0'\nb = 'switch0'\nloss = 0.02\n[[link]]\na = 'host1'\nb = 'switch0'\n",
+    )
+    .unwrap();
+    let caps = dir.path().join("caps");
+    let out = simulate(&[
+        "--net",
+        net.to_str().unwrap(),
+        "--workload",
+        "pingpong",
+        "--size",
+        "256KiB",
+        "--iters",
+        "4",
+        "--verify",
+        "--capture",
+        caps.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !tshark_available() {
+        return;
+    }
+    for f in ["host0.pcap", "host1.pcap"] {
+        let f = caps.join(f);
+        let bad = tshark(
+            &f,
+            &[
+                "-Y",
+                "_ws.malformed || (_ws.expert.severity >= warning && !tcp.analysis.flags)",
+            ],
+        );
+        assert_eq!(lines(&bad), 0, "{} has warnings:\n{bad}", f.display());
+    }
+    let cap = caps.join("host0.pcap");
+    let rows = tshark(
+        &cap,
+        &[
+            "-T",
+            "fields",
+            "-e",
+            "tcp.flags.syn",
+            "-e",
+            "tcp.flags.ack",
+            "-e",
+            "tcp.options.timestamp.tsval",
+            "-e",
+            "tcp.options.timestamp.tsecr",
+            "-e",
+            "tcp.hdr_len",
+            "-e",
+            "tcp.options.sack_le",
+            "-e",
+            "tcp.len",
+        ],
+    );
+    let all = lines(&rows);
+    assert!(all > 300, "{rows}");
+    let (mut syns, mut sacks) = (0, 0);
+    for l in rows.lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        f[2].parse::<u32>()
+            .unwrap_or_else(|_| panic!("no TSval: {l}"));
+        let tsecr: u32 = f[3].parse().unwrap_or_else(|_| panic!("no TSecr: {l}"));
+        let blocks = if f[5].is_empty() {
+            0
+        } else {
+            f[5].split(',').count()
+        };
+        assert!(blocks <= 3, "{l}");
+        assert!(f[6].parse::<u32>().unwrap() <= 1448, "{l}");
+        if f[0] == "1" {
+            syns += 1;
+            assert_eq!(f[4], "40", "{l}");
+            assert_eq!(tsecr == 0, f[1] == "0", "TSecr 0 on the SYN only: {l}");
+        } else {
+            assert_ne!(tsecr, 0, "{l}");
+            assert_eq!(
+                f[4],
+                (32 + if blocks > 0 { 4 + 8 * blocks } else { 0 }).to_string(),
+                "{l}"
+            );
+        }
+        sacks += usize::from(blocks > 0);
+    }
+    assert!(syns >= 4, "{rows}");
+    assert!(sacks > 10, "too few SACKs:\n{rows}");
+    // The SYN-ACK echoes the SYN's TSval.
+    let syn_rows = tshark(
+        &cap,
+        &[
+            "-Y",
+            "tcp.flags.syn == 1",
+            "-T",
+            "fields",
+            "-e",
+            "tcp.stream",
+            "-e",
+            "tcp.flags.ack",
+            "-e",
+            "tcp.options.timestamp.tsval",
+            "-e",
+            "tcp.options.timestamp.tsecr",
+        ],
+    );
+    let mut syn_val = std::collections::HashMap::new();
+    for l in syn_rows.lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        if f[1] == "0" {
+            syn_val.insert(f[0].to_string(), f[2].to_string());
+        } else {
+            assert_eq!(syn_val.get(f[0]), Some(&f[3].to_string()), "{syn_rows}");
+        }
+    }
+}
+
+/// `ecn = true` with `queue = "ecn-threshold"`: four ranks' all-to-all
+/// congests every switch port towards a host, which marks from K = 4
+/// frames waiting. On host0's capture tshark decodes the negotiation (SYN
+/// with ECE and CWR, SYN-ACK with ECE alone), ECT(0) or CE
+/// (`ip.dsfield.ecn` 2 or 3) on every data segment, CE on some host0
+/// receives,
+/// ECE on ACKs and CWR on data segments, Not-ECT on every segment
+/// without data; no frame is malformed or raises a warning (no loss, so
+/// no sequence analysis either).
+#[test]
+fn ecn_decodes_in_tshark() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("ecn.toml");
+    let mut toml = String::from(
+        "seed = 3\n[link_defaults]\nrate = '1Gbps'\ndelay = '10us'\nqueue = 'ecn-threshold'\necn_threshold = 4\n\
+         [tcp]\necn = true\ndelayed_ack = '0'\n[[switch]]\nname = 'switch0'\n",
+    );
+    for i in 0..4 {
+        toml += &format!("[[host]]\nname = 'host{i}'\n[[link]]\na = 'host{i}'\nb = 'switch0'\n");
+    }
+    std::fs::write(&net, toml).unwrap();
+    let caps = dir.path().join("caps");
+    let report_file = dir.path().join("report.json");
+    let out = simulate(&[
+        "--net",
+        net.to_str().unwrap(),
+        "-n",
+        "4",
+        "--workload",
+        "alltoall",
+        "--size",
+        "512KiB",
+        "--iters",
+        "2",
+        "--verify",
+        "--capture",
+        caps.to_str().unwrap(),
+        "--report",
+        report_file.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = report(&report_file).to_string();
+    assert!(text.contains("\"ecn_marks\""), "{text}");
+    if !tshark_available() {
+        return;
+    }
+    let cap = caps.join("host0.pcap");
+    let bad = tshark(
+        &cap,
+        &["-Y", "_ws.malformed || _ws.expert.severity >= warning"],
+    );
+    assert_eq!(lines(&bad), 0, "warnings:\n{bad}");
+    let rows = tshark(
+        &cap,
+        &[
+            "-T",
+            "fields",
+            "-e",
+            "ip.src",
+            "-e",
+            "ip.dsfield.ecn",
+            "-e",
+            "tcp.flags.syn",
+            "-e",
+            "tcp.flags.ack",
+            "-e",
+            "tcp.flags.ece",
+            "-e",
+            "tcp.flags.cwr",
+            "-e",
+            "tcp.len",
+        ],
+    );
+    let (mut syn, mut syn_ack, mut ce, mut ece, mut cwr, mut sent) = (0, 0, 0, 0, 0, 0);
+    for l in rows.lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        let flag = |i: usize| f[i] == "1" || f[i] == "True";
+        let ecn: u8 = f[1].parse().unwrap_or_else(|_| panic!("no ECN field: {l}"));
+        let len: u32 = f[6].parse().unwrap();
+        if flag(2) {
+            assert_eq!(ecn, 0, "SYNs are not ECT: {l}");
+            assert!(flag(4), "ECE on every SYN: {l}");
+            if flag(3) {
+                syn_ack += 1;
+                assert!(!flag(5), "no CWR on a SYN-ACK: {l}");
+            } else {
+                syn += 1;
+                assert!(flag(5), "CWR on a SYN: {l}");
+            }
+        } else if len == 0 {
+            assert_eq!(ecn, 0, "pure ACKs are not ECT: {l}");
+            ece += usize::from(flag(4));
+        } else {
+            assert!(ecn == 2 || ecn == 3, "data is ECT(0) or CE: {l}");
+            // host0's own NIC queue marks too (the link's `queue` is both
+            // ends'): count CE on what host0 receives.
+            if f[0] == "10.0.0.1" {
+                sent += 1;
+            } else {
+                ce += usize::from(ecn == 3);
+            }
+            cwr += usize::from(flag(5));
+        }
+    }
+    // host0 opens 3 connections and accepts 3.
+    assert_eq!((syn, syn_ack), (6, 6), "{rows}");
+    assert!(sent > 100, "{rows}");
+    assert!(
+        ce > 0 && ece > 0 && cwr > 0,
+        "CE {ce}, ECE {ece}, CWR {cwr}"
+    );
+}
+
 /// `fabric = "lossless"`: every packet in the captures is an InfiniBand
 /// RC SEND in an ERF record, which tshark decodes without a warning: a
 /// 10,000-byte message is SEND First, Middle (4096 bytes of payload each,

@@ -225,6 +225,11 @@ pub struct LinkSettings {
     pub red_max_p: Option<f64>,
     /// RED: weight of the newest queue length in the average (w_q).
     pub red_weight: Option<f64>,
+    /// ECN threshold marking: frames waiting from which an arriving
+    /// ECN-capable frame is marked CE.
+    pub ecn_threshold: Option<u32>,
+    /// RED: mark ECN-capable frames CE instead of dropping them.
+    pub red_ecn: Option<bool>,
 }
 
 /// One link between nodes `a` and `b`, with optional overrides.
@@ -259,6 +264,10 @@ pub struct LinkConfig {
     pub red_max_p: Option<f64>,
     /// Overrides `[link_defaults].red_weight`.
     pub red_weight: Option<f64>,
+    /// Overrides `[link_defaults].ecn_threshold`.
+    pub ecn_threshold: Option<u32>,
+    /// Overrides `[link_defaults].red_ecn`.
+    pub red_ecn: Option<bool>,
 }
 
 /// The queue discipline of a link's ports (`queue` key).
@@ -272,6 +281,9 @@ pub enum QueueKind {
     /// Random Early Detection (Floyd and Jacobson 1993), see
     /// [`crate::wire::queue::Red`].
     Red,
+    /// A FIFO marking ECN-capable frames CE from `ecn_threshold` frames
+    /// waiting, see [`crate::wire::queue::EcnThreshold`].
+    EcnThreshold,
 }
 
 impl LinkConfig {
@@ -289,6 +301,8 @@ impl LinkConfig {
             red_max_th: self.red_max_th,
             red_max_p: self.red_max_p,
             red_weight: self.red_weight,
+            ecn_threshold: self.ecn_threshold,
+            red_ecn: self.red_ecn,
         }
     }
 }
@@ -489,6 +503,15 @@ pub struct TcpConfig {
     /// The senders' congestion control: `newreno` (RFC 5681/6582) or
     /// `cubic` (RFC 9438, Linux's default).
     pub congestion: CongestionName,
+    /// Timestamps (RFC 7323) on every segment: 12 bytes of option, so 12
+    /// bytes less data a segment, and a round-trip sample from every ACK.
+    /// Off by default, unlike Linux, so the closed-form frame sizes of the
+    /// default configuration stay those of plain 1460-byte segments.
+    pub timestamps: bool,
+    /// Explicit Congestion Notification (RFC 3168): negotiated on the
+    /// handshake, data sent ECT(0), the window reduced once a round trip
+    /// for an ECN-Echo instead of waiting for a loss.
+    pub ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -506,6 +529,8 @@ impl Default for TcpConfig {
             nic_queue_packets: 32,
             sack: false,
             congestion: Default::default(),
+            timestamps: false,
+            ecn: false,
         }
     }
 }

@@ -67,6 +67,9 @@ pub struct LinkDirectionStats {
     pub drops_early: u64,
     /// Frames lost on the wire (random loss).
     pub drops_loss: u64,
+    /// ECN-capable frames the queue marked Congestion Experienced
+    /// (`queue = "ecn-threshold"`) instead of dropping them.
+    pub ecn_marks: u64,
     /// Frames lost because the link failed while they were queued, being
     /// sent or propagating on it.
     pub drops_down: u64,

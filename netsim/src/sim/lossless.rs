@@ -195,6 +195,8 @@ impl Simulator {
                 wscale: None,
                 mss: None,
                 sack_permitted: false,
+                ts: None,
+                ecn: Default::default(),
                 sack: Default::default(),
                 payload: seg.payload,
                 encoded: None,

@@ -17,7 +17,7 @@ use crate::topology::routing::{Route, Routing, Spread};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 use crate::wire::capture::{self, CaptureFile, HostNames, PortCaptures};
 use crate::wire::observer::PortObserver;
-use crate::wire::packet::{ConnId, Packet, PacketArena, PacketId};
+use crate::wire::packet::{ConnId, Ecn, Packet, PacketArena, PacketId};
 use crate::wire::queue::{Admission, QueueDiscipline};
 use crate::wire::transmitter::Transmitter;
 use bytes::Bytes;
@@ -172,6 +172,8 @@ impl Simulator {
                 crate::config::CongestionName::NewReno => CongestionAlgorithm::NewReno,
                 crate::config::CongestionName::Cubic => CongestionAlgorithm::Cubic,
             },
+            timestamps: cfg.tcp.timestamps,
+            ecn: cfg.tcp.ecn,
         };
         let plan = FaultPlan::resolve(cfg, &net, origin)?;
         let mut sim = Simulator::new(net, rank_hosts, tcp_params, cfg.seed);
@@ -695,6 +697,7 @@ impl Simulator {
                         dst_ip: self.net.nodes[to as usize].ip.unwrap(),
                         dst_host: to,
                         ttl: INITIAL_TTL,
+                        ecn: if seg.ect { Ecn::Ect0 } else { Ecn::NotEct },
                         ip_id,
                         conn: c,
                         reverse: seg.reverse,
@@ -710,6 +713,7 @@ impl Simulator {
                         mss: seg.mss,
                         sack_permitted: seg.sack_permitted,
                         sack: seg.sack,
+                        ts: seg.ts,
                         payload: seg.payload,
                         encoded: None,
                         detour: None,
@@ -754,10 +758,17 @@ impl Simulator {
             self.start_tx(port, pkt);
             return;
         }
+        let p = self.packets.get(pkt);
+        let (frame, ecn_capable) = (p.frame_len(), p.ecn.is_capable());
         let t = &mut self.tx[port as usize];
-        let frame = self.packets.get(pkt).frame_len();
-        match t.queue.enqueue(pkt, frame, self.now) {
+        match t.queue.enqueue_ecn(pkt, frame, ecn_capable, self.now) {
             Admission::Queued => {}
+            Admission::Marked => {
+                let p = self.packets.get_mut(pkt);
+                p.ecn = Ecn::Ce;
+                p.encoded = None; // captured bytes so far show it unmarked
+                self.link_stats[port as usize].ecn_marks += 1;
+            }
             Admission::DroppedEarly => {
                 self.link_stats[port as usize].drops_early += 1;
                 self.node_stats[node as usize].drops_early += 1;

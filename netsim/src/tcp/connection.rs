@@ -1,10 +1,12 @@
 //! One TCP connection carrying an ordered rank pair's message stream.
 
 use super::congestion::{Congestion, CongestionControl};
+use super::ecn::{EcnReceiver, EcnSender};
 use super::sack::{self, NextRule, SackBlocks, SackReceiver, Scoreboard};
+use super::timestamps::TimestampEnd;
 use super::{MessageRecord, RttEstimator, Segment, TcpAction, TimerKind};
 use crate::base::time::Nanos;
-use crate::wire::packet::TcpFlags;
+use crate::wire::packet::{Ecn, TcpFlags, TCP_TIMESTAMPS_OPTION};
 use bytes::{Bytes, BytesMut};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -35,6 +37,15 @@ pub struct TcpParams {
     pub sack: bool,
     /// The senders' congestion control.
     pub congestion: super::congestion::CongestionAlgorithm,
+    /// Offer timestamps (RFC 7323) on the handshake and, when both ends
+    /// agree, carry them on every segment (12 bytes of option, so 12
+    /// bytes less data a segment) and measure the round trip from every
+    /// ACK's echo.
+    pub timestamps: bool,
+    /// Offer ECN (RFC 3168) on the handshake and, when both ends agree,
+    /// send new data ECT(0), echo CE marks with ECE and reduce the window
+    /// for them once a round trip.
+    pub ecn: bool,
 }
 
 /// Counters of one connection.
@@ -55,6 +66,18 @@ pub struct ConnectionStats {
     pub acks_sent: u64,
     /// Messages delivered.
     pub messages_delivered: u64,
+    /// Round-trip samples fed to the RTO estimator (the handshake's, then
+    /// one a round trip from a timed segment, or one an ACK of new data
+    /// from its timestamp echo with `timestamps`).
+    pub rtt_samples: u64,
+    /// Smallest round-trip sample, ns (0 without samples).
+    pub rtt_min_ns: u64,
+    /// Largest round-trip sample, ns (0 without samples).
+    pub rtt_max_ns: u64,
+    /// Data segments the receiver got marked Congestion Experienced.
+    pub ce_received: u64,
+    /// Window reductions for ECN-Echo (at most one a window of data).
+    pub ecn_reductions: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +162,10 @@ pub struct TcpConnection {
     /// Both ends agreed on SACK.
     sack_ok: bool,
     scoreboard: Scoreboard,
+    /// The sender's timestamps (RFC 7323).
+    s_ts: TimestampEnd,
+    /// The sender's ECN (RFC 3168).
+    s_ecn: EcnSender,
     // ---- receiver ----
     r_state: ReceiverState,
     r_iss: u32,
@@ -152,6 +179,10 @@ pub struct TcpConnection {
     /// The sender offered SACK and this end accepted.
     r_sack_ok: bool,
     sack_rx: SackReceiver,
+    /// The receiver's timestamps (RFC 7323).
+    r_ts: TimestampEnd,
+    /// The receiver's ECN (RFC 3168).
+    r_ecn: EcnReceiver,
     records: VecDeque<MessageRecord>,
     assembly: BytesMut,
     assembled_off: u64,
@@ -195,6 +226,8 @@ impl TcpConnection {
             rto_timer: LazyTimer::default(),
             sack_ok: false,
             scoreboard: Scoreboard::default(),
+            s_ts: TimestampEnd::new(iss),
+            s_ecn: EcnSender::default(),
             r_state: ReceiverState::Listen,
             r_iss,
             rcv_nxt: 0,
@@ -206,6 +239,8 @@ impl TcpConnection {
             last_ack_sent: None,
             r_sack_ok: false,
             sack_rx: SackReceiver::default(),
+            r_ts: TimestampEnd::new(r_iss),
+            r_ecn: EcnReceiver::default(),
             records: VecDeque::new(),
             assembly: BytesMut::new(),
             assembled_off: 0,
@@ -247,19 +282,21 @@ impl TcpConnection {
         if self.s_state == SenderState::Closed {
             self.s_state = SenderState::SynSent;
             self.syn_sent_at = Some(now);
-            out.push(TcpAction::Send(self.syn()));
+            out.push(TcpAction::Send(self.syn(now)));
             self.rto_timer
                 .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
         }
     }
 
-    fn syn(&self) -> Segment {
+    fn syn(&self, now: Nanos) -> Segment {
         Segment {
             reverse: false,
             flags: TcpFlags {
                 syn: true,
                 ack: false,
                 psh: false,
+                ece: self.params.ecn,
+                cwr: self.params.ecn,
             },
             seq: self.iss,
             ack: 0,
@@ -270,18 +307,22 @@ impl TcpConnection {
             mss: Some(self.params.mss as u16),
             sack_permitted: self.params.sack,
             sack: SackBlocks::default(),
+            ts: (self.params.timestamps).then(|| self.s_ts.syn_option(now)),
             payload: Bytes::new(),
             retransmission: false,
+            ect: false,
         }
     }
 
-    fn syn_ack(&self) -> Segment {
+    fn syn_ack(&self, now: Nanos) -> Segment {
         Segment {
             reverse: true,
             flags: TcpFlags {
                 syn: true,
                 ack: true,
                 psh: false,
+                ece: self.r_ecn.agreed,
+                cwr: false,
             },
             seq: self.r_iss,
             ack: self.iss.wrapping_add(1),
@@ -292,8 +333,10 @@ impl TcpConnection {
             mss: Some(self.params.mss as u16),
             sack_permitted: self.r_sack_ok,
             sack: SackBlocks::default(),
+            ts: self.r_ts.option(now),
             payload: Bytes::new(),
             retransmission: false,
+            ect: false,
         }
     }
 
@@ -305,14 +348,14 @@ impl TcpConnection {
         self.params.receive_window
     }
 
-    fn pure_ack(&mut self) -> Segment {
+    fn pure_ack(&mut self, now: Nanos) -> Segment {
         let window = (self.receiver_window() >> self.own_wscale).min(65_535) as u16;
         self.last_ack_sent = Some((self.rcv_nxt, window));
         self.unacked_segments = 0;
         self.delack_timer.cancel();
         self.stats.acks_sent += 1;
         let sack = if self.r_sack_ok {
-            self.sack_rx.blocks(sack::max_blocks(false))
+            self.sack_rx.blocks(sack::max_blocks(self.r_ts.agreed))
         } else {
             SackBlocks::default()
         };
@@ -322,6 +365,8 @@ impl TcpConnection {
                 syn: false,
                 ack: true,
                 psh: false,
+                ece: self.r_ecn.ece(),
+                cwr: false,
             },
             seq: self.r_iss.wrapping_add(1),
             ack: self.iss.wrapping_add(1).wrapping_add(self.rcv_nxt as u32),
@@ -332,8 +377,10 @@ impl TcpConnection {
             mss: None,
             sack_permitted: false,
             sack,
+            ts: self.r_ts.option(now),
             payload: Bytes::new(),
             retransmission: false,
+            ect: false,
         }
     }
 
@@ -349,7 +396,9 @@ impl TcpConnection {
                 self.r_state = ReceiverState::SynReceived;
                 self.peer_wscale = seg.wscale.unwrap_or(0);
                 self.r_sack_ok = self.params.sack && seg.sack_permitted;
-                out.push(TcpAction::Send(self.syn_ack()));
+                (self.r_ts).on_handshake(self.params.timestamps, seg.ts);
+                (self.r_ecn).on_syn(self.params.ecn, seg.flags.ece, seg.flags.cwr);
+                out.push(TcpAction::Send(self.syn_ack(now)));
             }
             return;
         }
@@ -357,15 +406,22 @@ impl TcpConnection {
             return; // no connection yet: ignore
         }
         self.r_state = ReceiverState::Established;
+        // RFC 7323 §4.3: SEG.SEQ ≤ Last.ACK.sent (the SYN-ACK acknowledged
+        // offset 0 before any ACK).
+        let last_ack_sent = self.last_ack_sent.map_or(0, |(a, _)| a);
+        (self.r_ts).on_segment(seg.ts, seg.seq_off <= last_ack_sent);
         let len = seg.payload.len() as u64;
         if len == 0 {
             return; // the handshake's final ACK
         }
+        let ce = seg.ecn == Ecn::Ce;
+        self.stats.ce_received += u64::from(ce);
+        let echo_started = self.r_ecn.on_data(seg.flags.cwr, ce);
         let start = seg.seq_off;
         let end = start + len;
         if end <= self.rcv_nxt {
             // Entirely old: a retransmission we already have. ACK at once.
-            let a = self.pure_ack();
+            let a = self.pure_ack(now);
             out.push(TcpAction::Send(a));
             return;
         }
@@ -380,7 +436,7 @@ impl TcpConnection {
                     self.sack_rx.on_out_of_order(start, end);
                 }
             }
-            let a = self.pure_ack();
+            let a = self.pure_ack(now);
             out.push(TcpAction::Send(a));
             return;
         }
@@ -405,10 +461,11 @@ impl TcpConnection {
         }
         self.unacked_segments += 1;
         let immediate = filled_hole
+            || echo_started
             || self.params.delayed_ack == Nanos::ZERO
             || self.unacked_segments >= self.params.delayed_ack_segments.max(1);
         if immediate {
-            let a = self.pure_ack();
+            let a = self.pure_ack(now);
             out.push(TcpAction::Send(a));
         } else {
             self.delack_timer
@@ -472,13 +529,22 @@ impl TcpConnection {
                 self.s_state = SenderState::Established;
                 self.peer_wscale = seg.wscale.unwrap_or(0);
                 self.sack_ok = self.params.sack && seg.sack_permitted;
+                (self.s_ts).on_handshake(self.params.timestamps, seg.ts);
+                (self.s_ecn).on_syn_ack(self.params.ecn, seg.flags.ece, seg.flags.cwr);
                 self.peer_window = seg.window as u64;
                 if let Some(m) = seg.mss {
                     self.mss = self.mss.min(m as u64);
+                }
+                if self.s_ts.agreed {
+                    // The option takes 12 bytes of every segment: Linux
+                    // sends that much less data (1448 bytes on 1500).
+                    self.mss -= TCP_TIMESTAMPS_OPTION;
+                }
+                if seg.mss.is_some() || self.s_ts.agreed {
                     self.cc.set_mss(self.mss, self.params.initial_cwnd);
                 }
                 if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-                    self.rtt.sample(now - t);
+                    self.rtt_sample(now - t);
                 }
                 self.rto_timer.cancel();
                 out.push(TcpAction::Send(Segment {
@@ -487,6 +553,8 @@ impl TcpConnection {
                         syn: false,
                         ack: true,
                         psh: false,
+                        ece: false,
+                        cwr: false,
                     },
                     seq: self.iss.wrapping_add(1),
                     ack: self.r_iss.wrapping_add(1),
@@ -497,8 +565,10 @@ impl TcpConnection {
                     mss: None,
                     sack_permitted: false,
                     sack: SackBlocks::default(),
+                    ts: self.s_ts.option(now),
                     payload: Bytes::new(),
                     retransmission: false,
+                    ect: false,
                 }));
                 // Zero-length messages queued before the handshake.
                 self.poll_receiver_empty(out);
@@ -510,6 +580,9 @@ impl TcpConnection {
         }
         let ack = seg.ack_off.min(self.snd_max);
         let window = (seg.window as u64) << self.peer_wscale;
+        // The receiver sends no data: every ACK is at the edge.
+        self.s_ts.on_segment(seg.ts, true);
+        let ecn_reduce = !self.cc.in_recovery() && self.s_ecn.should_reduce(seg.flags.ece, ack);
         let newly_sacked = if self.sack_ok && !seg.sack.is_empty() {
             (self.scoreboard).update(&seg.sack, ack.max(self.snd_una), self.snd_max)
         } else {
@@ -517,9 +590,15 @@ impl TcpConnection {
         };
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
-            if let Some((end, sent)) = self.rtt_probe {
+            if self.s_ts.agreed {
+                // RTTM (RFC 7323 §4): every ACK of new data is a sample,
+                // also of a retransmission (the echo names which copy).
+                if let Some(r) = seg.ts.and_then(|ts| self.s_ts.rtt_sample(now, ts.ecr)) {
+                    self.rtt_sample(r);
+                }
+            } else if let Some((end, sent)) = self.rtt_probe {
                 if ack >= end {
-                    self.rtt.sample(now - sent);
+                    self.rtt_sample(now - sent);
                     self.rtt_probe = None;
                 }
             }
@@ -543,7 +622,7 @@ impl TcpConnection {
                     self.cc.on_partial_ack(acked);
                     self.retransmit_front(now, out);
                 }
-            } else {
+            } else if !ecn_reduce {
                 self.cc.on_ack(acked, now, self.rtt.srtt());
             }
             self.dupacks = 0;
@@ -586,7 +665,27 @@ impl TcpConnection {
                 self.cc.on_extra_dupack();
             }
         }
+        if ecn_reduce && !self.cc.in_recovery() {
+            // RFC 3168 §6.1.2: as for a loss, without a retransmission;
+            // the next new segment carries CWR.
+            self.cc.on_ecn_echo();
+            self.s_ecn.reduced(self.snd_max);
+            self.stats.ecn_reductions += 1;
+        }
         self.peer_window = window;
+    }
+
+    /// Feeds a round-trip sample to the estimator and the counters.
+    fn rtt_sample(&mut self, r: Nanos) {
+        self.rtt.sample(r);
+        let st = &mut self.stats;
+        st.rtt_min_ns = if st.rtt_samples == 0 {
+            r.0
+        } else {
+            st.rtt_min_ns.min(r.0)
+        };
+        st.rtt_max_ns = st.rtt_max_ns.max(r.0);
+        st.rtt_samples += 1;
     }
 
     fn poll_receiver_empty(&mut self, out: &mut Vec<TcpAction>) {
@@ -636,14 +735,19 @@ impl TcpConnection {
         out.map(|b| b.freeze()).unwrap_or_default()
     }
 
-    fn data_segment(&self, from: u64, len: usize, retransmission: bool) -> Segment {
+    fn data_segment(&mut self, now: Nanos, from: u64, len: usize, retransmission: bool) -> Segment {
         let payload = self.stream_slice(from, len);
+        // New data only (RFC 3168 §6.1.5: no ECT on retransmissions).
+        let ect = self.s_ecn.agreed && !retransmission;
+        let cwr = ect && self.s_ecn.take_cwr();
         Segment {
             reverse: false,
             flags: TcpFlags {
                 syn: false,
                 ack: true,
                 psh: from + len as u64 == self.stream_end_off,
+                ece: false,
+                cwr,
             },
             seq: self.iss.wrapping_add(1).wrapping_add(from as u32),
             ack: self.r_iss.wrapping_add(1),
@@ -654,8 +758,10 @@ impl TcpConnection {
             mss: None,
             sack_permitted: false,
             sack: SackBlocks::default(),
+            ts: self.s_ts.option(now),
             payload,
             retransmission,
+            ect,
         }
     }
 
@@ -674,7 +780,12 @@ impl TcpConnection {
         if self.rtt_probe.is_some_and(|(end, _)| end > self.snd_una) {
             self.rtt_probe = None; // Karn: no sample across a retransmission
         }
-        out.push(TcpAction::Send(self.data_segment(self.snd_una, len, true)));
+        out.push(TcpAction::Send(self.data_segment(
+            now,
+            self.snd_una,
+            len,
+            true,
+        )));
         self.rto_timer
             .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
         len as u64
@@ -733,6 +844,7 @@ impl TcpConnection {
                 }
             }
             out.push(TcpAction::Send(self.data_segment(
+                now,
                 from,
                 len as usize,
                 retrans,
@@ -792,6 +904,7 @@ impl TcpConnection {
                 self.snd_nxt = to;
             }
             out.push(TcpAction::Send(self.data_segment(
+                now,
                 from,
                 len as usize,
                 retrans,
@@ -809,7 +922,7 @@ impl TcpConnection {
         match kind {
             TimerKind::DelayedAck => {
                 if self.delack_timer.fire(now, kind, out) && self.unacked_segments > 0 {
-                    let a = self.pure_ack();
+                    let a = self.pure_ack(now);
                     out.push(TcpAction::Send(a));
                 }
             }
@@ -823,7 +936,7 @@ impl TcpConnection {
                     SenderState::SynSent => {
                         self.syn_retransmitted = true;
                         self.stats.retransmissions += 1;
-                        out.push(TcpAction::Send(self.syn()));
+                        out.push(TcpAction::Send(self.syn(now)));
                         self.rto_timer
                             .arm(now + self.rtt.rto(), TimerKind::Retransmit, out);
                     }

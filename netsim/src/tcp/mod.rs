@@ -8,8 +8,10 @@
 
 pub mod congestion;
 mod connection;
+pub mod ecn;
 mod rtt;
 pub mod sack;
+pub mod timestamps;
 
 pub use congestion::{CongestionControl, NewReno};
 pub use connection::{ConnectionStats, TcpConnection, TcpParams};
@@ -17,7 +19,7 @@ pub use rtt::RttEstimator;
 pub use sack::SackBlocks;
 
 use crate::base::time::Nanos;
-use crate::wire::packet::TcpFlags;
+use crate::wire::packet::{TcpFlags, TcpTimestamps};
 use bytes::Bytes;
 
 /// Application message identifier, unique within a simulation.
@@ -73,10 +75,15 @@ pub struct Segment {
     pub sack_permitted: bool,
     /// SACK blocks (ACKs while the receiver holds out-of-order data).
     pub sack: SackBlocks,
+    /// Timestamps option (RFC 7323).
+    pub ts: Option<TcpTimestamps>,
     /// Data.
     pub payload: Bytes,
     /// True for a data segment that re-sends bytes sent before.
     pub retransmission: bool,
+    /// Sent ECT(0) in the IPv4 header: new data once both ends agreed on
+    /// ECN (RFC 3168 §6.1.5: never retransmissions, SYNs or pure ACKs).
+    pub ect: bool,
 }
 
 /// What the connection asks its driver to do.

@@ -78,6 +78,9 @@ pub struct LinkParams {
     pub queue: QueueKind,
     /// RED's parameters (used when `queue` is [`QueueKind::Red`]).
     pub red: RedParams,
+    /// Frames waiting from which an arriving ECN-capable frame is marked
+    /// (used when `queue` is [`QueueKind::EcnThreshold`]).
+    pub ecn_threshold: u32,
 }
 
 /// Parameters of Random Early Detection (Floyd and Jacobson 1993; see
@@ -92,6 +95,8 @@ pub struct RedParams {
     pub max_p: f64,
     /// Weight of the newest queue length in the average (w_q).
     pub weight: f64,
+    /// Mark ECN-capable frames CE where RED would drop them (RFC 3168).
+    pub ecn: bool,
 }
 
 /// The paper's simulation settings: min_th 5, max_th 15 packets (three
@@ -101,6 +106,7 @@ pub const DEFAULT_RED: RedParams = RedParams {
     max_th: 15.0,
     max_p: 0.02,
     weight: 0.002,
+    ecn: false,
 };
 
 /// Built-in link defaults: 1 Gbps, no delay, 1500 MTU, 1000-packet
@@ -114,7 +120,12 @@ pub const DEFAULT_LINK: LinkParams = LinkParams {
     loss: 0.0,
     queue: QueueKind::DropTail,
     red: DEFAULT_RED,
+    ecn_threshold: DEFAULT_ECN_THRESHOLD,
 };
+
+/// The default marking threshold K of `queue = "ecn-threshold"`, frames:
+/// the 20 packets DCTCP's authors recommend for 1 Gbps links.
+pub const DEFAULT_ECN_THRESHOLD: u32 = 20;
 
 /// A full-duplex link between two ports.
 #[derive(Debug, Clone)]
@@ -444,6 +455,12 @@ fn layer(
     if let Some(q) = s.queue {
         p.queue = q;
     }
+    if let Some(k) = s.ecn_threshold {
+        p.ecn_threshold = k;
+    }
+    if let Some(e) = s.red_ecn {
+        p.red.ecn = e;
+    }
     let in_range = |key: &str, v: Option<f64>, ok: fn(f64) -> bool, want: &str| match v {
         Some(v) if !ok(v) => Err(err(origin, format!("`{at}.{key}` is {v}; {want}"))),
         _ => Ok(v),
@@ -516,7 +533,8 @@ mod tests {
                 min_th: 10.0,
                 max_th: 30.0,
                 max_p: 0.1,
-                weight: 0.01
+                weight: 0.01,
+                ecn: false,
             }
         );
         assert_eq!(

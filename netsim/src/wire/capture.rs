@@ -718,43 +718,53 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     tcp.syn = pkt.flags.syn;
     tcp.ack = pkt.flags.ack;
     tcp.psh = pkt.flags.psh;
+    tcp.ece = pkt.flags.ece;
+    tcp.cwr = pkt.flags.cwr;
     tcp.acknowledgment_number = if pkt.flags.ack { pkt.ack } else { 0 };
+    use TcpOptionElement::Noop as Nop;
+    let ts = pkt.ts.map(|t| TcpOptionElement::Timestamp(t.val, t.ecr));
     if pkt.flags.syn {
+        // Linux's layouts: MSS, [SACK_PERM | NOP NOP], TS, NOP, WS with
+        // timestamps; MSS, NOP, NOP, SACK_PERM, NOP, WS or MSS, NOP, WS
+        // without.
         let mss = TcpOptionElement::MaximumSegmentSize(pkt.mss.unwrap_or(1460));
         let ws = TcpOptionElement::WindowScale(pkt.wscale.unwrap_or(0));
-        use TcpOptionElement::Noop as Nop;
-        if pkt.sack_permitted {
-            tcp.set_options(&[
-                mss,
-                Nop,
-                Nop,
-                TcpOptionElement::SelectiveAcknowledgementPermitted,
-                Nop,
-                ws,
-            ])
-            .expect("12 bytes of options fit");
-        } else {
-            tcp.set_options(&[mss, Nop, ws])
-                .expect("8 bytes of options fit");
+        let sack_perm = TcpOptionElement::SelectiveAcknowledgementPermitted;
+        let done = match (ts, pkt.sack_permitted) {
+            (Some(ts), true) => tcp.set_options(&[mss, sack_perm, ts, Nop, ws]),
+            (Some(ts), false) => tcp.set_options(&[mss, Nop, Nop, ts, Nop, ws]),
+            (None, true) => tcp.set_options(&[mss, Nop, Nop, sack_perm, Nop, ws]),
+            (None, false) => tcp.set_options(&[mss, Nop, ws]),
+        };
+        done.expect("at most 20 bytes of SYN options fit");
+    } else {
+        // NOP, NOP, TS (12 bytes) first, as Linux sends them, then NOP,
+        // NOP, SACK: at most 12 + 4 + 3·8 = 40 bytes.
+        let mut options = [Nop, Nop, Nop, Nop, Nop, Nop];
+        let mut n = 0;
+        if let Some(ts) = ts {
+            options[2] = ts;
+            n = 3;
         }
-    } else if !pkt.sack.is_empty() {
-        // Blocks in the sender's sequence space: the ACK number is the
-        // wire form of `ack_off`, every block lies at or above it.
-        let wire = |off: u64| pkt.ack.wrapping_add(off.wrapping_sub(pkt.ack_off) as u32);
-        let blocks = pkt.sack.as_slice();
-        let mut rest = [None; 3];
-        for (r, &(s, e)) in rest.iter_mut().zip(&blocks[1..]) {
-            *r = Some((wire(s), wire(e)));
-        }
-        tcp.set_options(&[
-            TcpOptionElement::Noop,
-            TcpOptionElement::Noop,
-            TcpOptionElement::SelectiveAcknowledgement(
+        if !pkt.sack.is_empty() {
+            // Blocks in the sender's sequence space: the ACK number is
+            // the wire form of `ack_off`, every block lies at or above it.
+            let wire = |off: u64| pkt.ack.wrapping_add(off.wrapping_sub(pkt.ack_off) as u32);
+            let blocks = pkt.sack.as_slice();
+            let mut rest = [None; 3];
+            for (r, &(s, e)) in rest.iter_mut().zip(&blocks[1..]) {
+                *r = Some((wire(s), wire(e)));
+            }
+            options[n + 2] = TcpOptionElement::SelectiveAcknowledgement(
                 (wire(blocks[0].0), wire(blocks[0].1)),
                 rest,
-            ),
-        ])
-        .expect("at most 36 bytes of options fit");
+            );
+            n += 3;
+        }
+        if n > 0 {
+            tcp.set_options(&options[..n])
+                .expect("at most 40 bytes of options fit");
+        }
     }
     let tcp_len = tcp.header_len() + pkt.payload.len();
     let mut ip = Ipv4Header::new(
@@ -767,6 +777,7 @@ pub fn encode_frame(pkt: &Packet, out: &mut Vec<u8>) {
     .expect("payload fits an IPv4 packet");
     ip.identification = pkt.ip_id;
     ip.dont_fragment = true;
+    ip.ecn = etherparse::Ipv4Ecn::try_new(pkt.ecn.bits()).expect("two bits");
     ip.header_checksum = ip.calc_header_checksum();
     tcp.checksum = tcp
         .calc_checksum_ipv4(&ip, &pkt.payload)

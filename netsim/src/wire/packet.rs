@@ -24,6 +24,25 @@ pub const TCP_SYN_OPTIONS: u64 = 8;
 /// does without timestamps: MSS (4), NOP, NOP, SACK permitted (2), NOP,
 /// window scale (3).
 pub const TCP_SYN_OPTIONS_SACK: u64 = 12;
+/// The SYN options with timestamps (RFC 7323), with or without SACK
+/// permitted, laid out as Linux does: MSS (4), SACK permitted (2) or two
+/// NOPs, timestamps (10), NOP, window scale (3).
+pub const TCP_SYN_OPTIONS_TIMESTAMPS: u64 = 20;
+/// The timestamps option of every segment after the SYNs once both ends
+/// agreed on it: NOP, NOP, kind 8, length 10, TSval, TSecr (RFC 7323
+/// Appendix A's layout, as Linux sends it). Linux's segments carry 12
+/// bytes less data to make room for it.
+pub const TCP_TIMESTAMPS_OPTION: u64 = 12;
+
+/// The timestamps option (RFC 7323) of one segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpTimestamps {
+    /// TSval: the sender's timestamp clock when the segment left.
+    pub val: u32,
+    /// TSecr: the most recent TSval the sender received (TS.Recent), 0 on
+    /// a SYN.
+    pub ecr: u32,
+}
 
 /// TCP control flags used by the simulator.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -34,6 +53,42 @@ pub struct TcpFlags {
     pub ack: bool,
     /// Push: the segment ends the data the sender has.
     pub psh: bool,
+    /// ECN-Echo (RFC 3168): on a SYN, with CWR, the offer of ECN; on a
+    /// SYN-ACK, alone, its acceptance; on an ACK, congestion was seen.
+    pub ece: bool,
+    /// Congestion Window Reduced (RFC 3168): the sender reduced its
+    /// window for an ECN-Echo (and, with ECE, offers ECN on a SYN).
+    pub cwr: bool,
+}
+
+/// The ECN field of the IPv4 header (RFC 3168 §5): the two low bits of
+/// the former type-of-service byte.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    /// 00: the sender does not do ECN; a queue drops it as it would have.
+    #[default]
+    NotEct,
+    /// 10: ECN-capable transport; a marking queue may set CE instead of
+    /// dropping it.
+    Ect0,
+    /// 11: congestion experienced, set by a queue on an ECT frame.
+    Ce,
+}
+
+impl Ecn {
+    /// The field's two bits.
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
+
+    /// True for a frame a marking queue may mark (ECT or already CE).
+    pub fn is_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
 }
 
 /// Up to four SACK blocks `[start, end)` of one ACK, the first the block
@@ -116,6 +171,8 @@ pub struct Packet {
     pub dst_host: NodeId,
     /// IPv4 time to live.
     pub ttl: u8,
+    /// IPv4 ECN field (RFC 3168).
+    pub ecn: Ecn,
     /// IPv4 identification.
     pub ip_id: u16,
     /// Connection this segment belongs to.
@@ -146,6 +203,9 @@ pub struct Packet {
     pub sack_permitted: bool,
     /// SACK blocks of an ACK, in the sender's stream offsets.
     pub sack: SackBlocks,
+    /// Timestamps option (RFC 7323): on the SYNs of an end offering it,
+    /// and on every later segment once both ends agreed.
+    pub ts: Option<TcpTimestamps>,
     /// Application bytes.
     pub payload: Bytes,
     /// The frame as bytes, built by the first capture point that sees the
@@ -169,12 +229,15 @@ pub struct Packet {
 impl Packet {
     /// Length of the TCP header including options.
     pub fn tcp_header_len(&self) -> u64 {
-        let syn = match (self.flags.syn, self.sack_permitted) {
-            (false, _) => 0,
-            (true, false) => TCP_SYN_OPTIONS,
-            (true, true) => TCP_SYN_OPTIONS_SACK,
+        let ts = self.ts.is_some();
+        let options = match (self.flags.syn, self.sack_permitted, ts) {
+            (true, _, true) => TCP_SYN_OPTIONS_TIMESTAMPS,
+            (true, false, false) => TCP_SYN_OPTIONS,
+            (true, true, false) => TCP_SYN_OPTIONS_SACK,
+            (false, _, true) => TCP_TIMESTAMPS_OPTION + self.sack.option_len(),
+            (false, _, false) => self.sack.option_len(),
         };
-        TCP_HEADER + syn + self.sack.option_len()
+        TCP_HEADER + options
     }
     /// IPv4 total length.
     pub fn ip_len(&self) -> u64 {

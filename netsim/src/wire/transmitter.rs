@@ -3,7 +3,7 @@
 
 use crate::config::QueueKind;
 use crate::topology::graph::LinkParams;
-use crate::wire::queue::{DropTail, PortQueue, QueueDiscipline, Red};
+use crate::wire::queue::{DropTail, EcnThreshold, PortQueue, QueueDiscipline, Red};
 use crate::wire::serialiser::Serialiser;
 
 /// Output queue + wire of one port. The frame being serialised is not in
@@ -31,6 +31,11 @@ impl Transmitter<PortQueue> {
                 packet_time_ns(params),
                 seed,
             ))),
+            QueueKind::EcnThreshold => PortQueue::EcnThreshold(EcnThreshold::new(
+                params.ecn_threshold,
+                params.queue_packets,
+                params.queue_bytes,
+            )),
         };
         Transmitter {
             queue,

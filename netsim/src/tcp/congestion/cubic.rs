@@ -160,6 +160,13 @@ impl CongestionControl for Cubic {
         self.w.full_ack(flight_after);
     }
 
+    /// ECN-Echo: reduce by β as for a loss (W_max remembered, a new
+    /// growth period), without recovery (RFC 9438 §4.6 and §4.9).
+    fn on_ecn_echo(&mut self) {
+        let ssthresh = self.reduce();
+        self.w.ecn_reduce(ssthresh);
+    }
+
     /// Retransmission timeout: one segment, W_max remembered.
     fn on_timeout(&mut self, _flight: u64, snd_max: u64) {
         let ssthresh = self.reduce();

@@ -95,6 +95,9 @@ impl CongestionControl for Congestion {
     fn on_timeout(&mut self, flight: u64, snd_max: u64) {
         on_algorithm!(self, c => c.on_timeout(flight, snd_max))
     }
+    fn on_ecn_echo(&mut self) {
+        on_algorithm!(self, c => c.on_ecn_echo())
+    }
 }
 
 /// A sender's congestion window, in bytes, and how ACKs and losses move
@@ -145,4 +148,10 @@ pub trait CongestionControl: std::fmt::Debug {
 
     /// The retransmission timer expired with `flight` bytes outstanding.
     fn on_timeout(&mut self, flight: u64, snd_max: u64);
+
+    /// An ECN-Echo (RFC 3168 §6.1.2), at most once a window and never
+    /// during recovery: reduce the window as for a loss — the threshold
+    /// the algorithm picks at a loss, the window set to it — without
+    /// entering recovery (nothing is retransmitted).
+    fn on_ecn_echo(&mut self);
 }

@@ -54,6 +54,13 @@ impl CongestionControl for NewReno {
         self.acked_in_ca = 0;
     }
 
+    /// ECN-Echo: halve the window (RFC 3168 §6.1.2: cwnd/2, as Linux's
+    /// Reno does for ECN and loss alike).
+    fn on_ecn_echo(&mut self) {
+        self.w.ecn_reduce(self.w.cwnd / 2);
+        self.acked_in_ca = 0;
+    }
+
     /// Retransmission timeout: back to one segment.
     fn on_timeout(&mut self, flight: u64, snd_max: u64) {
         self.w.timeout(flight / 2, snd_max);

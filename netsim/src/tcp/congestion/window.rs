@@ -71,6 +71,13 @@ impl Window {
         self.recover = snd_max;
     }
 
+    /// A reduction for an ECN-Echo to `ssthresh` (at least two
+    /// segments): the window is the threshold; no recovery.
+    pub fn ecn_reduce(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.cwnd = self.ssthresh;
+    }
+
     /// Slow start: `acked` bytes add at most one segment.
     pub fn slow_start(&mut self, acked: u64) {
         self.cwnd += acked.min(self.mss);

@@ -17,6 +17,7 @@ use bytes::Bytes;
 use std::net::Ipv4Addr;
 
 mod delayed_ack;
+mod ecn;
 mod handshake;
 mod nagle;
 mod recovery;
@@ -50,6 +51,8 @@ fn params() -> TcpParams {
         receive_window: 65_535,
         sack: false,
         congestion: Default::default(),
+        timestamps: false,
+        ecn: false,
     }
 }
 
@@ -153,6 +156,11 @@ fn packet(seg: &Segment) -> Packet {
         dst_ip: Ipv4Addr::new(10, 0, 0, 2),
         dst_host: 0,
         ttl: 64,
+        ecn: if seg.ect {
+            crate::wire::packet::Ecn::Ect0
+        } else {
+            crate::wire::packet::Ecn::NotEct
+        },
         ip_id: 0,
         conn: 0,
         reverse: seg.reverse,
@@ -168,6 +176,7 @@ fn packet(seg: &Segment) -> Packet {
         mss: seg.mss,
         sack_permitted: seg.sack_permitted,
         sack: seg.sack,
+        ts: seg.ts,
         payload: seg.payload.clone(),
         encoded: None,
         detour: None,
@@ -189,9 +198,9 @@ fn sent(actions: &[TcpAction]) -> Vec<Segment> {
 
 /// One line per action, as the assertions spell them:
 /// `→ PA seq=1001 ack=5001 len=1000 win=65535 (re)` for a segment (→
-/// sender to receiver, ← back; flags S, A, P; options — `sackok`, and
-/// `sack=3001-4001,…` with wire numbers — and a retransmission mark when
-/// present), `rto @200ms` / `delack @40ms` for a
+/// sender to receiver, ← back; flags S, A, P, E for ECE, C for CWR;
+/// options — `sackok`, and `sack=3001-4001,…` with wire numbers — then
+/// `ect` for ECT(0) and a retransmission mark when present), `rto @200ms` / `delack @40ms` for a
 /// timer, `deliver #0 2500B` for a message.
 fn show(actions: &[TcpAction]) -> Vec<String> {
     actions.iter().map(show_one).collect()
@@ -209,6 +218,12 @@ fn show_one(a: &TcpAction) -> String {
             }
             if s.flags.ack {
                 flags.push('A');
+            }
+            if s.flags.ece {
+                flags.push('E');
+            }
+            if s.flags.cwr {
+                flags.push('C');
             }
             let mut line = format!(
                 "{} {flags} seq={} ack={} len={} win={}",
@@ -234,6 +249,9 @@ fn show_one(a: &TcpAction) -> String {
                     .map(|&(a, b)| format!("{}-{}", wire(a), wire(b)))
                     .collect();
                 line += &format!(" sack={}", blocks.join(","));
+            }
+            if s.ect {
+                line += " ect";
             }
             if s.retransmission {
                 line += " (re)";
@@ -263,6 +281,8 @@ fn ack_of(off: u64, win: u16) -> Segment {
             syn: false,
             ack: true,
             psh: false,
+            ece: false,
+            cwr: false,
         },
         seq: R_ISS + 1,
         ack: ISS + 1 + off as u32,
@@ -273,7 +293,9 @@ fn ack_of(off: u64, win: u16) -> Segment {
         mss: None,
         sack_permitted: false,
         sack: Default::default(),
+        ts: None,
         payload: Bytes::new(),
         retransmission: false,
+        ect: false,
     }
 }

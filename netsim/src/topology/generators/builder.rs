@@ -120,6 +120,8 @@ impl Builder {
             red_max_th: None,
             red_max_p: None,
             red_weight: None,
+            ecn_threshold: None,
+            red_ecn: None,
         });
     }
 
@@ -190,6 +192,8 @@ impl Builder {
             l.red_max_th = s.red_max_th.or(l.red_max_th);
             l.red_max_p = s.red_max_p.or(l.red_max_p);
             l.red_weight = s.red_weight.or(l.red_weight);
+            l.ecn_threshold = s.ecn_threshold.or(l.ecn_threshold);
+            l.red_ecn = s.red_ecn.or(l.red_ecn);
         }
         Ok(())
     }

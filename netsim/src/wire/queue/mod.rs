@@ -1,15 +1,17 @@
 //! Queue disciplines: what a port does with a frame that finds its
 //! serialiser busy — keep it, and in which order it leaves, or drop it.
 //! Each discipline is a file implementing [`QueueDiscipline`] (drop-tail
-//! FIFO and RED today; ECN marking or priority queues would be further
-//! files), [`PortQueue`] chooses one per port as the network file's
+//! FIFO, RED and ECN threshold marking today; priority queues would be
+//! further files), [`PortQueue`] chooses one per port as the network file's
 //! `queue` key says, and a [`crate::wire::transmitter::Transmitter`] puts
 //! it in front of its [`crate::wire::serialiser::Serialiser`].
 
 mod drop_tail;
+mod ecn_threshold;
 mod red;
 
 pub use drop_tail::DropTail;
+pub use ecn_threshold::EcnThreshold;
 pub use red::Red;
 
 use crate::base::time::Nanos;
@@ -21,6 +23,10 @@ use crate::wire::packet::PacketId;
 pub enum Admission {
     /// The frame waits for the wire.
     Queued,
+    /// The frame waits for the wire, marked Congestion Experienced (an
+    /// ECN-marking discipline's answer where it would otherwise signal
+    /// congestion by a drop; counted in `ecn_marks`).
+    Marked,
     /// Dropped before the queue was full, by the discipline's choice
     /// (RED's early drop).
     DroppedEarly,
@@ -29,9 +35,9 @@ pub enum Admission {
 }
 
 impl Admission {
-    /// True when the frame was kept.
+    /// True when the frame was kept (marked or not).
     pub fn is_queued(self) -> bool {
-        self == Admission::Queued
+        matches!(self, Admission::Queued | Admission::Marked)
     }
 }
 
@@ -40,6 +46,21 @@ pub trait QueueDiscipline {
     /// Offers a frame of `frame_bytes` arriving at `now`; says whether the
     /// discipline keeps it, and if not, why.
     fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> Admission;
+
+    /// [`QueueDiscipline::enqueue`] for a frame whose IPv4 ECN field is
+    /// ECT or CE when `ecn_capable` (RFC 3168): a marking discipline may
+    /// answer [`Admission::Marked`] for it. Disciplines that do not mark
+    /// treat it as any frame.
+    fn enqueue_ecn(
+        &mut self,
+        pkt: PacketId,
+        frame_bytes: u64,
+        ecn_capable: bool,
+        now: Nanos,
+    ) -> Admission {
+        let _ = ecn_capable;
+        self.enqueue(pkt, frame_bytes, now)
+    }
 
     /// The frame to serialise next, taken at `now`.
     fn dequeue(&mut self, now: Nanos) -> Option<PacketId>;
@@ -73,6 +94,8 @@ pub enum PortQueue {
     DropTail(DropTail),
     /// `queue = "red"`.
     Red(Box<Red>),
+    /// `queue = "ecn-threshold"`.
+    EcnThreshold(EcnThreshold),
 }
 
 impl Default for PortQueue {
@@ -86,6 +109,7 @@ macro_rules! each {
         match $self {
             PortQueue::DropTail($q) => $e,
             PortQueue::Red($q) => $e,
+            PortQueue::EcnThreshold($q) => $e,
         }
     };
 }
@@ -94,6 +118,17 @@ impl QueueDiscipline for PortQueue {
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> Admission {
         each!(self, q => q.enqueue(pkt, frame_bytes, now))
+    }
+
+    #[inline]
+    fn enqueue_ecn(
+        &mut self,
+        pkt: PacketId,
+        frame_bytes: u64,
+        ecn_capable: bool,
+        now: Nanos,
+    ) -> Admission {
+        each!(self, q => q.enqueue_ecn(pkt, frame_bytes, ecn_capable, now))
     }
 
     #[inline]

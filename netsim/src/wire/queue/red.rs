@@ -20,6 +20,12 @@
 //!   probability `p_a` (then `count ← 0`);
 //! - `avg ≥ max_th`: drop; `count ← 0`.
 //!
+//! With `red_ecn` (RFC 3168 §5, as Linux's RED with its `ecn` flag), an
+//! ECN-capable frame RED chose to drop — early or from `max_th` on — is
+//! kept and marked Congestion Experienced instead; the decision, the
+//! random numbers and `count` are the same, so marks fall where drops
+//! would have. Frames that are not ECN-capable are dropped as before.
+//!
 //! A frame RED accepts can still meet the hard limits (`queue_packets`,
 //! `queue_bytes`) and be dropped there, as drop-tail does. The random
 //! numbers come from a generator seeded per port from the network's seed,
@@ -120,8 +126,19 @@ impl Red {
 
 impl QueueDiscipline for Red {
     fn enqueue(&mut self, pkt: PacketId, frame_bytes: u64, now: Nanos) -> Admission {
+        self.enqueue_ecn(pkt, frame_bytes, false, now)
+    }
+
+    fn enqueue_ecn(
+        &mut self,
+        pkt: PacketId,
+        frame_bytes: u64,
+        ecn_capable: bool,
+        now: Nanos,
+    ) -> Admission {
         self.update_average(now);
-        if self.drops_early() {
+        let early = self.drops_early();
+        if early && !(self.params.ecn && ecn_capable) {
             if self.fifo.is_empty() {
                 self.empty_since = Some(now);
             }
@@ -131,7 +148,10 @@ impl QueueDiscipline for Red {
         if self.fifo.is_empty() {
             self.empty_since = Some(now);
         }
-        accepted
+        match accepted {
+            Admission::Queued if early => Admission::Marked,
+            a => a,
+        }
     }
 
     fn dequeue(&mut self, now: Nanos) -> Option<PacketId> {
@@ -173,6 +193,7 @@ mod tests {
             max_th,
             max_p,
             weight,
+            ecn: false,
         };
         // 1000-packet hard limit, 12 µs per packet (1500 B at 1 Gbps).
         Red::new(p, 1000, u64::MAX, 12_000, 7)
@@ -301,6 +322,7 @@ mod tests {
                 max_th: 6.0,
                 max_p: 0.1,
                 weight: 1.0,
+                ecn: false,
             };
             let mut q = Red::new(p, 1000, u64::MAX, 12_000, seed);
             (0..2000)
@@ -325,11 +347,48 @@ mod tests {
             max_th: 100.0,
             max_p: 0.02,
             weight: 0.002,
+            ecn: false,
         };
         let mut q = Red::new(p, 2, 3000, 12_000, 1);
         assert_eq!(q.enqueue(1, 1500, Nanos(0)), Admission::Queued);
         assert_eq!(q.enqueue(2, 1500, Nanos(0)), Admission::Queued);
         assert_eq!(q.enqueue(3, 64, Nanos(0)), Admission::DroppedFull);
         assert_eq!((q.len(), q.peak_packets(), q.peak_bytes()), (2, 2, 3000));
+    }
+
+    #[test]
+    fn with_red_ecn_capable_frames_are_marked_where_others_are_dropped() {
+        // The same seed and arrivals: marks fall exactly where drops did.
+        let run = |ecn: bool, capable: bool| {
+            let p = RedParams {
+                min_th: 2.0,
+                max_th: 6.0,
+                max_p: 0.1,
+                weight: 1.0,
+                ecn,
+            };
+            let mut q = Red::new(p, 1000, u64::MAX, 12_000, 3);
+            (0..2000)
+                .map(|i| {
+                    let a = q.enqueue_ecn(i, 1500, capable, Nanos(0));
+                    if a.is_queued() && q.len() > 4 {
+                        q.dequeue(Nanos(0));
+                    }
+                    a
+                })
+                .collect::<Vec<Admission>>()
+        };
+        let drops = run(false, true);
+        let marks = run(true, true);
+        let early = |v: &[Admission], a: Admission| -> Vec<usize> {
+            (0..v.len()).filter(|&i| v[i] == a).collect()
+        };
+        assert!(early(&drops, Admission::DroppedEarly).len() > 100);
+        assert_eq!(
+            early(&drops, Admission::DroppedEarly),
+            early(&marks, Admission::Marked)
+        );
+        assert!(early(&marks, Admission::DroppedEarly).is_empty());
+        assert_eq!(run(true, false), drops, "not ECN-capable: dropped");
     }
 }
