@@ -24,6 +24,72 @@ fn simulate(args: &[&str]) -> std::process::Output {
         .expect("run mpinetsim")
 }
 
+/// Runs `mpinetsim simulate` and asserts it succeeded.
+fn simulate_ok(args: &[&str]) -> std::process::Output {
+    let out = simulate(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// tshark's filter for what a clean capture never shows.
+const WARNINGS: &str = "_ws.malformed || _ws.expert.severity >= warning";
+
+/// [`WARNINGS`] less TCP's sequence analysis, which losses raise.
+const WARNINGS_BUT_LOSS_ANALYSIS: &str =
+    "_ws.malformed || (_ws.expert.severity >= warning && !tcp.analysis.flags)";
+
+/// [`WARNINGS`] and TCP's sequence analysis: a run without losses.
+const WARNINGS_OR_ANALYSIS: &str =
+    "_ws.malformed || tcp.analysis.flags || _ws.expert.severity >= warning";
+
+/// Asserts that tshark finds no frame of `file` matching `filter`.
+fn assert_tshark_clean(file: &Path, filter: &str) {
+    let bad = tshark(file, &["-Y", filter]);
+    assert_eq!(
+        lines(&bad),
+        0,
+        "{} has warnings:\n{}",
+        file.display(),
+        bad.lines().take(5).collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// Writes `<dir>/<name>.toml`: `header` (seed, defaults, `[tcp]`), then
+/// host0 and host1 on switch0, host0's link with the keys `host0_link`.
+fn two_hosts(dir: &Path, name: &str, header: &str, host0_link: &str) -> PathBuf {
+    let net = dir.join(format!("{name}.toml"));
+    let toml = format!(
+        "{header}[[host]]\nname = 'host0'\n[[host]]\nname = 'host1'\n[[switch]]\nname = 'switch0'\n\
+         [[link]]\na = 'host0'\nb = 'switch0'\n{host0_link}[[link]]\na = 'host1'\nb = 'switch0'\n"
+    );
+    std::fs::write(&net, toml).unwrap();
+    net
+}
+
+/// Simulates a verified ping-pong on `net` (`size` bytes, `iters` times),
+/// capturing into `caps` beside it; returns that folder.
+fn pingpong_captures(net: &Path, size: &str, iters: &str) -> PathBuf {
+    let caps = net.with_file_name("caps");
+    simulate_ok(&[
+        "--net",
+        net.to_str().unwrap(),
+        "--workload",
+        "pingpong",
+        "--size",
+        size,
+        "--iters",
+        iters,
+        "--verify",
+        "--capture",
+        caps.to_str().unwrap(),
+    ]);
+    caps
+}
+
 fn tshark_available() -> bool {
     let ok = Command::new("tshark")
         .arg("-v")
@@ -64,7 +130,7 @@ fn pingpong_report_and_clean_captures() {
     let dir = tempfile::tempdir().unwrap();
     let caps = dir.path().join("caps");
     let rep = dir.path().join("report.json");
-    let out = simulate(&[
+    let out = simulate_ok(&[
         "--net",
         config("reference.toml").to_str().unwrap(),
         "--workload",
@@ -78,11 +144,6 @@ fn pingpong_report_and_clean_captures() {
         "--report",
         rep.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("events per s"), "{stdout}");
     let r = report(&rep);
@@ -110,14 +171,7 @@ fn pingpong_report_and_clean_captures() {
         if f.ends_with("hosts") {
             continue;
         }
-        let bad = tshark(
-            &f,
-            &[
-                "-Y",
-                "_ws.malformed || tcp.analysis.flags || _ws.expert.severity >= warning",
-            ],
-        );
-        assert_eq!(lines(&bad), 0, "{} has warnings:\n{bad}", f.display());
+        assert_tshark_clean(&f, WARNINGS_OR_ANALYSIS);
         let protos = tshark(&f, &["-T", "fields", "-e", "frame.protocols"]);
         assert!(
             protos
@@ -162,7 +216,7 @@ fn same_seed_gives_byte_identical_captures_and_routers_decrement_ttl() {
     let dir = tempfile::tempdir().unwrap();
     let run = |sub: &str, seed: &str| {
         let caps = dir.path().join(sub);
-        let out = simulate(&[
+        simulate_ok(&[
             "--net",
             config("slow-rank0.toml").to_str().unwrap(),
             "--workload",
@@ -178,11 +232,6 @@ fn same_seed_gives_byte_identical_captures_and_routers_decrement_ttl() {
             "--capture",
             caps.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         caps
     };
     let a = run("a", "5");
@@ -259,7 +308,7 @@ fn a_router_pcapng_shows_each_packet_on_both_interfaces_with_ttl_one_apart() {
     )
     .unwrap();
     let caps = dir.path().join("caps");
-    let out = simulate(&[
+    simulate_ok(&[
         "--net",
         net.to_str().unwrap(),
         "--workload",
@@ -271,11 +320,6 @@ fn a_router_pcapng_shows_each_packet_on_both_interfaces_with_ttl_one_apart() {
         "--capture",
         caps.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let rows = tshark(
         &caps.join("router0.pcapng"),
         &[
@@ -395,7 +439,7 @@ fn bad_input_gets_one_sentence_and_exit_code_two() {
 fn lossless_bulk_transfer_has_no_tcp_analysis_warnings() {
     let dir = tempfile::tempdir().unwrap();
     let caps = dir.path().join("caps");
-    let out = simulate(&[
+    let out = simulate_ok(&[
         "--net",
         config("reference.toml").to_str().unwrap(),
         "--workload",
@@ -408,30 +452,13 @@ fn lossless_bulk_transfer_has_no_tcp_analysis_warnings() {
         "--capture",
         caps.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("retransmissions:  0   drops: 0"));
     if !tshark_available() {
         return;
     }
     for name in ["host0.pcap", "switch0-host3.pcap"] {
         let f = caps.join(name);
-        let bad = tshark(
-            &f,
-            &[
-                "-Y",
-                "_ws.malformed || tcp.analysis.flags || _ws.expert.severity >= warning",
-            ],
-        );
-        assert_eq!(
-            lines(&bad),
-            0,
-            "{name}:\n{}",
-            bad.lines().take(5).collect::<Vec<_>>().join("\n")
-        );
+        assert_tshark_clean(&f, WARNINGS_OR_ANALYSIS);
         // Segments are at most one MSS (1460 B) and frames at most 1514 B.
         let max = tshark(&f, &["-T", "fields", "-e", "frame.len"])
             .lines()
@@ -482,47 +509,19 @@ fn set_changes_one_key_of_the_network_for_simulate() {
 #[test]
 fn sack_options_decode_in_tshark() {
     let dir = tempfile::tempdir().unwrap();
-    let net = dir.path().join("sack.toml");
-    std::fs::write(
-        &net,
-        "seed = 7\n[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n\
-         [tcp]\nsack = true\ndelayed_ack = '0'\n\
-         [[host]]\nname = 'host0'\n[[host]]\nname = 'host1'\n[[switch]]\nname = 'switch0'\n\
-         [[link]]\na = 'host0'\nb = 'switch0'\nloss = 0.02\n[[link]]\na = 'host1'\nb = 'switch0'\n",
-    )
-    .unwrap();
-    let caps = dir.path().join("caps");
-    let out = simulate(&[
-        "--net",
-        net.to_str().unwrap(),
-        "--workload",
-        "pingpong",
-        "--size",
-        "256KiB",
-        "--iters",
-        "4",
-        "--verify",
-        "--capture",
-        caps.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let net = two_hosts(
+        dir.path(),
+        "sack",
+        "seed = 7\n[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n[tcp]\nsack = true\ndelayed_ack = '0'\n",
+        "loss = 0.02\n",
     );
+    let caps = pingpong_captures(&net, "256KiB", "4");
     if !tshark_available() {
         return;
     }
     for f in ["host0.pcap", "host1.pcap"] {
         let f = caps.join(f);
-        let bad = tshark(
-            &f,
-            &[
-                "-Y",
-                "_ws.malformed || (_ws.expert.severity >= warning && !tcp.analysis.flags)",
-            ],
-        );
-        assert_eq!(lines(&bad), 0, "{} has warnings:\n{bad}", f.display());
+        assert_tshark_clean(&f, WARNINGS_BUT_LOSS_ANALYSIS);
     }
     let cap = caps.join("host0.pcap");
     // SYN and SYN-ACK of both connections (0 → 1 and 1 → 0; more if the
@@ -592,47 +591,19 @@ fn sack_options_decode_in_tshark() {
 #[test]
 fn timestamps_decode_in_tshark() {
     let dir = tempfile::tempdir().unwrap();
-    let net = dir.path().join("ts.toml");
-    std::fs::write(
-        &net,
-        "seed = 7\n[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n\
-         [tcp]\nsack = true\ntimestamps = true\ndelayed_ack = '0'\n\
-         [[host]]\nname = 'host0'\n[[host]]\nname = 'host1'\n[[switch]]\nname = 'switch0'\n\
-         [[link]]\na = 'host0'\nb = 'switch0'\nloss = 0.02\n[[link]]\na = 'host1'\nb = 'switch0'\n",
-    )
-    .unwrap();
-    let caps = dir.path().join("caps");
-    let out = simulate(&[
-        "--net",
-        net.to_str().unwrap(),
-        "--workload",
-        "pingpong",
-        "--size",
-        "256KiB",
-        "--iters",
-        "4",
-        "--verify",
-        "--capture",
-        caps.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let net = two_hosts(
+        dir.path(),
+        "ts",
+        "seed = 7\n[link_defaults]\nrate = '1Gbps'\ndelay = '500us'\n[tcp]\nsack = true\ntimestamps = true\ndelayed_ack = '0'\n",
+        "loss = 0.02\n",
     );
+    let caps = pingpong_captures(&net, "256KiB", "4");
     if !tshark_available() {
         return;
     }
     for f in ["host0.pcap", "host1.pcap"] {
         let f = caps.join(f);
-        let bad = tshark(
-            &f,
-            &[
-                "-Y",
-                "_ws.malformed || (_ws.expert.severity >= warning && !tcp.analysis.flags)",
-            ],
-        );
-        assert_eq!(lines(&bad), 0, "{} has warnings:\n{bad}", f.display());
+        assert_tshark_clean(&f, WARNINGS_BUT_LOSS_ANALYSIS);
     }
     let cap = caps.join("host0.pcap");
     let rows = tshark(
@@ -739,7 +710,7 @@ fn ecn_decodes_in_tshark() {
     std::fs::write(&net, toml).unwrap();
     let caps = dir.path().join("caps");
     let report_file = dir.path().join("report.json");
-    let out = simulate(&[
+    simulate_ok(&[
         "--net",
         net.to_str().unwrap(),
         "-n",
@@ -756,22 +727,13 @@ fn ecn_decodes_in_tshark() {
         "--report",
         report_file.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = report(&report_file).to_string();
     assert!(text.contains("\"ecn_marks\""), "{text}");
     if !tshark_available() {
         return;
     }
     let cap = caps.join("host0.pcap");
-    let bad = tshark(
-        &cap,
-        &["-Y", "_ws.malformed || _ws.expert.severity >= warning"],
-    );
-    assert_eq!(lines(&bad), 0, "warnings:\n{bad}");
+    assert_tshark_clean(&cap, WARNINGS);
     let rows = tshark(
         &cap,
         &[
@@ -841,42 +803,18 @@ fn ecn_decodes_in_tshark() {
 #[test]
 fn lossless_fabric_captures_decode_as_infiniband() {
     let dir = tempfile::tempdir().unwrap();
-    let net = dir.path().join("ib.toml");
-    std::fs::write(
-        &net,
-        "fabric = 'lossless'\n[link_defaults]\nrate = '100Gbps'\ndelay = '500ns'\n\
-         [[host]]\nname = 'host0'\n[[host]]\nname = 'host1'\n[[switch]]\nname = 'switch0'\n\
-         [[link]]\na = 'host0'\nb = 'switch0'\n[[link]]\na = 'host1'\nb = 'switch0'\n",
-    )
-    .unwrap();
-    let caps = dir.path().join("caps");
-    let out = simulate(&[
-        "--net",
-        net.to_str().unwrap(),
-        "--workload",
-        "pingpong",
-        "--size",
-        "10000",
-        "--iters",
-        "2",
-        "--verify",
-        "--capture",
-        caps.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let net = two_hosts(
+        dir.path(),
+        "ib",
+        "fabric = 'lossless'\n[link_defaults]\nrate = '100Gbps'\ndelay = '500ns'\n",
+        "",
     );
+    let caps = pingpong_captures(&net, "10000", "2");
     if !tshark_available() {
         return;
     }
     let cap = caps.join("host0.pcap");
-    let bad = tshark(
-        &cap,
-        &["-Y", "_ws.malformed || _ws.expert.severity >= warning"],
-    );
-    assert_eq!(lines(&bad), 0, "warnings:\n{bad}");
+    assert_tshark_clean(&cap, WARNINGS);
     let rows = tshark(
         &cap,
         &[
