@@ -6,6 +6,35 @@
 //! `queue` key says, and a [`crate::wire::transmitter::Transmitter`] puts
 //! it in front of its [`crate::wire::serialiser::Serialiser`].
 
+/// The [`QueueDiscipline`] counters of a discipline that keeps its frames
+/// in a [`DropTail`] field `fifo` and only decides what enters it: they
+/// are the FIFO's.
+macro_rules! counts_of_fifo {
+    () => {
+        #[inline]
+        fn len(&self) -> usize {
+            self.fifo.len()
+        }
+
+        fn queued_bytes(&self) -> u64 {
+            self.fifo.queued_bytes()
+        }
+
+        #[inline]
+        fn room(&self) -> usize {
+            self.fifo.room()
+        }
+
+        fn peak_packets(&self) -> u32 {
+            self.fifo.peak_packets()
+        }
+
+        fn peak_bytes(&self) -> u64 {
+            self.fifo.peak_bytes()
+        }
+    };
+}
+
 mod drop_tail;
 mod ecn_threshold;
 mod red;

@@ -162,25 +162,7 @@ impl QueueDiscipline for Red {
         Some(p)
     }
 
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn queued_bytes(&self) -> u64 {
-        self.fifo.queued_bytes()
-    }
-
-    fn room(&self) -> usize {
-        self.fifo.room()
-    }
-
-    fn peak_packets(&self) -> u32 {
-        self.fifo.peak_packets()
-    }
-
-    fn peak_bytes(&self) -> u64 {
-        self.fifo.peak_bytes()
-    }
+    counts_of_fifo!();
 }
 
 #[cfg(test)]
