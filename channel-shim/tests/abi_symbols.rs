@@ -76,3 +76,70 @@ int main(void) {
         "dup 0 1 1\nunweighted 1 1\nweights_empty 1\nf08 1\nf08s 1\nfstatus 1 1\npvar 1\n"
     );
 }
+
+/// QMPI names MPI functions by their number in MPICH's
+/// `enum QMPI_Functions_enum`: the shim's list (qmpi-functions.txt) must
+/// give every enumerator the value Debian's header gives it, and the
+/// shim must export `QMPI_X`, the end of a tool chain, for every `MPI_X`
+/// it implements that QMPI numbers.
+#[test]
+fn qmpi_function_numbers_are_the_headers() {
+    if !on_path("mpicc") && skip_because("mpicc not found (apt-get install mpich libmpich-dev)") {
+        return;
+    }
+    let list = include_str!("../qmpi-functions.txt");
+    let names: Vec<&str> = list.lines().collect();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("qmpi-numbers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = String::from("#include <mpi.h>\n#include <stdio.h>\nint main(void) {\n");
+    c += "    printf(\"%d\\n\", (int)MPI_LAST_FUNC_T);\n";
+    for n in &names {
+        c += &format!("    printf(\"%d\\n\", (int){n});\n");
+    }
+    c += "    return 0;\n}\n";
+    let (src, exe) = (dir.join("numbers.c"), dir.join("numbers"));
+    std::fs::write(&src, c).unwrap();
+    let built = Command::new("mpicc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let out = Command::new(&exe).output().unwrap();
+    let values: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let expected: Vec<usize> = std::iter::once(names.len()).chain(0..names.len()).collect();
+    assert_eq!(
+        values, expected,
+        "regenerate with tools/list-qmpi-functions.py"
+    );
+    // Every implemented MPI_X that QMPI numbers has its QMPI_X.
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(shim_library())
+        .output()
+        .unwrap();
+    let symbols = String::from_utf8_lossy(&nm.stdout);
+    let exported: std::collections::HashSet<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let implemented = channel_shim::abi::coverage::IMPLEMENTED;
+    let numbered: Vec<&&str> = implemented
+        .iter()
+        .filter(|f| names.contains(&format!("{}_T", f.to_ascii_uppercase()).as_str()))
+        .collect();
+    let missing: Vec<&&&str> = numbered
+        .iter()
+        .filter(|f| !exported.contains(format!("Q{f}").as_str()))
+        .collect();
+    assert!(numbered.len() > 400, "{} numbered", numbered.len());
+    assert!(missing.is_empty(), "no QMPI_ twin: {missing:?}");
+}

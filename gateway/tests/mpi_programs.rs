@@ -478,3 +478,48 @@ fn matching_counts_unsuccessful_attempts_on_the_reference_network() {
 fn matching_counts_unsuccessful_attempts_on_the_slow_rank0_network() {
     matching_counts("slow-rank0.toml", &["1"]);
 }
+
+/// tests/mpi/qmpi_tools.c: QMPI tools (MPICH's tool stacking interface;
+/// Debian's MPICH is built without it, so there is no native reference).
+/// With `MPIR_CVAR_QMPI_TOOL_LIST=count:trace:count` three tools chain in
+/// list order over MPI_Send, MPI_Recv and MPI_Allreduce and count exactly
+/// the program's 5 sends, 5 receives and 1 reduction per rank (19 checks
+/// per rank); without the list no tool loads and the counts are zero
+/// (the same 19 checks).
+#[test]
+fn qmpi_tools_chain_in_list_order_and_count_every_call() {
+    let _g = serial();
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("qmpi_tools", "mpicc");
+    ensure_shim();
+    for (ranks, list) in [
+        (2u64, Some("count:trace:count")),
+        (4, Some("count:trace:count")),
+        (2, None),
+    ] {
+        let mut cmd = std::process::Command::new(bin());
+        cmd.args([
+            "run",
+            "-n",
+            &ranks.to_string(),
+            "--net",
+            &config("ideal.toml"),
+        ])
+        .args(["--time-factor", "1", "--"])
+        .arg(&prog)
+        .env_remove("MPIR_CVAR_QMPI_TOOL_LIST")
+        .env_remove("QMPI_TOOL_LIST");
+        if let Some(list) = list {
+            cmd.env("MPIR_CVAR_QMPI_TOOL_LIST", list);
+        }
+        let o = cmd.output().expect("run mpinetsim");
+        let (out, err) = text(&o);
+        let expected = format!("qmpi_tools: {} checks passed", 19 * ranks);
+        assert!(
+            o.status.success() && out.contains(&expected),
+            "{ranks} ranks, tools {list:?}: {out}{err}"
+        );
+    }
+}

@@ -115,6 +115,13 @@ pub fn coverage_markdown() -> String {
     s
 }
 
+/// The C function a QMPI enumerator numbers (`MPI_SEND_C_T` →
+/// `MPI_Send_c`), if mpi.h declares it.
+pub fn name_of_enumerator(enumerator: &str) -> Option<&'static str> {
+    let stem = enumerator.strip_suffix("_T")?;
+    (ALL_FUNCTIONS.iter().map(|f| f.0)).find(|name| name.eq_ignore_ascii_case(stem))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -360,10 +360,9 @@ pub extern "C" fn PMPI_Aint_add(base: Aint, disp: Aint) -> Aint {
     base.wrapping_add(disp)
 }
 
-/// MPI_Aint_add: `base + disp` as an address.
-#[no_mangle]
-pub extern "C" fn MPI_Aint_add(base: Aint, disp: Aint) -> Aint {
-    PMPI_Aint_add(base, disp)
+mpi_value_fn! {
+    /// MPI_Aint_add: `base + disp` as an address.
+    fn MPI_Aint_add(base: Aint, disp: Aint) -> Aint
 }
 
 /// MPI_Aint_diff (profiling name).
@@ -372,10 +371,9 @@ pub extern "C" fn PMPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint {
     addr1.wrapping_sub(addr2)
 }
 
-/// MPI_Aint_diff: `addr1 - addr2` as a displacement.
-#[no_mangle]
-pub extern "C" fn MPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint {
-    PMPI_Aint_diff(addr1, addr2)
+mpi_value_fn! {
+    /// MPI_Aint_diff: `addr1 - addr2` as a displacement.
+    fn MPI_Aint_diff(addr1: Aint, addr2: Aint) -> Aint
 }
 
 // ---- pack / unpack ----

@@ -180,10 +180,9 @@ pub extern "C" fn PMPI_Wtime() -> f64 {
     t
 }
 
-/// MPI_Wtime (profiling name is PMPI_Wtime).
-#[no_mangle]
-pub extern "C" fn MPI_Wtime() -> f64 {
-    PMPI_Wtime()
+mpi_value_fn! {
+    /// MPI_Wtime (profiling name is PMPI_Wtime).
+    fn MPI_Wtime() -> f64
 }
 
 /// MPI_Wtick: resolution of MPI_Wtime (1 ns of scaled time).
@@ -192,10 +191,9 @@ pub extern "C" fn PMPI_Wtick() -> f64 {
     1e-9
 }
 
-/// MPI_Wtick.
-#[no_mangle]
-pub extern "C" fn MPI_Wtick() -> f64 {
-    PMPI_Wtick()
+mpi_value_fn! {
+    /// MPI_Wtick.
+    fn MPI_Wtick() -> f64
 }
 
 /// Ends the job because a routine is not supported, with the same one line

@@ -57,6 +57,64 @@ macro_rules! mpi_fn {
             #[no_mangle]
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> ::std::os::raw::c_int {
+                if let Some((tool, id)) = $crate::ffi::qmpi::first_tool(stringify!($name)) {
+                    // SAFETY: the tool registered it for this function's
+                    // number, with the type QMPI gives that number.
+                    let tool: unsafe extern "C" fn(
+                        $crate::ffi::qmpi::QmpiContext,
+                        ::std::os::raw::c_int,
+                        $($ty),*
+                    ) -> ::std::os::raw::c_int = $crate::ffi::qmpi::function_at(tool);
+                    return tool($crate::ffi::qmpi::QmpiContext::new(), id, $($arg),*);
+                }
+                [<P $name>]($($arg),*)
+            }
+            #[doc = concat!("`Q", stringify!($name), "`: MPI's own implementation at the end of a QMPI tool chain.")]
+            #[no_mangle]
+            #[allow(non_snake_case, clippy::missing_safety_doc)]
+            pub unsafe extern "C" fn [<Q $name>](
+                _context: $crate::ffi::qmpi::QmpiContext,
+                _tool_id: ::std::os::raw::c_int,
+                $($arg: $ty),*
+            ) -> ::std::os::raw::c_int {
+                [<P $name>]($($arg),*)
+            }
+        }
+    };
+}
+
+/// `MPI_X` and `QMPI_X` for a function that returns a value rather than
+/// an error code (`MPI_Wtime`, `MPI_Aint_add`, ...), around the `PMPI_X`
+/// defined beside it: what `mpi_fn!` gives the others (see `qmpi`).
+macro_rules! mpi_value_fn {
+    ($(#[$doc:meta])* fn $name:ident ( $($arg:ident : $ty:ty),* ) -> $ret:ty) => {
+        paste::paste! {
+            $(#[$doc])*
+            #[no_mangle]
+            #[allow(non_snake_case)]
+            pub extern "C" fn $name($($arg: $ty),*) -> $ret {
+                if let Some((tool, id)) = $crate::ffi::qmpi::first_tool(stringify!($name)) {
+                    // SAFETY: the tool registered it for this function's
+                    // number, with the type QMPI gives that number.
+                    unsafe {
+                        let tool: unsafe extern "C" fn(
+                            $crate::ffi::qmpi::QmpiContext,
+                            ::std::os::raw::c_int,
+                            $($ty),*
+                        ) -> $ret = $crate::ffi::qmpi::function_at(tool);
+                        return tool($crate::ffi::qmpi::QmpiContext::new(), id, $($arg),*);
+                    }
+                }
+                [<P $name>]($($arg),*)
+            }
+            #[doc = concat!("`Q", stringify!($name), "`: MPI's own implementation at the end of a QMPI tool chain.")]
+            #[no_mangle]
+            #[allow(non_snake_case)]
+            pub extern "C" fn [<Q $name>](
+                _context: $crate::ffi::qmpi::QmpiContext,
+                _tool_id: ::std::os::raw::c_int,
+                $($arg: $ty),*
+            ) -> $ret {
                 [<P $name>]($($arg),*)
             }
         }
@@ -88,6 +146,7 @@ pub mod p2p_ext;
 pub mod partitioned;
 pub mod persistent_coll;
 pub mod ports;
+pub mod qmpi;
 pub mod rma;
 pub mod rma_shared;
 pub mod session;

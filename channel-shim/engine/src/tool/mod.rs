@@ -7,6 +7,7 @@
 //! from [`Readings`] the C layer takes from the engine.
 
 pub mod catalogue;
+pub mod qmpi;
 pub mod readings;
 mod sessions;
 pub mod text;
