@@ -138,10 +138,12 @@ pub fn defined_functions(src: &str, prefix: &str) -> Vec<String> {
         } else if name_start > ws_start
             && name.starts_with(prefix)
             && src[j..].starts_with('/')
-            && src[j + 1..].trim_start().starts_with("pmpir_")
+            && (src[j + 1..].trim_start().starts_with("pmpir_")
+                || src[j + 1..].trim_start().starts_with("pmpixr_"))
         {
             // `fn mpi_xxx_f08_ / pmpir_xxx_f08_ (`: an `mpi_f08` routine
-            // and its profiling name (channel-shim/fortran/src/f08_*.rs).
+            // and its profiling name (channel-shim/fortran/src/f08_*.rs;
+            // `pmpixr_` for MPICH's `mpix_` extensions).
             found.push(name.to_string());
         }
         i += 2;

@@ -70,7 +70,15 @@ fn write_unsupported_stubs(out_dir: &std::path::Path) {
 fn write_f08_symbols(out_dir: &std::path::Path) {
     let list = std::fs::read_to_string("f08-symbols.txt").expect("read f08-symbols.txt");
     println!("cargo:rerun-if-changed=f08-symbols.txt");
-    let implemented = functions_defined_under(std::path::Path::new("src"), "mpi_");
+    let mut implemented = functions_defined_under(std::path::Path::new("src"), "mpi_");
+    // MPICH's extensions: `mpix_xxx_f08_`, profiling names `pmpixr_xxx_f08_`.
+    let extensions = functions_defined_under(std::path::Path::new("src"), "mpix_");
+    implemented.extend(
+        extensions
+            .iter()
+            .map(|n| format!("pmpixr_{}", &n["mpix_".len()..])),
+    );
+    implemented.extend(extensions);
     let exported: BTreeSet<&str> = list
         .lines()
         .filter_map(|line| line.strip_prefix("T 0 "))

@@ -503,3 +503,38 @@ fn every_module_procedure_of_debians_mpi_module_is_exported() {
     let missing: Vec<&String> = wanted.difference(&ours).collect();
     assert!(missing.is_empty(), "not exported: {missing:?}");
 }
+
+/// MPICH's extensions and `MPI_Delete_error_*` through `use mpi_f08`
+/// (tests/mpi/f08_mpix.f90), where Debian's MPICH cannot be the reference
+/// (its `MPIX_Comm_agree` asserts): 12 checks per rank that follow from
+/// the definitions where no process fails, on 2 and 3 ranks.
+#[test]
+fn mpich_extensions_and_error_deletion_through_use_mpi_f08() {
+    let _g = serial();
+    if skip_without("mpif90", "-show", "mpich libmpich-dev gfortran") {
+        return;
+    }
+    fortran_library();
+    let prog = build("f08_mpix", "f90", "mpif90");
+    for ranks in [2u64, 3] {
+        let n = ranks.to_string();
+        let o = run(
+            &[
+                "-n",
+                &n,
+                "--net",
+                &config("ideal.toml"),
+                "--time-factor",
+                "1",
+            ],
+            &prog,
+            &[],
+        );
+        let (out, err) = text(&o);
+        let expected = format!("f08_mpix: {} checks passed", 12 * ranks);
+        assert!(
+            o.status.success() && out.contains(&expected),
+            "f08_mpix on {ranks} ranks: {out}{err}"
+        );
+    }
+}

@@ -523,3 +523,16 @@ fn qmpi_tools_chain_in_list_order_and_count_every_call() {
         );
     }
 }
+
+/// tests/mpi/mpix_extensions.c: MPICH's fault-tolerance and GPU extensions
+/// where no process fails (Debian's MPICH asserts in MPIX_Comm_agree, so
+/// there is no native reference): 9 checks per rank on 2, 4 and 8 ranks.
+#[test]
+fn mpich_extensions_agree_shrink_and_answer_gpu_queries() {
+    let _g = serial();
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("mpix_extensions", "mpicc");
+    passes_its_checks_on_2_4_8(&prog, "mpix_extensions", 9);
+}

@@ -106,6 +106,16 @@ f08_forwarders! {
     fn mpi_wtick_f08_ / pmpir_wtick_f08_() -> f64 = crate::env::mpi_wtick_;
     fn mpi_aint_add_f08_ / pmpir_aint_add_f08_(base: *const Aint, disp: *const Aint) -> Aint = crate::datatype::mpi_aint_add_;
     fn mpi_aint_diff_f08_ / pmpir_aint_diff_f08_(addr1: *const Aint, addr2: *const Aint) -> Aint = crate::datatype::mpi_aint_diff_;
+
+    // MPICH's extensions (profiling names `pmpixr_`).
+    fn mpix_comm_agree_f08_ / pmpixr_comm_agree_f08_(comm: *const Fint, flag: *mut Fint, ierror: *mut Fint) = crate::mpix::agree_logical;
+    fn mpix_comm_shrink_f08_ / pmpixr_comm_shrink_f08_(comm: *const Fint, newcomm: *mut Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_shrink_;
+    fn mpix_comm_failure_ack_f08_ / pmpixr_comm_failure_ack_f08_(comm: *const Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_failure_ack_;
+    fn mpix_comm_failure_get_acked_f08_ / pmpixr_comm_failure_get_acked_f08_(comm: *const Fint, failedgrp: *mut Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_failure_get_acked_;
+    fn mpix_gpu_query_support_f08_ / pmpixr_gpu_query_support_f08_(gpu_type: *const Fint, is_supported: *mut Fint, ierror: *mut Fint) = crate::mpix::mpix_gpu_query_support_;
+    fn mpix_query_cuda_support_f08_ / pmpixr_query_cuda_support_f08_(ierror: *mut Fint) = crate::mpix::device_support;
+    fn mpix_query_hip_support_f08_ / pmpixr_query_hip_support_f08_(ierror: *mut Fint) = crate::mpix::device_support;
+    fn mpix_query_ze_support_f08_ / pmpixr_query_ze_support_f08_(ierror: *mut Fint) = crate::mpix::device_support;
 }
 
 /// `MPI_Pcontrol(level, ierror)` of `mpi_f08`: unlike mpif.h's

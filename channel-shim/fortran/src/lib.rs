@@ -100,6 +100,7 @@ pub mod grequest;
 pub mod info;
 pub mod io;
 pub mod module_procedures;
+pub mod mpix;
 pub mod p2p;
 pub mod ports;
 pub mod rma;

@@ -130,6 +130,8 @@ pub mod datatype;
 pub mod datatype_ext;
 pub mod engine_access;
 pub mod errors;
+pub mod fault_tolerance;
+pub mod gpu_support;
 pub mod grequest;
 pub mod handles;
 pub mod info;
