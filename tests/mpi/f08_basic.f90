@@ -75,13 +75,5 @@ program f08_basic
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a,i0,a,a)', 'rank ', rank, ' FAILED: ', what
-    end if
-  end subroutine check
+  include 'check_f08.inc'
 end program f08_basic
