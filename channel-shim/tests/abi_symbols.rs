@@ -20,16 +20,45 @@ fn shim_dir() -> PathBuf {
     dir
 }
 
+/// Compiles the C program `source` with `mpicc` as `<dir>/<name>` and runs
+/// it with `dir` first on the library path; returns what it printed.
+fn compile_and_run(dir: &Path, name: &str, source: &str) -> String {
+    let (c, exe) = (dir.join(format!("{name}.c")), dir.join(name));
+    std::fs::write(&c, source).unwrap();
+    let built = Command::new("mpicc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} ({}):\n{}",
+        exe.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn programs_using_header_symbols_load_against_the_shim() {
     if !on_path("mpicc") && skip_because("mpicc not found (apt-get install mpich libmpich-dev)") {
         return;
     }
     let dir = shim_dir();
-    let c = dir.join("symbols.c");
-    let exe = dir.join("symbols");
-    std::fs::write(
-        &c,
+    let printed = compile_and_run(
+        &dir,
+        "symbols",
         r#"
 #include <mpi.h>
 #include <stdio.h>
@@ -47,32 +76,9 @@ int main(void) {
     return 0;
 }
 "#,
-    )
-    .unwrap();
-    let built = Command::new("mpicc")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&c)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let out = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} ({}):\n{}",
-        exe.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        printed,
         "dup 0 1 1\nunweighted 1 1\nweights_empty 1\nf08 1\nf08s 1\nfstatus 1 1\npvar 1\n"
     );
 }
@@ -97,24 +103,8 @@ fn qmpi_function_numbers_are_the_headers() {
         c += &format!("    printf(\"%d\\n\", (int){n});\n");
     }
     c += "    return 0;\n}\n";
-    let (src, exe) = (dir.join("numbers.c"), dir.join("numbers"));
-    std::fs::write(&src, c).unwrap();
-    let built = Command::new("mpicc")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let out = Command::new(&exe).output().unwrap();
-    let values: Vec<usize> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect();
+    let printed = compile_and_run(&dir, "numbers", &c);
+    let values: Vec<usize> = printed.lines().map(|l| l.parse().unwrap()).collect();
     let expected: Vec<usize> = std::iter::once(names.len()).chain(0..names.len()).collect();
     assert_eq!(
         values, expected,
