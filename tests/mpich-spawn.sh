@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds MPICH's own dynamic-process tests (pmodels/mpich, tag v4.0.2,
+# test/mpi/spawn) with Debian's mpicc and runs each test of the directory's
+# testlist (at most 8 processes) natively (`mpiexec -n N`) and through
+# `mpinetsim run -n N --net configs/ideal.toml --time-factor 1`. A run
+# passes when it exits 0 and prints "No Errors".
+#
+# A pass through mpinetsim does not mean the test spawned: while
+# MPI_UNIVERSE_SIZE equals the job's process count, the tests that size
+# their spawn by it have no room and pass without spawning. The
+# `spawned` column says whether the run ended on MPI_Comm_spawn.
+#
+# Usage: tests/mpich-spawn.sh MPICH [WORKDIR]
+#   MPICH    a checkout of pmodels/mpich at v4.0.2 (a work tree holding
+#            test/mpi, or a git directory from which tag v4.0.2's
+#            test/mpi is extracted)
+#   WORKDIR  where to build and run (default /tmp/mpich-spawn)
+# Environment: MPINETSIM (default target/release/mpinetsim of this
+# checkout, or $CARGO_TARGET_DIR/release/mpinetsim), NATIVE_TIMEOUT (60 s),
+# SIM_TIMEOUT (120 s).
+# Output: WORKDIR/results.tsv (test, np, native, mpinetsim, first line of
+# the mpinetsim run's output when it failed) and a Markdown table on stdout.
+set -u
+src=${1:?usage: tests/mpich-spawn.sh MPICH [WORKDIR]}
+work=${2:-/tmp/mpich-spawn}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+target=${CARGO_TARGET_DIR:-$repo/target}
+mpinetsim=${MPINETSIM:-$target/release/mpinetsim}
+native_timeout=${NATIVE_TIMEOUT:-60}
+sim_timeout=${SIM_TIMEOUT:-120}
+command -v mpicc >/dev/null || { echo "mpicc not found: install Debian's mpich" >&2; exit 1; }
+[ -x "$mpinetsim" ] || { echo "$mpinetsim not found: cargo build --release --workspace" >&2; exit 1; }
+
+mkdir -p "$work"
+if [ -d "$src/test/mpi/spawn" ]; then
+    rm -rf "$work/mpi" && cp -r "$src/test/mpi" "$work/mpi"
+else
+    rm -rf "$work/mpi" && git --git-dir="$src" archive v4.0.2 test/mpi | tar -x -C "$work" \
+        && mv "$work/test/mpi" "$work/mpi" && rmdir "$work/test" \
+        || { echo "$src: neither a work tree nor a git directory with tag v4.0.2" >&2; exit 1; }
+fi
+t=$work/mpi
+# What MPICH's configure would have written for the C helpers.
+cat > "$t/include/mpitestconf.h" <<'H'
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_STDARG_H 1
+#define HAVE_SYS_TIME_H 1
+#define USE_STDARG 1
+#define THREAD_PACKAGE_NAME 1
+H
+printf '/* mtest_mpix.h: nothing to rename for these tests */\n' > "$t/include/mtest_mpix.h"
+(cd "$t/util" && mpicc -I../include -c mtest.c mtest_common.c mtest_single.c) || exit 1
+
+dir=$t/spawn
+: > "$work/results.tsv"
+# "@namepub_tests@" is left to configure: Debian's MPICH has a name server.
+sed 's/^@[a-z_]*@//' "$dir/testlist.in" | while read -r name np rest; do
+    case "$name" in ''|'#'*) continue ;; esac
+    [ "${np:-1}" -le 8 ] || continue
+    args=$(printf '%s\n' "$rest" | tr ' ' '\n' | grep -v '=' | tr '\n' ' ')
+    if [ ! -x "$dir/$name" ]; then
+        (cd "$dir" && mpicc -I../include -o "$name" "$name.c" ../util/mtest.o \
+            ../util/mtest_common.o ../util/mtest_single.o -lm) < /dev/null > "$dir/$name.build.log" 2>&1
+    fi
+    if [ ! -x "$dir/$name" ]; then
+        printf '%s\t%s\tnot built\tnot built\t%s\n' "$name" "$np" \
+            "$(grep -m1 -i error "$dir/$name.build.log")" >> "$work/results.tsv"
+        continue
+    fi
+    run() { # LOG TIMEOUT COMMAND...
+        local log=$1 secs=$2; shift 2
+        (cd "$dir" && timeout "$secs" "$@") < /dev/null > "$log" 2>&1
+        local rc=$?
+        if [ $rc -eq 0 ] && grep -q 'No Errors' "$log"; then echo pass
+        elif [ $rc -eq 124 ]; then echo "fail (timeout)"
+        else echo fail; fi
+    }
+    nat=$(run "$dir/$name.$np.native.log" "$native_timeout" mpiexec -n "$np" "./$name" $args)
+    sim=$(run "$dir/$name.$np.sim.log" "$sim_timeout" "$mpinetsim" run -n "$np" \
+        --net "$repo/configs/ideal.toml" --time-factor 1 -- "./$name" $args)
+    spawned=no
+    grep -q 'MPI_Comm_spawn' "$dir/$name.$np.sim.log" && spawned=yes
+    why=
+    [ "$sim" = pass ] || why=$(grep -v -e '^\s*$' -e 'No Errors' "$dir/$name.$np.sim.log" \
+        | head -1 | cut -c1-120)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$np" "$nat" "$sim" "$spawned" "$why" >> "$work/results.tsv"
+    printf '%s (%s): native %s, mpinetsim %s, spawned %s %s\n' "$name" "$np" "$nat" "$sim" "$spawned" "$why" >&2
+done
+
+echo "| test | np | native | mpinetsim | reached MPI_Comm_spawn | reason |"
+echo "|---|---:|---|---|---|---|"
+awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$work/results.tsv"
+awk -F'\t' '{ n++; if ($3 == "pass") nat++; if ($4 == "pass") sim++; if ($3 == "pass" && $4 == "pass") both++ }
+    END { printf "\n%d tests: %d pass natively, %d through mpinetsim, %d both\n", n, nat, sim, both }' "$work/results.tsv"
