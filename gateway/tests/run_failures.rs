@@ -6,7 +6,13 @@ mod common;
 use common::*;
 use std::time::Instant;
 
-fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>, needle: &str) {
+fn check_clean_end(
+    name: &str,
+    compiler: &str,
+    n: &str,
+    expect_code: Option<i32>,
+    needle: &str,
+) -> Option<std::process::Output> {
     check_clean_end_on(
         &config("reference.toml"),
         name,
@@ -14,11 +20,12 @@ fn check_clean_end(name: &str, compiler: &str, n: &str, expect_code: Option<i32>
         n,
         expect_code,
         needle,
-    );
+    )
 }
 
 /// Runs the program on network file `net` with captures; checks the job
-/// ended as described and that every capture file is complete.
+/// ended as described and that every capture file is complete. Returns
+/// the job's output (None when MPICH is missing).
 fn check_clean_end_on(
     net: &str,
     name: &str,
@@ -26,9 +33,9 @@ fn check_clean_end_on(
     n: &str,
     expect_code: Option<i32>,
     needle: &str,
-) {
+) -> Option<std::process::Output> {
     if skip_without_mpicc() {
-        return;
+        return None;
     }
     let prog = build_c(name, compiler);
     let dir = tempfile::tempdir().unwrap();
@@ -75,6 +82,7 @@ fn check_clean_end_on(
     if !skip_without_tshark() {
         assert_captures_valid(&caps);
     }
+    Some(o)
 }
 
 #[test]
@@ -108,15 +116,26 @@ fn pcapng_captures_are_complete_after_a_crash() {
     check_clean_end_on(&net, "crash_segv", "mpicc", "4", None, "rank 1 (pid");
 }
 
+/// Every rank's buffered output survives the abort: the aborting rank's
+/// and the others', which the gateway ends with SIGTERM.
 #[test]
 fn mpi_abort_code_seven() {
-    check_clean_end(
+    let Some(o) = check_clean_end(
         "abort7",
         "mpicc",
         "3",
         Some(7),
         "rank 1 called MPI_Abort with code 7",
-    );
+    ) else {
+        return;
+    };
+    let out = String::from_utf8_lossy(&o.stdout);
+    for rank in 0..3 {
+        assert!(
+            out.contains(&format!("rank {rank} before the abort")),
+            "rank {rank}'s line is lost:\n{out}"
+        );
+    }
 }
 
 #[test]

@@ -12,13 +12,15 @@ use crate::abi::{
 
 /// Runs when the loader maps the library, before the program's `main`:
 /// a rank started by `mpinetsim run` dies with it (see
-/// `runtime::arm_parent_watch`).
+/// `runtime::arm_parent_watch`) and keeps its buffered output when the
+/// launcher ends it (`runtime::flush_output_on_sigterm`).
 #[used]
 #[link_section = ".init_array"]
 static ARM_PARENT_WATCH: extern "C" fn() = library_loaded;
 
 extern "C" fn library_loaded() {
     runtime::arm_parent_watch();
+    runtime::flush_output_on_sigterm();
 }
 
 static RANK: AtomicU32 = AtomicU32::new(0);

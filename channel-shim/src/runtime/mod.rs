@@ -4,6 +4,7 @@
 mod clock;
 mod clock_sync;
 mod connection;
+mod flush_on_term;
 mod gateway_stream;
 mod one_sided_service;
 mod pacer;
@@ -19,6 +20,7 @@ pub use clock::{
 };
 pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;
+pub use flush_on_term::install as flush_output_on_sigterm;
 pub use one_sided_service::window_created as serve_one_sided_while_computing;
 pub use pacer::{CallEntry, Pacer};
 pub use parent_watch::arm as arm_parent_watch;
