@@ -119,12 +119,7 @@ fn choose(
             && (peer == dst || net.nodes[peer as usize].kind != NodeKind::Host)
     };
     let ports = &net.nodes[at as usize].ports;
-    let count = ports.iter().filter(leads_closer).count();
-    if count == 0 {
-        return None;
-    }
-    let pick = spread.choose(at, di, count);
-    ports.iter().filter(leads_closer).nth(pick).copied()
+    spread.pick(at, di, ports.iter().filter(leads_closer).copied())
 }
 
 /// True when the link of port `p` is in the dead set.
