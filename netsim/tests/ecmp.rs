@@ -218,8 +218,8 @@ fn ecmp_balances_a_k8_fat_tree_all_to_all_as_hashing_can_and_better_than_static_
         let e = ecmp.core_links.as_ref().unwrap();
         println!("seed {seed}, ecmp: {e:?}");
         assert_eq!((e.directions, e.mean), (256, 112.0));
-        assert!(e.max as f64 <= 112.0 + 4.0 * sigma, "seed {seed}: {e:?}");
-        assert!(e.min as f64 >= 112.0 - 4.0 * sigma, "seed {seed}: {e:?}");
+        assert!(e.max <= 112.0 + 4.0 * sigma, "seed {seed}: {e:?}");
+        assert!(e.min >= 112.0 - 4.0 * sigma, "seed {seed}: {e:?}");
         assert!(e.max < s.max, "seed {seed}: {e:?} against {s:?}");
     }
 }
@@ -319,7 +319,7 @@ fn destination_mod_k_loads_every_core_link_of_an_all_to_all_alike() {
         let net = fat_tree(k, "dmodk", 1);
         let l = load(&net, "dmodk");
         let core = l.core_links.as_ref().unwrap();
-        let each = (k * k / 4 * (k - 1)) as u64;
+        let each = f64::from(k * k / 4 * (k - 1));
         assert_eq!((core.min, core.max), (each, each), "k = {k}: {core:?}");
         assert_eq!(core.max_over_mean, Some(1.0));
         // Every path is a shortest one.
@@ -446,4 +446,22 @@ fn spraying_packets_balances_the_core_links_of_a_k8_all_to_all_within_10_percent
         "spray seed 2: max/mean {r2:.3}; others {others:?}"
     );
     println!("core max/mean: spray {r1:.4} (seed 1), {r2:.4} (seed 2); {others:?}");
+}
+
+/// What `mpinetsim topo` shows for spraying: every flow split evenly at
+/// each fork. On a k-ary fat-tree a flow between pods reaches each of the
+/// (k/2)² cores with share 4/k², so an all-to-all's expected load is the
+/// same (k²/4)(k − 1) flows on every core link direction as D-mod-k's.
+#[test]
+fn spraying_expects_every_core_link_of_an_all_to_all_to_carry_the_same_share() {
+    for k in [4u32, 8] {
+        let l = load(&fat_tree(k, "spray", 1), "spray");
+        assert_eq!(l.flows, u64::from(k * k * k / 4 * (k * k * k / 4 - 1)));
+        let core = l.core_links.unwrap();
+        let each = f64::from(k * k / 4 * (k - 1));
+        assert!(
+            (core.min - each).abs() < 1e-9 && (core.max - each).abs() < 1e-9,
+            "k = {k}: {core:?}"
+        );
+    }
 }

@@ -72,7 +72,7 @@ impl ShortestTables {
     }
 
     /// The next port from `at` toward `dst` on a shortest path, ties split
-    /// by `spread` (a choice by destination is kept; a flow's is made anew).
+    /// by `spread` (a choice by destination is kept; any other is made anew).
     pub fn next_port(
         &self,
         net: &Network,
@@ -85,7 +85,7 @@ impl ShortestTables {
             return None;
         }
         let toward = self.toward(net, dst, di);
-        if let Spread::Flow(_) = spread {
+        if spread != Spread::Destination {
             return choose(net, &toward.dist, &self.dead, at, dst, di, spread);
         }
         let cached = toward.next[at as usize].get();
