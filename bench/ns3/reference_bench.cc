@@ -45,6 +45,15 @@
 // connection per direction): `mpinetsim simulate --workload pingpong
 // --iters 1 --size N`.
 //
+// The `fattree` workload builds its own network instead: a k = 4 fat-tree of
+// IPv4 routers (4 pods of 2 edge and 2 aggregation routers, 4 cores, 16
+// hosts, host h on edge router (h / 2) of pod h / 4), host links at --rate,
+// router-to-router links at --fabricRate, every link --delay. Global routing
+// with RandomEcmpRouting on: every router draws each packet's next hop among
+// the equal-cost ones (per-packet ECMP, mpinetsim's routing = "spray").
+// Host h sends --size bytes to host (h + 4) mod 16, one connection each, all
+// starting at 0; simulated_s is when the last byte arrived.
+//
 // Output (one line):
 //   workload=<name> simulated_s=<t of last byte> wall_s=<Simulator::Run> events=<n>
 
@@ -219,6 +228,134 @@ SinkRx(Ptr<const Packet> p, const Address&)
     }
 }
 
+// ---------------------------------------------------------------- fattree
+
+uint64_t
+FramedBps(const std::string& rate, bool ethernetFraming)
+{
+    uint64_t bps = DataRate(rate).GetBitRate();
+    return ethernetFraming ? bps * 1502 / 1538 : bps;
+}
+
+// The k = 4 fat-tree permutation described in the header comment.
+int
+RunFatTree(uint64_t size,
+           const std::string& rate,
+           const std::string& fabricRate,
+           const std::string& delay,
+           bool ethernetFraming,
+           uint32_t queuePackets,
+           uint32_t hostQueuePackets,
+           bool randomEcmp)
+{
+    const uint32_t k = 4;
+    const uint32_t half = k / 2;
+    const uint32_t nHosts = k * k * k / 4;
+    Config::SetDefault("ns3::Ipv4GlobalRouting::RandomEcmpRouting", BooleanValue(randomEcmp));
+
+    NodeContainer hosts;
+    hosts.Create(nHosts);
+    NodeContainer edges;
+    edges.Create(k * half);
+    NodeContainer aggs;
+    aggs.Create(k * half);
+    NodeContainer cores;
+    cores.Create(half * half);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    PointToPointHelper hostLink;
+    hostLink.SetDeviceAttribute("DataRate", DataRateValue(DataRate(FramedBps(rate, ethernetFraming))));
+    PointToPointHelper fabricLink;
+    fabricLink.SetDeviceAttribute("DataRate",
+                                  DataRateValue(DataRate(FramedBps(fabricRate, ethernetFraming))));
+    for (PointToPointHelper* h : {&hostLink, &fabricLink})
+    {
+        h->SetDeviceAttribute("Mtu", UintegerValue(1500));
+        h->SetChannelAttribute("Delay", StringValue(delay));
+        h->SetQueue("ns3::DropTailQueue<Packet>",
+                    "MaxSize",
+                    QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queuePackets)));
+    }
+
+    Ipv4AddressHelper ipv4;
+    ipv4.SetBase("10.0.0.0", "255.255.255.252");
+    TrafficControlHelper tch;
+    std::vector<Ipv4Address> hostAddr(nHosts);
+    auto join = [&](PointToPointHelper& h, Ptr<Node> a, Ptr<Node> b) {
+        NetDeviceContainer d = h.Install(a, b);
+        Ipv4InterfaceContainer ifs = ipv4.Assign(d);
+        ipv4.NewNetwork();
+        tch.Uninstall(d);
+        return std::make_pair(d, ifs);
+    };
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        auto [d, ifs] = join(hostLink, hosts.Get(h), edges.Get(h / half));
+        if (hostQueuePackets != 0)
+        {
+            DynamicCast<PointToPointNetDevice>(d.Get(0))->GetQueue()->SetMaxSize(
+                QueueSize(QueueSizeUnit::PACKETS, hostQueuePackets));
+        }
+        hostAddr[h] = ifs.GetAddress(0);
+    }
+    for (uint32_t pod = 0; pod < k; ++pod)
+    {
+        for (uint32_t e = 0; e < half; ++e)
+        {
+            for (uint32_t a = 0; a < half; ++a)
+            {
+                join(fabricLink, edges.Get(pod * half + e), aggs.Get(pod * half + a));
+            }
+        }
+        for (uint32_t a = 0; a < half; ++a)
+        {
+            for (uint32_t c = 0; c < half; ++c)
+            {
+                join(fabricLink, aggs.Get(pod * half + a), cores.Get(a * half + c));
+            }
+        }
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    g_a2aExpected = size * nHosts;
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), kBasePort + h));
+        ApplicationContainer a = sink.Install(hosts.Get(h));
+        a.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&SinkRx));
+    }
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        uint32_t dst = (h + k) % nHosts;
+        BulkSendHelper bulk("ns3::TcpSocketFactory",
+                            InetSocketAddress(hostAddr[dst], kBasePort + dst));
+        bulk.SetAttribute("MaxBytes", UintegerValue(size));
+        bulk.SetAttribute("SendSize", UintegerValue(65536));
+        bulk.Install(hosts.Get(h)).Start(Seconds(0));
+    }
+
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    uint64_t events = Simulator::GetEventCount();
+    if (g_finishedAt < 0)
+    {
+        std::fprintf(stderr,
+                     "warning: fattree did not finish (received %llu of %llu)\n",
+                     static_cast<unsigned long long>(g_a2aReceived),
+                     static_cast<unsigned long long>(g_a2aExpected));
+    }
+    std::printf("workload=fattree simulated_s=%.9f wall_s=%.6f events=%llu\n",
+                g_finishedAt,
+                wall,
+                static_cast<unsigned long long>(events));
+    Simulator::Destroy();
+    return g_finishedAt < 0 ? 1 : 0;
+}
+
 } // namespace
 
 int
@@ -242,9 +379,13 @@ main(int argc, char* argv[])
     std::string rate = "1Gbps";
     std::string delay = "500us";
     bool ethernetFraming = false;
+    std::string fabricRate = "2Gbps";
+    bool randomEcmp = true;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("workload", "pingpong | alltoall | exchange", workload);
+    cmd.AddValue("randomEcmp", "fattree: per-packet random ECMP (0: first route)", randomEcmp);
+    cmd.AddValue("fabricRate", "fattree: rate of the router-to-router links", fabricRate);
+    cmd.AddValue("workload", "pingpong | alltoall | exchange | fattree", workload);
     cmd.AddValue("cc", "congestion control: newreno | cubic", cc);
     cmd.AddValue("sack", "SACK (0/1)", sack);
     cmd.AddValue("rate", "rate of every link", rate);
@@ -277,8 +418,8 @@ main(int argc, char* argv[])
         hostQueuePackets = 1000000;
     }
     NS_ABORT_MSG_UNLESS(workload == "pingpong" || workload == "alltoall" ||
-                            workload == "exchange",
-                        "--workload must be pingpong, alltoall or exchange");
+                            workload == "exchange" || workload == "fattree",
+                        "--workload must be pingpong, alltoall, exchange or fattree");
     NS_ABORT_MSG_UNLESS(cc == "newreno" || cc == "cubic", "--cc must be newreno or cubic");
 
     // ---- TCP defaults
@@ -300,6 +441,12 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+
+    if (workload == "fattree")
+    {
+        return RunFatTree(size, rate, fabricRate, delay, ethernetFraming, queuePackets,
+                          hostQueuePackets, randomEcmp);
+    }
 
     // ---- topology: host0..3 -- switch0
     NodeContainer hosts;

@@ -80,8 +80,8 @@ pub fn run(a: &TopoArgs) -> Result<(), crate::error::Error> {
 }
 
 /// The pattern's per-link load under the network's routing, then under
-/// static shortest paths and ECMP (and Valiant on a dragonfly, D-mod-k on a
-/// fat-tree) where the
+/// static shortest paths and ECMP (and Valiant on a dragonfly, D-mod-k and
+/// packet spraying — its expected shares — on a fat-tree) where the
 /// network uses none of them. UGAL adapts to queues while the job runs;
 /// on an idle network its source routers choose the minimal paths, which
 /// is what it shows.
@@ -104,7 +104,7 @@ fn routing_loads(net: &Network, own: &Routing, pattern: Pattern) -> Vec<RoutingL
         net.shape.as_ref().map(|s| &s.layout),
         Some(netsim::topology::generators::Layout::FatTree { .. })
     ) {
-        others.push(RoutingPolicy::DModK);
+        others.extend([RoutingPolicy::DModK, RoutingPolicy::Spray]);
     }
     for other in others {
         if other != net.routing {
@@ -164,11 +164,21 @@ fn print_loads(loads: &[RoutingLoad]) {
             out!(
                 "  {name:<26} {:>10} {:>8} {:>10.2} {:>8} {ratio:>9}",
                 s.directions,
-                s.min,
+                flows(s.min),
                 s.mean,
-                s.max
+                flows(s.max)
             );
         }
+    }
+}
+
+/// A count of flows as a whole number, or with two decimals when it is an
+/// expected share (packet spraying).
+fn flows(n: f64) -> String {
+    if n.fract() == 0.0 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.2}")
     }
 }
 

@@ -120,17 +120,26 @@ fn link_loads_of_each_routing_choice_side_by_side() {
     assert!(text.contains("core links (fat-tree)"), "{text}");
     assert!(text.contains("  shortest (the network's)"), "{text}");
     let loads = v["link_load"].as_array().unwrap();
-    assert_eq!(loads.len(), 3);
+    assert_eq!(loads.len(), 4);
     let names: Vec<_> = loads.iter().map(|l| l["routing"].as_str()).collect();
-    assert_eq!(names, [Some("shortest"), Some("ecmp"), Some("dmodk")]);
+    assert_eq!(
+        names,
+        [Some("shortest"), Some("ecmp"), Some("dmodk"), Some("spray")]
+    );
     for l in loads {
         assert_eq!(l["flows"], 240);
         assert_eq!(l["core_links"]["directions"], 32);
         assert_eq!(l["core_links"]["mean"], 12.0);
     }
     // D-mod-k: (k²/4)(k − 1) = 12 flows on every core link direction.
-    assert_eq!(loads[2]["core_links"]["min"], 12);
-    assert_eq!(loads[2]["core_links"]["max"], 12);
+    assert_eq!(loads[2]["core_links"]["min"], 12.0);
+    assert_eq!(loads[2]["core_links"]["max"], 12.0);
+    // Spraying splits every flow evenly at each fork: a flow between pods
+    // puts 1/4 of its packets on each of the 4 cores' links, so each core
+    // link direction expects the same 12 flows' worth.
+    assert_eq!(loads[3]["core_links"]["min"], 12.0);
+    assert_eq!(loads[3]["core_links"]["max"], 12.0);
+    assert!(text.contains("\n  spray "), "{text}");
     // The network's own routing comes first; the same seed, the same loads.
     let (_, ecmp) = run(&["topology.routing=ecmp"]);
     assert_eq!(ecmp["link_load"][0], loads[1]);
@@ -163,10 +172,10 @@ fn link_loads_of_each_routing_choice_side_by_side() {
     assert_eq!(own["network_links"]["directions"], 64);
     assert_eq!(
         (
-            own["network_links"]["min"].as_u64(),
-            own["network_links"]["max"].as_u64()
+            own["network_links"]["min"].as_f64(),
+            own["network_links"]["max"].as_f64()
         ),
-        (Some(8), Some(8))
+        (Some(8.0), Some(8.0))
     );
     assert_eq!(own["core_links"], serde_json::Value::Null);
     assert_eq!(v["link_load"].as_array().unwrap().len(), 3);

@@ -57,6 +57,7 @@ fn packet(payload: usize, i: usize) -> Packet {
         payload: Bytes::from(vec![(i % 251) as u8; payload]),
         encoded: None,
         detour: None,
+        hop_draw: None,
         ib: None,
         credit_of: None,
     }

@@ -218,8 +218,8 @@ fn ecmp_balances_a_k8_fat_tree_all_to_all_as_hashing_can_and_better_than_static_
         let e = ecmp.core_links.as_ref().unwrap();
         println!("seed {seed}, ecmp: {e:?}");
         assert_eq!((e.directions, e.mean), (256, 112.0));
-        assert!(e.max as f64 <= 112.0 + 4.0 * sigma, "seed {seed}: {e:?}");
-        assert!(e.min as f64 >= 112.0 - 4.0 * sigma, "seed {seed}: {e:?}");
+        assert!(e.max <= 112.0 + 4.0 * sigma, "seed {seed}: {e:?}");
+        assert!(e.min >= 112.0 - 4.0 * sigma, "seed {seed}: {e:?}");
         assert!(e.max < s.max, "seed {seed}: {e:?} against {s:?}");
     }
 }
@@ -319,7 +319,7 @@ fn destination_mod_k_loads_every_core_link_of_an_all_to_all_alike() {
         let net = fat_tree(k, "dmodk", 1);
         let l = load(&net, "dmodk");
         let core = l.core_links.as_ref().unwrap();
-        let each = (k * k / 4 * (k - 1)) as u64;
+        let each = f64::from(k * k / 4 * (k - 1));
         assert_eq!((core.min, core.max), (each, each), "k = {k}: {core:?}");
         assert_eq!(core.max_over_mean, Some(1.0));
         // Every path is a shortest one.
@@ -356,4 +356,112 @@ fn destination_mod_k_loads_every_core_link_of_an_all_to_all_alike() {
     assert_eq!(core.len(), 32);
     // 12 flows of 20,000 bytes each per core link direction.
     assert!(core.iter().all(|&b| b == 12 * 20_000), "{core:?}");
+}
+
+/// Payload bytes on every core link direction of a k-ary fat-tree (routed
+/// by `routing`, seed `seed`) after an all-to-all of `bytes` per pair
+/// through the packet simulator, in link order.
+fn simulated_core_payload(k: u32, routing: &str, seed: u64, bytes: usize) -> Vec<u64> {
+    let toml =
+        format!("seed = {seed}\n[topology]\nkind = 'fat-tree'\nk = {k}\nrouting = '{routing}'\n");
+    let cfg = NetworkConfig::from_toml_str(&toml, "fat-tree").unwrap();
+    let hosts = k * k * k / 4;
+    let mut sim = Simulator::from_config(&cfg, "fat-tree", hosts as usize, false).unwrap();
+    for s in 0..hosts {
+        for d in (0..hosts).filter(|&d| d != s) {
+            sim.inject(s, d, Bytes::from(vec![1u8; bytes]), netsim::Nanos::ZERO)
+                .unwrap();
+        }
+    }
+    while sim.step().is_some() {}
+    let stats = sim.stats();
+    assert_eq!(
+        stats.messages_delivered,
+        u64::from(hosts * (hosts - 1)),
+        "every message arrives"
+    );
+    stats
+        .links
+        .iter()
+        .filter(|l| l.link.contains("core"))
+        .map(|l| l.payload_bytes)
+        .collect()
+}
+
+/// Packet spraying (`routing = "spray"`) on a k = 8 fat-tree, all-to-all
+/// of 48,000 bytes per pair (33 data packets of at most one MSS each).
+///
+/// The bound, derived: every packet between pods picks its aggregation
+/// router (1 of 4) and that router's core (1 of 4) independently and
+/// uniformly, so of the 16 × 112 × P packets leaving a pod (P per flow),
+/// the number on one uplink to a core is Binomial(1792·P, 1/16): mean
+/// 112·P, standard deviation √(1792·P·(1/16)·(15/16)) ≈ 10.2·√P. The
+/// downlinks from a core into a pod are the same with the packets entering
+/// it. With P = 33 the standard deviation is 1.6 % of the mean, so the
+/// issue's 10 % is over 6 standard deviations: the chance any one of the
+/// 256 directions falls outside is below 1e-7 per seed. (Loss and
+/// retransmissions add sprayed packets alike; the mean is measured.)
+///
+/// Side by side, over the same 256 core link directions (flows, from
+/// [`routing_load`]): static shortest paths (ties by destination) give
+/// max/mean ≈ 1.57, per-flow ECMP ≈ 1.28 (each direction's 112 flows are
+/// hashed there independently: 4 standard deviations of √112 ≈ 10.6 is
+/// 38 %), D-mod-k exactly 1; the assertion message prints them.
+#[test]
+fn spraying_packets_balances_the_core_links_of_a_k8_all_to_all_within_10_percent() {
+    let others: Vec<String> = ["shortest", "ecmp", "dmodk"]
+        .iter()
+        .map(|r| {
+            let l = load(&fat_tree(8, r, 1), r);
+            let c = l.core_links.unwrap();
+            format!(
+                "{r} {:.3} (flows {}..{})",
+                c.max_over_mean.unwrap(),
+                c.min,
+                c.max
+            )
+        })
+        .collect();
+    let ratio = |loads: &[u64]| {
+        let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
+        (*loads.iter().max().unwrap() as f64 / mean, mean)
+    };
+    let one = simulated_core_payload(8, "spray", 1, 48_000);
+    assert_eq!(one.len(), 256);
+    let (r1, mean) = ratio(&one);
+    // At least the payload of one crossing per inter-pod flow and link tier.
+    assert!(mean >= 112.0 * 48_000.0, "mean {mean}");
+    assert!(
+        r1 <= 1.10,
+        "spray seed 1: max/mean {r1:.3} over core links; others (per-flow counts): {others:?}"
+    );
+    // Deterministic: the same seed gives the same bytes on every link;
+    // another seed draws other paths, as balanced.
+    assert_eq!(one, simulated_core_payload(8, "spray", 1, 48_000));
+    let two = simulated_core_payload(8, "spray", 2, 48_000);
+    assert_ne!(one, two);
+    let (r2, _) = ratio(&two);
+    assert!(
+        r2 <= 1.10,
+        "spray seed 2: max/mean {r2:.3}; others {others:?}"
+    );
+    println!("core max/mean: spray {r1:.4} (seed 1), {r2:.4} (seed 2); {others:?}");
+}
+
+/// What `mpinetsim topo` shows for spraying: every flow split evenly at
+/// each fork. On a k-ary fat-tree a flow between pods reaches each of the
+/// (k/2)² cores with share 4/k², so an all-to-all's expected load is the
+/// same (k²/4)(k − 1) flows on every core link direction as D-mod-k's.
+#[test]
+fn spraying_expects_every_core_link_of_an_all_to_all_to_carry_the_same_share() {
+    for k in [4u32, 8] {
+        let l = load(&fat_tree(k, "spray", 1), "spray");
+        assert_eq!(l.flows, u64::from(k * k * k / 4 * (k * k * k / 4 - 1)));
+        let core = l.core_links.unwrap();
+        let each = f64::from(k * k / 4 * (k - 1));
+        assert!(
+            (core.min - each).abs() < 1e-9 && (core.max - each).abs() < 1e-9,
+            "k = {k}: {core:?}"
+        );
+    }
 }

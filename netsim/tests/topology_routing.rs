@@ -489,3 +489,20 @@ fn the_thesis_string_drives_a_simulation_with_one_rank_per_core() {
         .unwrap();
     assert!(e.0.contains("exactly one rank per host"), "{e}");
 }
+
+#[test]
+fn a_misspelt_routing_is_one_sentence_naming_spray_among_the_choices() {
+    let e = NetworkConfig::from_toml_str(
+        "[topology]\nkind='fat-tree'\nk=4\nrouting='spary'\n",
+        "t.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    println!("{e}");
+    assert!(e.contains("spary") && e.contains("spray"), "{e}");
+    // Spraying applies to every shape with equal-cost paths, graphs too.
+    for kind in ["kind='fat-tree'\nk=4", "kind='torus'\ndims=[4,4]", "kind='dragonfly'\ngroups=3\nrouters_per_group=2\nhosts_per_router=1\nglobal_links_per_router=1"] {
+        let cfg = NetworkConfig::from_toml_str(&format!("[topology]\n{kind}\nrouting='spray'\n"), "t.toml").unwrap();
+        Network::from_config(&cfg, "t.toml").unwrap();
+    }
+}

@@ -13,20 +13,21 @@ use super::{flow_of, for_each_pair, Pattern};
 use crate::topology::generators::Layout;
 use crate::topology::routing::detour::{flowlet_pick, DragonflyGroups};
 use crate::topology::routing::flow::FlowKey;
-use crate::topology::routing::Routing;
+use crate::topology::routing::{Routing, Spread};
 use crate::topology::{Network, NodeId, NodeKind, PortId};
 
-/// Minimum, mean and maximum flows over a set of link directions.
+/// Minimum, mean and maximum flows over a set of link directions (under
+/// packet spraying, the expected share of flows: fractions).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LoadSummary {
     /// Link directions in the set.
     pub directions: usize,
     /// Fewest flows on one direction.
-    pub min: u64,
+    pub min: f64,
     /// Mean flows per direction.
     pub mean: f64,
     /// Most flows on one direction.
-    pub max: u64,
+    pub max: f64,
     /// `max / mean`: 1 is perfectly balanced; `null` when nothing crosses
     /// the set.
     pub max_over_mean: Option<f64>,
@@ -34,16 +35,17 @@ pub struct LoadSummary {
 
 impl LoadSummary {
     /// The summary of `loads` (flows per direction); `None` for an empty set.
-    pub fn of(loads: &[u64]) -> Option<LoadSummary> {
-        let min = *loads.iter().min()?;
-        let max = *loads.iter().max()?;
-        let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
+    pub fn of(loads: &[f64]) -> Option<LoadSummary> {
+        let first = *loads.first()?;
+        let min = loads.iter().copied().fold(first, f64::min);
+        let max = loads.iter().copied().fold(first, f64::max);
+        let mean = loads.iter().sum::<f64>() / loads.len() as f64;
         Some(LoadSummary {
             directions: loads.len(),
             min,
             mean,
             max,
-            max_over_mean: (mean > 0.0).then(|| max as f64 / mean),
+            max_over_mean: (mean > 0.0).then(|| max / mean),
         })
     }
 }
@@ -110,9 +112,82 @@ fn valiant_walk(
     routing.walk_detour(net, groups, (at, dst), via, spread, |p| path.push(p))
 }
 
+/// Expected flows of `pattern` crossing each port of `net` routed by
+/// `routing`, and the flows routed: [`flows_per_port`], except under
+/// packet spraying (`routing = "spray"`), where every flow's packets split
+/// evenly over the equally short next ports at every node, so a port
+/// carries the sum of the shares of the flows that reach it.
+pub fn expected_flows_per_port(
+    net: &Network,
+    routing: &Routing,
+    pattern: Pattern,
+) -> (Vec<f64>, u64) {
+    if !routing.is_spray() {
+        let (load, flows) = flows_per_port(net, routing, pattern);
+        return (load.into_iter().map(|l| l as f64).collect(), flows);
+    }
+    let mut load = vec![0f64; net.ports.len()];
+    let mut flows = 0;
+    for_each_pair(pattern, net.hosts.len(), &mut |s, d| {
+        let mut share = vec![0f64; net.ports.len()];
+        if sprayed_shares(net, routing, (net.hosts[s], net.hosts[d]), &mut share).is_some() {
+            flows += 1;
+            for (l, s) in load.iter_mut().zip(share) {
+                *l += s;
+            }
+        }
+    });
+    (load, flows)
+}
+
+/// Adds to `share` (per port) the part of one flow from host `src` to
+/// host `dst` each port carries when every node splits it evenly over its
+/// equally short next ports; `None` when `dst` is unreachable.
+fn sprayed_shares(
+    net: &Network,
+    routing: &Routing,
+    (src, dst): (NodeId, NodeId),
+    share: &mut [f64],
+) -> Option<()> {
+    // Every step is one link closer, so the flow moves a tier at a time.
+    let mut tier: Vec<(NodeId, f64)> = vec![(src, 1.0)];
+    let mut guard = net.nodes.len() + 1;
+    while tier.iter().any(|&(n, _)| n != dst) {
+        let mut next: Vec<(NodeId, f64)> = Vec::new();
+        for (at, part) in tier {
+            if at == dst {
+                next.push((at, part));
+                continue;
+            }
+            // The candidates, in order: position i of count is Fixed(i).
+            let first = routing.next_port_spread(net, at, dst, Spread::Fixed(0))?;
+            let mut ports = vec![first];
+            for i in 1..net.nodes[at as usize].ports.len() as u32 {
+                let p = routing.next_port_spread(net, at, dst, Spread::Fixed(i))?;
+                if p == first {
+                    break;
+                }
+                ports.push(p);
+            }
+            let each = part / ports.len() as f64;
+            for p in ports {
+                share[p as usize] += each;
+                let v = net.peer_node(p);
+                match next.iter_mut().find(|(n, _)| *n == v) {
+                    Some((_, s)) => *s += each,
+                    None => next.push((v, each)),
+                }
+            }
+        }
+        tier = next;
+        guard = guard.checked_sub(1)?;
+    }
+    Some(())
+}
+
 /// The load of `pattern` on `net` routed by `routing`, named `name`.
 pub fn routing_load(net: &Network, routing: &Routing, pattern: Pattern, name: &str) -> RoutingLoad {
-    let (load, flows) = flows_per_port(net, routing, pattern);
+    let (load, flows) = expected_flows_per_port(net, routing, pattern);
     let core = core_routers(net);
     let (mut inner, mut cores) = (Vec::new(), Vec::new());
     for (p, port) in net.ports.iter().enumerate() {
@@ -156,11 +231,11 @@ mod tests {
 
     #[test]
     fn a_summary_is_min_mean_max_and_their_ratio() {
-        let s = LoadSummary::of(&[2, 4, 6]).unwrap();
-        assert_eq!((s.directions, s.min, s.max), (3, 2, 6));
+        let s = LoadSummary::of(&[2.0, 4.0, 6.0]).unwrap();
+        assert_eq!((s.directions, s.min, s.max), (3, 2.0, 6.0));
         assert_eq!(s.mean, 4.0);
         assert_eq!(s.max_over_mean, Some(1.5));
         assert_eq!(LoadSummary::of(&[]), None);
-        assert_eq!(LoadSummary::of(&[0, 0]).unwrap().max_over_mean, None);
+        assert_eq!(LoadSummary::of(&[0.0, 0.0]).unwrap().max_over_mean, None);
     }
 }

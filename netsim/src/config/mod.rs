@@ -355,6 +355,12 @@ pub enum RoutingPolicy {
     /// at every node (see [`crate::topology::routing::flow`]), so the
     /// flows between two hosts spread over all equally short paths.
     Ecmp,
+    /// Per-packet equal-cost multi-path ("packet spraying"): exact
+    /// shortest paths, and at every node with several equally short next
+    /// hops each packet takes one of them independently and uniformly, drawn
+    /// from the simulator's seeded generator. Load spreads evenly whatever
+    /// the flows' hashes; a flow's packets may arrive out of order.
+    Spray,
     /// Fat-tree: destination-mod-k. Going up, an edge router takes the
     /// aggregation router numbered (destination host index mod k/2) and an
     /// aggregation router the core numbered (index ÷ k/2 mod k/2) among
@@ -382,6 +388,7 @@ impl RoutingPolicy {
             RoutingPolicy::DimensionOrder => "dimension-order",
             RoutingPolicy::ECube => "e-cube",
             RoutingPolicy::Ecmp => "ecmp",
+            RoutingPolicy::Spray => "spray",
             RoutingPolicy::DModK => "dmodk",
             RoutingPolicy::Valiant => "valiant",
             RoutingPolicy::Ugal => "ugal",

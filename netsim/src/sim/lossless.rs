@@ -201,6 +201,7 @@ impl Simulator {
                 payload: seg.payload,
                 encoded: None,
                 detour: None,
+                hop_draw: None,
                 ib: Some(IbHeader {
                     opcode: match seg.part {
                         SendPart::First => IbOpcode::SendFirst,

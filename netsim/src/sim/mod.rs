@@ -88,6 +88,10 @@ pub struct Simulator {
     /// The capture files, attached to the ports they record.
     captures: PortCaptures,
     rng: SimRng,
+    /// Draws each packet's next hop among equal ones under
+    /// `routing = "spray"` (its own stream, so spraying leaves the other
+    /// random choices of a run as they were).
+    spray_rng: SimRng,
     tcp_params: TcpParams,
     nic_queue_packets: usize,
     intra_latency: Nanos,
@@ -251,6 +255,7 @@ impl Simulator {
             vectors: None,
             captures: PortCaptures::none(net.ports.len()),
             rng: SimRng::new(seed ^ 0x6d70_696e_6574_7369),
+            spray_rng: SimRng::new(seed ^ 0x7370_7261_795f_726e),
             tcp_params,
             nic_queue_packets: 32,
             intra_latency: Nanos(1_000),
@@ -625,10 +630,26 @@ impl Simulator {
         }
     }
 
-    /// How the routers and switches split ties for packet `pkt`: by its
-    /// flow under ECMP, else by destination.
-    fn packet_spread(&self, pkt: PacketId) -> Spread {
+    /// How a router splits ties for packet `pkt`: by a value drawn for
+    /// this packet at this hop when spraying (kept in the packet for the
+    /// switches up to the next L3 node), by its flow under ECMP, else by
+    /// destination.
+    fn packet_spread(&mut self, pkt: PacketId) -> Spread {
+        if self.routes().is_spray() {
+            let draw = self.spray_rng.next_u64();
+            self.packets.get_mut(pkt).hop_draw = Some(draw);
+            return Spread::Flow(draw);
+        }
+        self.switch_spread(pkt)
+    }
+
+    /// How a static switch splits ties for packet `pkt`: as the router (or
+    /// host) that addressed the frame did.
+    fn switch_spread(&self, pkt: PacketId) -> Spread {
         let p = self.packets.get(pkt);
+        if let Some(draw) = p.hop_draw {
+            return Spread::Flow(draw);
+        }
         self.routes().spread(&FlowKey {
             src_ip: p.src_ip,
             dst_ip: p.dst_ip,
@@ -717,6 +738,7 @@ impl Simulator {
                         payload: seg.payload,
                         encoded: None,
                         detour: None,
+                        hop_draw: None,
                         ib: None,
                         credit_of: None,
                     };
@@ -937,7 +959,7 @@ impl Simulator {
         let out = match mode {
             SwitchMode::Static => {
                 let dst_host = self.packets.get(pkt).dst_host;
-                let spread = self.packet_spread(pkt);
+                let spread = self.switch_spread(pkt);
                 (self.routes()).next_port_spread(&self.net, node, dst_host, spread)
             }
             SwitchMode::Learning => {

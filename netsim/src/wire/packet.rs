@@ -216,6 +216,12 @@ pub struct Packet {
     /// destination (a Valiant detour that adaptive routing chose at its
     /// source router); `None` on a minimal path. Not on the wire.
     pub detour: Option<u32>,
+    /// Under `routing = "spray"`: the value the last router drew for this
+    /// packet's hop ([`crate::topology::routing::Spread::Flow`]), which the
+    /// static switches up to the next L3 node choose by, as the router did
+    /// when it addressed the frame; `None` until a router drew one (the
+    /// sending host chose by the flow's hash). Not on the wire.
+    pub hop_draw: Option<u64>,
     /// On the lossless fabric: the packet's InfiniBand transport fields
     /// (it is an InfiniBand packet, not an Ethernet frame; the MAC and IP
     /// fields above only steer the forwarding).

@@ -180,6 +180,7 @@ fn packet(seg: &Segment) -> Packet {
         payload: seg.payload.clone(),
         encoded: None,
         detour: None,
+        hop_draw: None,
         ib: None,
         credit_of: None,
     }

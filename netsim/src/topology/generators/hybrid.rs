@@ -20,10 +20,15 @@ pub fn build(net: &TopologyConfig, p: &TopologyConfig, b: &mut Builder) -> Resul
     if !p.links.is_empty() {
         return Err("`topology.processor.link` overrides links inside processors; list them in `[[topology.link]]` with full names such as 'cpu0.router0'".into());
     }
-    let shortest = |r| matches!(r, RoutingPolicy::Shortest | RoutingPolicy::Ecmp);
+    let shortest = |r| {
+        matches!(
+            r,
+            RoutingPolicy::Shortest | RoutingPolicy::Ecmp | RoutingPolicy::Spray
+        )
+    };
     if !shortest(net.routing) || p.routing != RoutingPolicy::Shortest {
         return Err(format!(
-            "`topology.routing` must be \"shortest\" or \"ecmp\" in a hybrid network, and the processor's \"shortest\" (a {} of {} processors is routed on the exact shortest paths)",
+            "`topology.routing` must be \"shortest\", \"ecmp\" or \"spray\" in a hybrid network, and the processor's \"shortest\" (a {} of {} processors is routed on the exact shortest paths)",
             kind_name(net.kind),
             kind_name(p.kind)
         ));

@@ -130,14 +130,14 @@ fn check_keys(t: &TopologyConfig, at: &str) -> Result<(), String> {
                 || (t.kind == TopologyKind::Ring && t.directed != Some(true))
         }
         RoutingPolicy::ECube => t.kind == TopologyKind::Hypercube,
-        RoutingPolicy::Ecmp => true,
+        RoutingPolicy::Ecmp | RoutingPolicy::Spray => true,
         RoutingPolicy::Valiant | RoutingPolicy::Ugal => t.kind == TopologyKind::Dragonfly,
         RoutingPolicy::DModK => t.kind == TopologyKind::FatTree,
     };
     if !policy_ok {
         let name = t.routing.name();
         return Err(format!(
-            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\" or \"ecmp\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes, dmodk for fat-trees, valiant and ugal for dragonflies)"
+            "`{at}routing = \"{name}\"` does not apply to a {kind}; use \"shortest\", \"ecmp\" or \"spray\" (dimension-order is for meshes, tori and rings, e-cube for hypercubes, dmodk for fat-trees, valiant and ugal for dragonflies)"
         ));
     }
     Ok(())

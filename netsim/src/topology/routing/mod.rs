@@ -22,7 +22,10 @@
 //! With `routing = "ecmp"` the candidates are the same, but each flow (a
 //! direction of a TCP connection) chooses by its own seeded 5-tuple hash
 //! ([`flow`]; [`Spread::Flow`]), so the flows toward one host spread over
-//! every equally short path instead of sharing one. Functions named
+//! every equally short path instead of sharing one. With `routing =
+//! "spray"` every packet chooses anew at every node, by a value the
+//! simulator draws from its seeded generator ([`Routing::is_spray`]).
+//! [`Spread::pick`] is the one place a candidate is chosen. Functions named
 //! `*_spread` take the [`Spread`] to use; the others choose by destination.
 //!
 //! Static switches forward along the same shortest-path tree: a frame a
@@ -83,6 +86,34 @@ impl Spread {
             Spread::Fixed(i) => i as usize % count,
         }
     }
+
+    /// The candidate node `node` takes toward host index `di` among those
+    /// `candidates` yields (equally short next hops, in port order);
+    /// `None` when there are none. The first 64 are kept while counting,
+    /// so only a larger radix walks the candidates twice.
+    pub fn pick<T: Copy + Default>(
+        self,
+        node: NodeId,
+        di: u32,
+        candidates: impl Iterator<Item = T> + Clone,
+    ) -> Option<T> {
+        let mut first = [T::default(); 64];
+        let mut count = 0usize;
+        for c in candidates.clone() {
+            if let Some(slot) = first.get_mut(count) {
+                *slot = c;
+            }
+            count += 1;
+        }
+        if count == 0 {
+            return None;
+        }
+        let i = self.choose(node, di, count);
+        match first.get(i) {
+            Some(&c) => Some(c),
+            None => candidates.into_iter().nth(i),
+        }
+    }
 }
 
 /// How this network's paths are computed.
@@ -101,6 +132,9 @@ pub struct Routing {
     /// The seed of the per-flow hash under `routing = "ecmp"`; `None`
     /// when ties are split by destination.
     ecmp_seed: Option<u64>,
+    /// True under `routing = "spray"`: the simulator draws every packet's
+    /// choice ([`Spread::Flow`] with a random value) at every hop.
+    spray: bool,
 }
 
 impl Routing {
@@ -118,6 +152,7 @@ impl Routing {
             strategy,
             host_index,
             ecmp_seed: ecmp_seed(net),
+            spray: net.routing == crate::config::RoutingPolicy::Spray,
         }
     }
 
@@ -134,6 +169,7 @@ impl Routing {
             strategy: Strategy::Tables(ShortestTables::without_links(net.hosts.len(), dead)),
             host_index,
             ecmp_seed: ecmp_seed(net),
+            spray: net.routing == crate::config::RoutingPolicy::Spray,
         }
     }
 
@@ -161,7 +197,15 @@ impl Routing {
 
     /// True when ties are split per flow (`routing = "ecmp"`).
     pub fn is_ecmp(&self) -> bool {
-        self.ecmp_seed.is_some()
+        self.ecmp_seed.is_some() && !self.spray
+    }
+
+    /// True when ties are split per packet (`routing = "spray"`): the
+    /// caller draws each packet's [`Spread::Flow`] value from its seeded
+    /// generator; [`Routing::spread`] then only fixes the first hop of a
+    /// host with several links.
+    pub fn is_spray(&self) -> bool {
+        self.spray
     }
 
     /// How the flow `key` chooses among equal next hops: by its hash under
@@ -376,9 +420,11 @@ impl Routing {
     }
 }
 
-/// The per-flow hash seed of `net`'s routing, under ECMP.
+/// The per-flow hash seed of `net`'s routing, under ECMP (and under
+/// spraying, for the first hop a connection's host caches).
 fn ecmp_seed(net: &Network) -> Option<u64> {
-    (net.routing == crate::config::RoutingPolicy::Ecmp).then_some(net.routing_seed)
+    use crate::config::RoutingPolicy::{Ecmp, Spray};
+    matches!(net.routing, Ecmp | Spray).then_some(net.routing_seed)
 }
 
 #[cfg(test)]

@@ -239,49 +239,21 @@ impl Structured {
     ) -> Option<(PortId, u32)> {
         let t = target.router;
         let adj = self.neighbours(u);
-        // Positions in `adj` of the neighbours one link closer.
-        let mut closer = [0u32; 64];
-        let mut n = 0usize;
-        let mut keep = |i: usize| {
-            if n < closer.len() {
-                closer[n] = i as u32;
-            }
-            n += 1;
-        };
+        let node = self.shape.first_router + u;
         match &self.shape.layout {
             Layout::Grid { dims, wrap } if dims.len() <= MAX_FAST_DIMS => {
                 let grid = GridStep::new(dims, wrap, &self.strides, u, &target.coords);
-                for (i, &(_, v)) in adj.iter().enumerate() {
-                    if grid.moves_closer(u, v) {
-                        keep(i);
-                    }
-                }
+                let closer = adj.iter().filter(|&&(_, v)| grid.moves_closer(u, v));
+                spread.pick(node, di, closer.copied())
             }
             _ => {
                 let d = self.router_distance(u, t);
-                for (i, &(_, v)) in adj.iter().enumerate() {
-                    if self.router_distance(v, t) + 1 == d {
-                        keep(i);
-                    }
-                }
+                let closer = adj
+                    .iter()
+                    .filter(|&&(_, v)| self.router_distance(v, t) + 1 == d);
+                spread.pick(node, di, closer.copied())
             }
         }
-        if n == 0 {
-            return None;
-        }
-        let pick = spread.choose(self.shape.first_router + u, di, n);
-        let i = if n <= closer.len() {
-            closer[pick] as usize
-        } else {
-            // More than 64 candidates (huge radix): find the pick-th again.
-            let d = self.router_distance(u, t);
-            adj.iter()
-                .enumerate()
-                .filter(|&(_, &(_, v))| self.router_distance(v, t) + 1 == d)
-                .nth(pick)?
-                .0
-        };
-        Some(adj[i])
     }
 
     /// Exact router-to-router distance in links (for a fat-tree, `t` must

@@ -72,7 +72,7 @@ impl ShortestTables {
     }
 
     /// The next port from `at` toward `dst` on a shortest path, ties split
-    /// by `spread` (a choice by destination is kept; a flow's is made anew).
+    /// by `spread` (a choice by destination is kept; any other is made anew).
     pub fn next_port(
         &self,
         net: &Network,
@@ -85,7 +85,7 @@ impl ShortestTables {
             return None;
         }
         let toward = self.toward(net, dst, di);
-        if let Spread::Flow(_) = spread {
+        if spread != Spread::Destination {
             return choose(net, &toward.dist, &self.dead, at, dst, di, spread);
         }
         let cached = toward.next[at as usize].get();
@@ -119,12 +119,7 @@ fn choose(
             && (peer == dst || net.nodes[peer as usize].kind != NodeKind::Host)
     };
     let ports = &net.nodes[at as usize].ports;
-    let count = ports.iter().filter(leads_closer).count();
-    if count == 0 {
-        return None;
-    }
-    let pick = spread.choose(at, di, count);
-    ports.iter().filter(leads_closer).nth(pick).copied()
+    spread.pick(at, di, ports.iter().filter(leads_closer).copied())
 }
 
 /// True when the link of port `p` is in the dead set.
