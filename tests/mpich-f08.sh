@@ -29,14 +29,8 @@ dirs=${DIRS:-"attr coll comm datatype ext info init io misc profile pt2pt rma su
 command -v mpif90 >/dev/null || { echo "mpif90 not found: install Debian's mpich" >&2; exit 1; }
 [ -x "$mpinetsim" ] || { echo "$mpinetsim not found: cargo build --release --workspace" >&2; exit 1; }
 
-mkdir -p "$work"
-if [ -d "$src/test/mpi/f08" ]; then
-    rm -rf "$work/mpi" && cp -r "$src/test/mpi" "$work/mpi"
-else
-    rm -rf "$work/mpi" && git --git-dir="$src" archive v4.0.2 test/mpi | tar -x -C "$work" \
-        && mv "$work/test/mpi" "$work/mpi" && rmdir "$work/test" \
-        || { echo "$src: neither a work tree nor a git directory with tag v4.0.2" >&2; exit 1; }
-fi
+. "$repo/tests/mpich-tree.sh"
+mpich_test_tree "$src" "$work" f08
 t=$work/mpi
 # What MPICH's configure would have written for the C helpers.
 cat > "$t/include/mpitestconf.h" <<'H'

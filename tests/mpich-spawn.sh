@@ -31,14 +31,8 @@ sim_timeout=${SIM_TIMEOUT:-120}
 command -v mpicc >/dev/null || { echo "mpicc not found: install Debian's mpich" >&2; exit 1; }
 [ -x "$mpinetsim" ] || { echo "$mpinetsim not found: cargo build --release --workspace" >&2; exit 1; }
 
-mkdir -p "$work"
-if [ -d "$src/test/mpi/spawn" ]; then
-    rm -rf "$work/mpi" && cp -r "$src/test/mpi" "$work/mpi"
-else
-    rm -rf "$work/mpi" && git --git-dir="$src" archive v4.0.2 test/mpi | tar -x -C "$work" \
-        && mv "$work/test/mpi" "$work/mpi" && rmdir "$work/test" \
-        || { echo "$src: neither a work tree nor a git directory with tag v4.0.2" >&2; exit 1; }
-fi
+. "$repo/tests/mpich-tree.sh"
+mpich_test_tree "$src" "$work" spawn
 t=$work/mpi
 # What MPICH's configure would have written for the C helpers.
 cat > "$t/include/mpitestconf.h" <<'H'

@@ -82,13 +82,10 @@ fn ns3(bin: &Path, size: u64, cc: &str, sack: bool, rate: &str, delay: &str) -> 
     t.parse().unwrap()
 }
 
-#[test]
-fn tcp_exchanges_end_within_two_percent_of_ns3() {
-    if !ns3_available() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("reference_bench");
+/// Builds bench/ns3/reference_bench.cc against Debian's libns3-dev into
+/// `dir`; returns the binary.
+fn build_reference_bench(dir: &std::path::Path) -> std::path::PathBuf {
+    let bin = dir.join("reference_bench");
     let build = Command::new("bash")
         .arg(common::root().join("bench/ns3/build.sh"))
         .arg(&bin)
@@ -99,6 +96,16 @@ fn tcp_exchanges_end_within_two_percent_of_ns3() {
         "{}",
         String::from_utf8_lossy(&build.stderr)
     );
+    bin
+}
+
+#[test]
+fn tcp_exchanges_end_within_two_percent_of_ns3() {
+    if !ns3_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = build_reference_bench(dir.path());
     let fast = ["link_defaults.rate=100Gbps", "link_defaults.delay=500ns"];
     for (size, cc, sack, link, rate, delay) in [
         (1u64 << 20, "cubic", true, &[][..], "1Gbps", "500us"),
@@ -205,17 +212,7 @@ fn sprayed_fat_tree_permutation_ends_within_two_percent_of_ns3() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("reference_bench");
-    let build = Command::new("bash")
-        .arg(common::root().join("bench/ns3/build.sh"))
-        .arg(&bin)
-        .output()
-        .unwrap();
-    assert!(
-        build.status.success(),
-        "{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    let bin = build_reference_bench(dir.path());
     let size = 4 << 20;
     let (a, wall_ours) = ours_fat_tree("spray", FABRIC, size);
     let (b, wall_ns3) = ns3_fat_tree(&bin, size, FABRIC);
