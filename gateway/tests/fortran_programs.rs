@@ -516,25 +516,5 @@ fn mpich_extensions_and_error_deletion_through_use_mpi_f08() {
     }
     fortran_library();
     let prog = build("f08_mpix", "f90", "mpif90");
-    for ranks in [2u64, 3] {
-        let n = ranks.to_string();
-        let o = run(
-            &[
-                "-n",
-                &n,
-                "--net",
-                &config("ideal.toml"),
-                "--time-factor",
-                "1",
-            ],
-            &prog,
-            &[],
-        );
-        let (out, err) = text(&o);
-        let expected = format!("f08_mpix: {} checks passed", 12 * ranks);
-        assert!(
-            o.status.success() && out.contains(&expected),
-            "f08_mpix on {ranks} ranks: {out}{err}"
-        );
-    }
+    passes_its_checks_on(&prog, "f08_mpix", 12, &[2, 3]);
 }

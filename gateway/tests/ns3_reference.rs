@@ -54,32 +54,38 @@ fn ours(size: u64, cc: &str, sack: bool, link: &[&str]) -> f64 {
     line.split_whitespace().nth(2).unwrap().parse().unwrap()
 }
 
-/// ns-3's simulated time of the exchange, s.
-fn ns3(bin: &Path, size: u64, cc: &str, sack: bool, rate: &str, delay: &str) -> f64 {
-    let out = Command::new(bin)
-        .args([
-            "--workload=exchange",
-            "--likeMpinetsim=1",
-            "--ethernetFraming=1",
-        ])
-        .arg(format!("--size={size}"))
-        .arg(format!("--cc={cc}"))
-        .arg(format!("--sack={}", u8::from(sack)))
-        .arg(format!("--rate={rate}"))
-        .arg(format!("--delay={delay}"))
-        .output()
-        .unwrap();
+/// Runs reference_bench as `cmd` says; returns a reader of the numbers it
+/// prints as `name=value` (`simulated_s=`, `wall_s=`).
+fn bench_fields(mut cmd: Command) -> impl Fn(&str) -> f64 {
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    let t = text
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("simulated_s="))
-        .unwrap_or_else(|| panic!("no simulated_s in: {text}"));
-    t.parse().unwrap()
+    move |name: &str| -> f64 {
+        let w = text.split_whitespace().find_map(|w| w.strip_prefix(name));
+        w.unwrap_or_else(|| panic!("no {name} in: {text}"))
+            .parse()
+            .unwrap()
+    }
+}
+
+/// ns-3's simulated time of the exchange, s.
+fn ns3(bin: &Path, size: u64, cc: &str, sack: bool, rate: &str, delay: &str) -> f64 {
+    let mut cmd = Command::new(bin);
+    cmd.args([
+        "--workload=exchange",
+        "--likeMpinetsim=1",
+        "--ethernetFraming=1",
+    ])
+    .arg(format!("--size={size}"))
+    .arg(format!("--cc={cc}"))
+    .arg(format!("--sack={}", u8::from(sack)))
+    .arg(format!("--rate={rate}"))
+    .arg(format!("--delay={delay}"));
+    bench_fields(cmd)("simulated_s=")
 }
 
 /// Builds bench/ns3/reference_bench.cc against Debian's libns3-dev into
@@ -169,29 +175,16 @@ fn ours_fat_tree(routing: &str, fabric: &str, size: usize) -> (f64, f64) {
 
 /// ns-3's simulated and wall time, s, of the same permutation.
 fn ns3_fat_tree(bin: &Path, size: usize, fabric: &str) -> (f64, f64) {
-    let out = Command::new(bin)
-        .args([
-            "--workload=fattree",
-            "--likeMpinetsim=1",
-            "--ethernetFraming=1",
-        ])
-        .args(["--cc=cubic", "--sack=1", "--rate=1Gbps", "--delay=1us"])
-        .arg(format!("--fabricRate={fabric}"))
-        .arg(format!("--size={size}"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let field = |name: &str| -> f64 {
-        let w = text.split_whitespace().find_map(|w| w.strip_prefix(name));
-        w.unwrap_or_else(|| panic!("no {name} in: {text}"))
-            .parse()
-            .unwrap()
-    };
+    let mut cmd = Command::new(bin);
+    cmd.args([
+        "--workload=fattree",
+        "--likeMpinetsim=1",
+        "--ethernetFraming=1",
+    ])
+    .args(["--cc=cubic", "--sack=1", "--rate=1Gbps", "--delay=1us"])
+    .arg(format!("--fabricRate={fabric}"))
+    .arg(format!("--size={size}"));
+    let field = bench_fields(cmd);
     (field("simulated_s="), field("wall_s="))
 }
 
