@@ -98,9 +98,15 @@ fn an_iallreduce_longer_than_the_computation_hides_the_computation() {
     // next test: at most one 1 ms slice for each of the 2 eager exchanges
     // and 3 steps of each of the 2 rendezvous ones.
     let slices = 8.0;
+    // T of this size is not one constant: the TCP windows each phase
+    // starts with depend on how long the connections idled before it (a
+    // run measured 14.26 ms alone and 11.78 ms inside the blocking phase,
+    // blocking − C). Overlapping can hide the computation but not make
+    // the allreduce faster than the fastest one the run saw.
+    let t_fastest = t.min(blocking - c);
     assert!(
-        overlapped >= t.max(c) - 2.0 * tol && overlapped <= t + slices + tol,
-        "overlapped {overlapped} ms, model max(C, T) = {t} ms (+ at most {slices} ms)"
+        overlapped >= t_fastest.max(c) - 2.0 * tol && overlapped <= t + slices + tol,
+        "overlapped {overlapped} ms, model max(C, T) = {t} ms (T as fast as {t_fastest} ms; + at most {slices} ms)"
     );
     assert!(
         overlapped < blocking,
