@@ -289,6 +289,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
                 transport: a.transport.transport.kind(),
                 placement: a.transport.placement(),
                 announce_cores: false,
+                universe: None,
                 ranks: a.ranks,
                 origin: origin.clone(),
                 cfg: cfg.clone(),

@@ -532,6 +532,11 @@ pub struct RunArgs {
     /// Number of ranks (also `-np N`, as mpiexec takes it).
     #[arg(short = 'n', long = "np", visible_alias = "ranks")]
     pub ranks: u32,
+    /// MPI_UNIVERSE_SIZE, the processes the job may hold with those
+    /// MPI_Comm_spawn starts (as mpiexec's -usize); default: the network's
+    /// hosts, at least -n.
+    #[arg(long, value_name = "N")]
+    pub universe: Option<u32>,
     /// Network description (TOML), e.g. configs/reference.toml.
     #[arg(long)]
     pub net: PathBuf,

@@ -169,6 +169,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, crate::error::Error> {
                 transport: a.transport.transport.kind(),
                 placement: a.transport.placement(),
                 announce_cores: false,
+                universe: None,
                 ranks,
                 origin: name.clone(),
                 cfg: cfg.clone(),

@@ -204,6 +204,8 @@ pub struct LaunchSpec<'a> {
     pub storage_endpoint: Option<u32>,
     /// How the ranks reach the gateway.
     pub transport: mpinetsim_protocol::transport::TransportKind,
+    /// `MPI_UNIVERSE_SIZE`, told to every rank.
+    pub universe: u32,
 }
 
 /// Where the ranks' output goes, always line by line and whole (see
@@ -226,6 +228,32 @@ pub struct Ranks {
     output: Option<OutputForwarder>,
     watchdog: Option<Watchdog>,
     stopped: bool,
+    /// How to start more (`MPI_Comm_spawn`); None for a standalone
+    /// gateway's ranks.
+    starter: Option<Starter>,
+}
+
+/// What every rank's start shares: the loader path, where output goes,
+/// this process's id.
+struct Starter {
+    ld: std::ffi::OsString,
+    out: Target,
+    err: Target,
+    launcher_pid: String,
+}
+
+/// One process to start: which program, as which rank, with what else.
+pub struct RankStart<'a> {
+    /// Its rank.
+    pub rank: u32,
+    /// Program path.
+    pub program: &'a Path,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// Environment variables beyond every rank's.
+    pub env: Vec<(&'static str, String)>,
+    /// Working directory (None: mpinetsim's).
+    pub dir: Option<&'a Path>,
 }
 
 /// Starts all ranks, each leading a process group of its own, with their
@@ -239,12 +267,6 @@ pub fn launch(spec: &LaunchSpec) -> Result<Ranks, Error> {
             ld.push(old);
         }
     }
-    let mut ranks = Ranks {
-        procs: Vec::new(),
-        output: Some(OutputForwarder::start()?),
-        watchdog: Some(Watchdog::start(spec.private_dir)?),
-        stopped: false,
-    };
     let file = match spec.output {
         RankOutput::File(path) => Some(Target::File(Arc::new(Mutex::new(open_output_file(path)?)))),
         _ => None,
@@ -253,49 +275,82 @@ pub fn launch(spec: &LaunchSpec) -> Result<Ranks, Error> {
         Some(f) => (f.clone(), f.clone()),
         None => (Target::Stdout, Target::Stderr),
     };
-    let launcher_pid = std::process::id().to_string();
+    let mut ranks = Ranks {
+        procs: Vec::new(),
+        output: Some(OutputForwarder::start()?),
+        watchdog: Some(Watchdog::start(spec.private_dir)?),
+        stopped: false,
+        starter: Some(Starter {
+            ld,
+            out,
+            err,
+            launcher_pid: std::process::id().to_string(),
+        }),
+    };
     for rank in 0..spec.size {
-        let started = start_rank(spec, rank, &ld, &launcher_pid);
-        let (child, out_pipe, err_pipe) = match started {
-            Ok(c) => c,
-            Err(e) => {
-                ranks.stop();
-                return Err(e);
-            }
+        let start = RankStart {
+            rank,
+            program: spec.program,
+            args: spec.args,
+            env: Vec::new(),
+            dir: None,
         };
-        if let Some(w) = ranks.watchdog.as_mut() {
+        if let Err(e) = ranks.start(spec, &start) {
+            ranks.stop();
+            return Err(e);
+        }
+    }
+    Ok(ranks)
+}
+
+impl Ranks {
+    /// Starts one more rank (the job's own, or one `MPI_Comm_spawn` asked
+    /// for), watched and with its output forwarded like the others; its
+    /// process id.
+    pub fn start(&mut self, spec: &LaunchSpec, start: &RankStart) -> Result<u32, Error> {
+        let Some(starter) = &self.starter else {
+            return Err(Error::Usage(
+                "the ranks of this job are started by another launcher, so mpinetsim cannot start more (MPI_Comm_spawn); run the program with `mpinetsim run`".into(),
+            ));
+        };
+        let (child, out_pipe, err_pipe) =
+            start_rank(spec, start, &starter.ld, &starter.launcher_pid)?;
+        let rank = start.rank;
+        if let Some(w) = self.watchdog.as_mut() {
             w.watch(child.id());
         }
         let prefix = match spec.output {
             RankOutput::Prefix => format!("[{rank}] ").into_bytes(),
             _ => Vec::new(),
         };
-        if let Some(o) = &ranks.output {
-            o.add(out_pipe, prefix.clone(), out.clone());
-            o.add(err_pipe, prefix, err.clone());
+        if let Some(o) = &self.output {
+            o.add(out_pipe, prefix.clone(), starter.out.clone());
+            o.add(err_pipe, prefix, starter.err.clone());
         }
-        ranks.procs.push(RankProcess {
+        let pid = child.id();
+        self.procs.push(RankProcess {
             rank,
             child,
             status: None,
         });
+        Ok(pid)
     }
-    Ok(ranks)
 }
 
 /// Starts one rank; its process and the forwarder's ends of its stdout
 /// and stderr pipes.
 fn start_rank(
     spec: &LaunchSpec,
-    rank: u32,
+    start: &RankStart,
     ld: &std::ffi::OsStr,
     launcher_pid: &str,
 ) -> Result<(Child, PipeReader, PipeReader), Error> {
     use std::os::unix::process::CommandExt;
+    let rank = start.rank;
     let (out_w, out_r) = rank_pipe()?;
     let (err_w, err_r) = rank_pipe()?;
-    let mut cmd = Command::new(spec.program);
-    cmd.args(spec.args)
+    let mut cmd = Command::new(start.program);
+    cmd.args(start.args)
         .env("LD_LIBRARY_PATH", ld)
         .env(ENV_SOCKET, spec.socket)
         .env(ENV_RANK, rank.to_string())
@@ -307,6 +362,11 @@ fn start_rank(
             mpinetsim_protocol::transport::ENV_TRANSPORT,
             spec.transport.name(),
         )
+        .env(
+            mpinetsim_protocol::spawn::ENV_UNIVERSE,
+            spec.universe.to_string(),
+        )
+        .envs(start.env.iter().map(|(k, v)| (k, v)))
         .stdin(if rank == 0 && spec.stdin_to_rank0 {
             rank0_stdin()?
         } else {
@@ -315,6 +375,9 @@ fn start_rank(
         .stdout(Stdio::from(out_w))
         .stderr(Stdio::from(err_w))
         .process_group(0);
+    if let Some(dir) = start.dir {
+        cmd.current_dir(dir);
+    }
     // Fortran output reaches the terminal at once, also when the job is
     // stopped, as under Debian's hydra (unless the user chose otherwise).
     if std::env::var_os(GFORTRAN_UNBUFFERED).is_none() {
@@ -333,7 +396,10 @@ fn start_rank(
         );
     }
     let child = cmd.spawn().map_err(|e| {
-        let sentence = format!("cannot start rank {rank} ({}): {e}", spec.program.display());
+        let sentence = format!(
+            "cannot start rank {rank} ({}): {e}",
+            start.program.display()
+        );
         spawn_error(&e, sentence)
     })?;
     // `cmd` holds the pipes' writing ends until it is dropped here: then
@@ -467,6 +533,7 @@ impl Ranks {
             output: None,
             watchdog: None,
             stopped: false,
+            starter: None,
         }
     }
 

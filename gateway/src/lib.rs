@@ -52,6 +52,7 @@ pub mod run;
 pub mod setup_progress;
 pub mod show_net;
 pub mod simulate;
+pub mod spawn;
 pub mod stall;
 pub mod storage_node;
 pub mod stream;

@@ -157,7 +157,7 @@ impl Gateway {
     /// 20 ms and may end the job (e.g. when a rank process died).
     pub fn run(
         &mut self,
-        mut supervise: impl FnMut(&GatewayCore) -> Option<JobOutcome>,
+        mut supervise: impl FnMut(&mut GatewayCore) -> Option<JobOutcome>,
     ) -> JobOutcome {
         let mut events = Events::with_capacity(256);
         // The timer wakes the loop for events the lookahead cannot run
@@ -178,9 +178,10 @@ impl Gateway {
             if self.core.adapt(now) {
                 self.armed_ns = None; // deadlines moved
             }
-            if now >= self.next_supervise_ns {
+            // A spawn waits for the supervisor, which starts processes.
+            if now >= self.next_supervise_ns || self.core.has_spawn_requests() {
                 self.next_supervise_ns = now + SUPERVISE_EVERY_NS;
-                if let Some(o) = supervise(&self.core) {
+                if let Some(o) = supervise(&mut self.core) {
                     return o;
                 }
             }

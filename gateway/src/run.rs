@@ -41,6 +41,7 @@ pub fn run(a: &RunArgs) -> Result<i32, Error> {
         placement: a.transport.placement(),
         announce_cores: true,
         progress: crate::progress::Show::Job,
+        universe: a.universe,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -103,6 +104,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, Error> {
         placement: Default::default(),
         announce_cores: false,
         progress: crate::progress::Show::Never,
+        universe: None,
         ranks: a.ranks,
         origin: a.net.display().to_string(),
         cfg,
@@ -340,6 +342,25 @@ pub fn write_json(
     crate::output_file::write_whole(path, (text + "\n").as_bytes(), option).map_err(Error::from)
 }
 
+/// `MPI_UNIVERSE_SIZE`: `--universe`, else the network's hosts (each can
+/// take a spawned process), at least the job's ranks.
+fn universe_size(
+    given: Option<u32>,
+    ranks: u32,
+    sim: &dyn netsim::NetworkModel,
+) -> Result<u32, Error> {
+    if let Some(u) = given {
+        if u < ranks {
+            return Err(Error::Usage(format!(
+                "--universe {u} is smaller than the job's {ranks} ranks; give at least {ranks} (MPI_UNIVERSE_SIZE counts the job's own processes)"
+            )));
+        }
+        return Ok(u);
+    }
+    let hosts = crate::network_model::packet(sim).map_or(0, |p| p.network().hosts.len());
+    Ok(ranks.max(u32::try_from(hosts).unwrap_or(u32::MAX)))
+}
+
 /// Sampling period of `--vectors`, in virtual ns.
 pub const VECTOR_INTERVAL_NS: u64 = 100_000;
 
@@ -385,6 +406,9 @@ pub struct JobSpec<'a> {
     pub transport: mpinetsim_protocol::transport::TransportKind,
     /// Where the gateway's loop runs (`--gateway-cpu`, `--gateway-fifo`).
     pub placement: crate::gateway_cpu::GatewayPlacement,
+    /// `MPI_UNIVERSE_SIZE` (`--universe`); None: the network's hosts, or
+    /// the job's ranks if there are more.
+    pub universe: Option<u32>,
     /// Print the cores this machine has for the ranks, and the factor
     /// that keeps up when they all compute at once.
     pub announce_cores: bool,
@@ -438,6 +462,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         a.vectors.is_some(),
     )?;
     let storage = crate::storage_node::StorageNode::attach(cfg, &origin, sim.as_mut(), a.ranks)?;
+    let universe = universe_size(a.universe, a.ranks, sim.as_ref())?;
     let storage_endpoint = storage.as_ref().map(|s| s.endpoint());
     let program_path = program.map(|p| launcher::resolve_program(p)).transpose()?;
     let linkage = program_path.as_deref().map(mpi_linkage::mpi_linkage);
@@ -598,23 +623,31 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
     if a.timeline.is_some() {
         gw.core.arrows = Some(Vec::new());
     }
-    let mut ranks = match &program_path {
-        Some(program) => launcher::launch(&LaunchSpec {
-            program,
-            args,
-            lib_dir: &lib_dir,
-            socket: &socket,
-            size: a.ranks,
-            job_id,
-            secret,
-            output: &a.output,
-            stdin_to_rank0: a.stdin_to_rank0,
-            timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
-            record_dir: a.record.as_ref().map(|_| record_dir.as_path()),
-            private_dir: &job_dir,
-            storage_endpoint,
-            transport: a.transport,
-        })?,
+    let launch_spec = program_path.as_deref().map(|program| LaunchSpec {
+        program,
+        args,
+        lib_dir: &lib_dir,
+        socket: &socket,
+        size: a.ranks,
+        job_id,
+        secret,
+        output: &a.output,
+        stdin_to_rank0: a.stdin_to_rank0,
+        timeline_dir: a.timeline.as_ref().map(|_| timeline_dir.as_path()),
+        record_dir: a.record.as_ref().map(|_| record_dir.as_path()),
+        private_dir: &job_dir,
+        storage_endpoint,
+        transport: a.transport,
+        universe,
+    });
+    let spawn_policy = crate::spawn::SpawnPolicy {
+        cfg,
+        refused: a.record.as_ref().map(|_| {
+            "--record cannot replay processes that join during the run, so MPI_Comm_spawn is refused while recording; record a run without spawning".to_string()
+        }),
+    };
+    let mut ranks = match &launch_spec {
+        Some(spec) => launcher::launch(spec)?,
         None => {
             print_launch_environment(
                 &gw.advertised_addresses(),
@@ -655,6 +688,15 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
                     (None, _, _) => format!("(pid {pid}) {ended} before completing MPI_Init"),
                 };
                 return Some(JobOutcome::RankFailed { rank, reason });
+            }
+        }
+        if g.has_spawn_requests() {
+            let served = match &launch_spec {
+                Some(spec) => crate::spawn::serve(g, &mut ranks, spec, &spawn_policy),
+                None => crate::spawn::refuse_all(g),
+            };
+            if let Err(o) = served {
+                return Some(o);
             }
         }
         None
@@ -741,7 +783,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
     let mut last_init = 0u64;
     let mut any_init = false;
     let mut last_finalize = 0u64;
-    for rank in 0..a.ranks {
+    // Ranks spawned during the run follow the job's own.
+    let rank_hosts = gw.core.sim.rank_host_names();
+    let all_ranks = gw.core.rank_count();
+    for rank in 0..all_ranks {
         let p = ranks.procs.iter().find(|p| p.rank == rank);
         let conn = gw
             .core
@@ -749,7 +794,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
             .find(|(r, _)| *r == rank)
             .map(|(_, c)| c);
         let counters = conn.and_then(|c| c.counters.as_ref());
-        if let Some(c) = conn {
+        if let Some(c) = conn.filter(|_| rank < a.ranks) {
             if c.state != ConnState::AwaitHello {
                 last_init = last_init.max(c.hello_srt_ns);
                 any_init = true;
@@ -795,7 +840,9 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
                 .get(rank as usize)
                 .filter(|h| !h.is_empty())
                 .cloned(),
-            cpu_speed: rank_cpu_speeds.get(rank as usize).copied().unwrap_or(1.0),
+            cpu_speed: rank_hosts
+                .get(rank as usize)
+                .map_or(1.0, |h| cfg.cpu_speed(h)),
         });
     }
     let stats = gw.core.sim.stats();

@@ -240,6 +240,76 @@ fn registered_and_external32_representations_lay_out_and_convert_file_data() {
     passes_its_checks_on_2_4_8(&prog, "io_datarep", 21);
 }
 
+/// tests/mpi/spawn.c: the job's ranks spawn copies of the program —
+/// three on the host the info key `host` names, then one per command of
+/// MPI_Comm_spawn_multiple on the hosts with the fewest ranks — and talk
+/// to them (intercommunicator groups, arguments, MPI_APPNUM,
+/// MPI_UNIVERSE_SIZE as --universe gave it, an allreduce and messages
+/// across, MPI_Intercomm_merge, MPI_Comm_disconnect); a missing program
+/// is MPI_ERR_SPAWN on every parent and the job goes on. 13 n + 40 checks
+/// on n parents (the children's included). The report lists every spawned
+/// rank on the host the placement rule gives: the `host` key, else the
+/// first host with the fewest ranks. Through mpinetsim only (Debian's
+/// MPICH over UCX cannot spawn here).
+#[test]
+fn spawned_children_join_the_job_and_talk_to_their_parents() {
+    let _g = serial();
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("spawn", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    for n in [1usize, 2, 3] {
+        let report = dir.path().join(format!("spawn{n}.json"));
+        let ranks = n.to_string();
+        let report_arg = report.display().to_string();
+        let args = [
+            "-n",
+            &ranks,
+            "--universe",
+            "9",
+            "--net",
+            &config("ideal.toml"),
+            "--time-factor",
+            "1",
+            "--report",
+            &report_arg,
+        ];
+        let o = run(&args, &prog, &["9"]);
+        let (out, err) = text(&o);
+        let expected = format!("spawn: {} checks passed", 13 * n + 40);
+        assert!(
+            o.status.success() && out.contains(&expected),
+            "spawn on {n} ranks: {out}{err}"
+        );
+        // ideal.toml's four hosts, one rank each in block placement; then
+        // three children on host1, then two on the hosts with fewest ranks.
+        let mut load = [0usize; 4];
+        let mut hosts_of_ranks: Vec<usize> = (0..n).collect();
+        hosts_of_ranks.extend([1, 1, 1]);
+        for &h in &hosts_of_ranks {
+            load[h] += 1;
+        }
+        for _ in 0..2 {
+            let least = (0..4).min_by_key(|&h| load[h]).unwrap();
+            load[least] += 1;
+            hosts_of_ranks.push(least);
+        }
+        let want: Vec<String> = hosts_of_ranks.iter().map(|h| format!("host{h}")).collect();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let hosts: Vec<String> = r["rank_reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["host"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(hosts, want, "placement on {n} parents");
+        assert_eq!(r["ranks"], n, "the job's own ranks");
+        assert_eq!(r["outcome"], "completed");
+    }
+}
+
 /// tests/mpi/ports.c: client/server connections inside one job — the
 /// even ranks accept on a port rank 0 opened, the odd ranks connect; the
 /// intercommunicator's groups, a partner exchange, an allreduce across,

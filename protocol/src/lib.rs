@@ -22,6 +22,7 @@ mod clock;
 mod clock_sync;
 mod compute;
 mod secret;
+pub mod spawn;
 pub mod storage;
 pub mod stream;
 pub mod trace;
@@ -41,8 +42,9 @@ pub use secret::JobSecret;
 /// the collective's name in CollectiveDone; version 7 the compute clock
 /// and CPU speed in Welcome and the computation's CPU time, wall time and
 /// lateness in Finalize; version 8 the ComputeLate frame; version 9 the
-/// one-sided operation counts in Finalize.
-pub const VERSION: u16 = 10;
+/// one-sided operation counts in Finalize; version 11 the Spawn and
+/// Spawned frames.
+pub const VERSION: u16 = 11;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -418,6 +420,24 @@ pub enum Frame {
         /// Largest lateness since the previous frame, scaled ns.
         late_ns: u64,
     },
+    /// Shim → gateway: the root of an `MPI_Comm_spawn` asks for new
+    /// processes at scaled time `srt_ns`; the gateway answers
+    /// [`Frame::Spawned`].
+    Spawn {
+        /// Scaled real time of the call, ns.
+        srt_ns: u64,
+        /// The request ([`spawn::SpawnRequest::encode`]).
+        request: Vec<u8>,
+    },
+    /// Gateway → shim: the answer to [`Frame::Spawn`].
+    Spawned {
+        /// Rank of the first new process (the others follow it).
+        first: u32,
+        /// Processes started (0 when `error` is set).
+        count: u32,
+        /// Why nothing was started; empty on success.
+        error: String,
+    },
 }
 
 /// Why bytes could not be decoded into a frame.
@@ -463,6 +483,8 @@ const K_COLLECTIVE_DONE: u8 = 34;
 const K_WAITING: u8 = 12;
 const K_ABORT_ACK: u8 = 13;
 const K_COMPUTE_LATE: u8 = 14;
+const K_SPAWN: u8 = 15;
+const K_SPAWNED: u8 = 16;
 
 impl Frame {
     /// Appends the frame, length prefix included, to `out`.
@@ -629,6 +651,21 @@ impl Frame {
                 out.push(K_COMPUTE_LATE);
                 out.extend_from_slice(&late_ns.to_le_bytes());
             }
+            Frame::Spawn { srt_ns, request } => {
+                out.push(K_SPAWN);
+                out.extend_from_slice(&srt_ns.to_le_bytes());
+                out.extend_from_slice(request);
+            }
+            Frame::Spawned {
+                first,
+                count,
+                error,
+            } => {
+                out.push(K_SPAWNED);
+                out.extend_from_slice(&first.to_le_bytes());
+                out.extend_from_slice(&count.to_le_bytes());
+                out.extend_from_slice(error.as_bytes());
+            }
         }
         let len = (out.len() - start - LENGTH_PREFIX) as u32;
         out[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -654,6 +691,8 @@ impl Frame {
             Frame::Waiting { .. } => "Waiting",
             Frame::AbortAck => "AbortAck",
             Frame::ComputeLate { .. } => "ComputeLate",
+            Frame::Spawn { .. } => "Spawn",
+            Frame::Spawned { .. } => "Spawned",
         }
     }
 
@@ -807,6 +846,15 @@ impl Frame {
             }
             K_ABORT_ACK => Frame::AbortAck,
             K_COMPUTE_LATE => Frame::ComputeLate { late_ns: r.u64()? },
+            K_SPAWN => Frame::Spawn {
+                srt_ns: r.u64()?,
+                request: r.rest(),
+            },
+            K_SPAWNED => Frame::Spawned {
+                first: r.u32()?,
+                count: r.u32()?,
+                error: String::from_utf8(r.rest()).map_err(|_| DecodeError::BadText)?,
+            },
             k => return Err(DecodeError::UnknownKind(k)),
         };
         if !r.buf.is_empty() {
@@ -975,6 +1023,20 @@ mod tests {
             },
             Frame::AbortAck,
             Frame::ComputeLate { late_ns: 42_000 },
+            Frame::Spawn {
+                srt_ns: 14,
+                request: vec![1, 2, 3],
+            },
+            Frame::Spawned {
+                first: 4,
+                count: 2,
+                error: String::new(),
+            },
+            Frame::Spawned {
+                first: 0,
+                count: 0,
+                error: "no such program".into(),
+            },
         ];
         let mut buf = Vec::new();
         for f in &frames {

@@ -1,11 +1,13 @@
-! Calls a routine the Fortran library does not support (MPI_COMM_SPAWN):
-! the job must end with the same one line as a C program, not fail to load.
+! Calls a routine the Fortran library does not support (MPIX_Comm_revoke
+! of the mpi_f08 module): the job must end with the same one line as for a
+! C routine, not fail to load.
 program fortran_unsupported
+  use mpi_f08
   implicit none
-  include 'mpif.h'
-  integer :: ierr, intercomm
-  call MPI_INIT(ierr)
-  call MPI_COMM_SPAWN('worker', MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &
-       intercomm, MPI_ERRCODES_IGNORE, ierr)
-  call MPI_FINALIZE(ierr)
+  type(MPI_Comm) :: comm
+  integer :: ierr
+  call MPI_Init(ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, comm, ierr)
+  call MPIX_Comm_revoke(comm, ierr)
+  call MPI_Finalize(ierr)
 end program fortran_unsupported

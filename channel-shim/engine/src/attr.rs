@@ -34,11 +34,12 @@ pub enum PredefinedAttr {
     Io,
     /// `MPI_WTIME_IS_GLOBAL`: yes, `MPI_Wtime` is the job's scaled clock.
     WtimeIsGlobal,
-    /// `MPI_UNIVERSE_SIZE`: the number of ranks.
+    /// `MPI_UNIVERSE_SIZE`: the processes the job may hold.
     UniverseSize,
     /// `MPI_LASTUSEDCODE`: the last error class added.
     LastUsedCode,
-    /// `MPI_APPNUM`: 0, the job is one program.
+    /// `MPI_APPNUM`: the command's index in the spawn that started the
+    /// process (0 otherwise).
     AppNum,
 }
 

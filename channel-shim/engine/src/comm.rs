@@ -229,12 +229,13 @@ pub struct Comms {
 }
 
 impl Comms {
-    /// World and self for world rank `rank` of `size`.
-    pub fn new(rank: u32, size: u32) -> Comms {
+    /// World and self for rank `rank` of a world of the `count` ranks from
+    /// `first` on.
+    pub fn new(rank: u32, (first, count): (u32, u32)) -> Comms {
         let world = Comm::new(
             0,
             Group {
-                ranks: (0..size).collect(),
+                ranks: (first..first + count).collect(),
             },
             rank,
         );
@@ -285,6 +286,15 @@ impl Comms {
     pub fn fill(&mut self, id: CommId, comm: Comm) {
         if let Some(slot) = self.list.get_mut(id.0 as usize) {
             *slot = Some(comm);
+        }
+    }
+
+    /// Drops a communicator that was never agreed on (its context is not
+    /// one of this process's blocks), such as the two leaders' bridge of
+    /// a spawn.
+    pub(crate) fn forget(&mut self, c: CommId) {
+        if let Some(slot) = self.list.get_mut(c.0 as usize) {
+            *slot = None;
         }
     }
 

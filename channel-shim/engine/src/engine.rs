@@ -203,6 +203,8 @@ pub struct Engine<T: Transport> {
     pub(crate) part: crate::partitioned::Partitioned,
     /// The ports this process opened (`MPI_Open_port`).
     pub(crate) ports: crate::ports::Ports,
+    /// Dynamic processes: the parent intercommunicator, the last refusal.
+    pub(crate) spawn: crate::spawn::SpawnState,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -222,7 +224,7 @@ pub const BSEND_OVERHEAD: usize = 96;
 impl<T: Transport> Engine<T> {
     /// An engine for this process, with world and self communicators.
     pub fn new(transport: T, cfg: EngineConfig) -> Engine<T> {
-        let comms = Comms::new(transport.rank(), transport.size());
+        let comms = Comms::new(transport.rank(), transport.world());
         Engine {
             t: transport,
             cfg,
@@ -256,6 +258,7 @@ impl<T: Transport> Engine<T> {
             files: Default::default(),
             part: Default::default(),
             ports: Default::default(),
+            spawn: Default::default(),
         }
     }
 

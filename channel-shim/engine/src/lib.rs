@@ -50,6 +50,7 @@ pub mod replay_codes;
 pub mod request;
 pub mod rma;
 pub mod session;
+pub mod spawn;
 pub mod status;
 pub mod tool;
 pub mod topo;

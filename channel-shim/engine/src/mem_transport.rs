@@ -25,6 +25,13 @@ pub struct MemTransport {
     nodes: Vec<u32>,
     /// Messages read while looking for one-sided ones, in arrival order.
     held: std::collections::VecDeque<Incoming>,
+    /// This rank's world, when not every rank (see [`run_spawned`]).
+    world: Option<(u32, u32)>,
+    /// The root that spawned this rank's world.
+    spawned_by: Option<u32>,
+    /// What a spawn asks answers: the children's world (an empty request
+    /// is refused).
+    children: Option<(u32, u32)>,
 }
 
 /// Endpoints for `n` ranks sharing one logical clock. The clock ticks by
@@ -44,6 +51,9 @@ pub fn mem_network(n: u32, eager_limit: u64) -> Vec<MemTransport> {
             timed: None,
             nodes: vec![0; n as usize],
             held: Default::default(),
+            world: None,
+            spawned_by: None,
+            children: None,
         })
         .collect()
 }
@@ -68,6 +78,18 @@ impl MemTransport {
 impl Transport for MemTransport {
     fn rank(&self) -> u32 {
         self.rank
+    }
+    fn world(&self) -> (u32, u32) {
+        self.world.unwrap_or((0, self.size()))
+    }
+    fn spawned_by(&self) -> Option<u32> {
+        self.spawned_by
+    }
+    fn spawn(&mut self, request: Vec<u8>) -> Result<(u32, u32), String> {
+        match self.children {
+            Some(c) if !request.is_empty() => Ok(c),
+            _ => Err("refused: nothing to start".into()),
+        }
     }
     fn size(&self) -> u32 {
         self.txs.len() as u32
@@ -187,6 +209,31 @@ where
         t.set_nodes(nodes.to_vec());
     }
     run_on(net, EngineConfig::default(), f)
+}
+
+/// Like [`run_world`] for `parents` ranks whose `root` spawns `children`
+/// more: world ranks `parents..parents + children`, already running in a
+/// world of their own, join their parents first
+/// ([`Engine::join_parent`]) and then run `f` too.
+pub fn run_spawned<R, F>(parents: u32, children: u32, root: u32, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(&mut Engine<MemTransport>) -> R + Sync,
+{
+    let mut net = mem_network(parents + children, 1 << 16);
+    for t in &mut net {
+        if t.rank < parents {
+            t.world = Some((0, parents));
+            t.children = Some((parents, children));
+        } else {
+            t.world = Some((parents, children));
+            t.spawned_by = Some(root);
+        }
+    }
+    run_on(net, EngineConfig::default(), |e| {
+        e.join_parent().expect("a child joins its parents");
+        f(e)
+    })
 }
 
 /// Runs `f` on the ranks of `net`, one thread each.

@@ -56,9 +56,9 @@ impl<T: Transport> Engine<T> {
             PredefinedAttr::Host => PROC_NULL,
             PredefinedAttr::Io => ANY_SOURCE,
             PredefinedAttr::WtimeIsGlobal => 1,
-            PredefinedAttr::UniverseSize => self.size() as i32,
+            PredefinedAttr::UniverseSize => self.t.universe_size() as i32,
             PredefinedAttr::LastUsedCode => self.error_codes.last_used(),
-            PredefinedAttr::AppNum => 0,
+            PredefinedAttr::AppNum => self.t.appnum(),
         }
     }
 

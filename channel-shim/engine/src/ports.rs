@@ -4,19 +4,21 @@
 //!
 //! A port is named after the rank that opened it (`mpinetsim-port:<world
 //! rank>:<n>`), so connecting needs no name server: the connecting root
-//! sends a request to the port's owner on the world's collective context
-//! (tagged after the port, so requests for different ports never meet),
-//! the accepting root takes it, both roots tell their groups the outcome,
-//! and the two groups make their intercommunicator as
-//! `MPI_Intercomm_create` does, with the two roots as leaders and the world
-//! as the peer communicator. Every rank of a job is in its world, so any
-//! two groups of the job can connect; processes of other jobs cannot (a
-//! port name from elsewhere is `MPI_ERR_PORT`).
+//! sends a request naming itself to the port's owner on a context of its
+//! own (tagged after the port, so requests for different ports never
+//! meet), the accepting root takes it, both roots tell their groups the
+//! outcome, and the two groups make their intercommunicator as
+//! `MPI_Intercomm_create` does, with the two roots as leaders meeting on a
+//! bridge of their own (see [`crate::spawn`]). So any two groups of the
+//! job connect, also when one was spawned and shares no communicator
+//! with the other; processes of other jobs cannot (a port name from
+//! elsewhere is `MPI_ERR_PORT`).
 
-use crate::comm::CommId;
+use crate::comm::{Comm, CommId};
 use crate::datatype::BuiltinType;
 use crate::envelope::CallCode;
 use crate::error::{MpiError, MpiResult};
+use crate::group::Group;
 use crate::matching::{Source, Tag};
 use crate::message_data::MessageData;
 use crate::request::{Dest, SendMode};
@@ -29,10 +31,11 @@ use std::collections::BTreeSet;
 pub const ERR_PORT: i32 = 38;
 /// The prefix of every port name.
 const PREFIX: &str = "mpinetsim-port:";
-/// Connect requests use tags below this one on the world's collective
-/// context (partitioned pieces use `i32::MIN`; collectives non-negative
-/// tags).
+/// Connect requests use tags from this one on.
 const CONNECT_TAGS: i32 = i32::MIN + 1;
+/// The context connect requests travel on: no agreement hands it out, and
+/// no program communicator receives on it.
+const REQUEST_CONTEXT: u32 = u32::MAX - 11;
 
 /// The ports this process opened and not closed yet.
 #[derive(Debug, Default)]
@@ -113,54 +116,68 @@ impl<T: Transport> Engine<T> {
             &format!("join:{}:{}", me.min(peer), me.max(peer)),
             self.cfg.tag_ub,
         );
-        self.intercomm_create(CommId::SELF, 0, CommId::WORLD, peer, tag)
+        self.intercomm_across(CommId::SELF, 0, Some(peer), tag)
     }
 
     /// At the accepting root: the world rank of the next root that asks to
-    /// connect to `port`.
+    /// connect to `port` (its request says it: the two roots may share no
+    /// communicator, when one of them was spawned).
     fn take_connect_request(&mut self, port: &str) -> MpiResult<u32> {
-        let context = self.comm(CommId::WORLD)?.coll_context();
+        let me = self.t.rank();
+        let inbox = self
+            .comms
+            .add(Comm::new(REQUEST_CONTEXT, Group { ranks: vec![me] }, me));
         let r = self.irecv_raw(
             PREFIX.len() as u64 + 64,
             Source::Any,
             Tag::Value(request_tag(port)),
-            CommId::WORLD,
-            context,
+            inbox,
+            REQUEST_CONTEXT,
             None,
             MessageData::default(),
-        )?;
-        match self.wait(r)?.status.source {
-            Source::Rank(w) => Ok(w),
-            _ => Err(MpiError::Intern),
-        }
+        );
+        let got = r.and_then(|r| self.wait(r));
+        self.comms.forget(inbox);
+        let bytes = got?.data.unwrap_or_default();
+        let rank = bytes.get(..4).ok_or(MpiError::Intern)?;
+        Ok(u32::from_le_bytes(rank.try_into().expect("four bytes")))
     }
 
     /// At the connecting root: asks the owner of `port` to accept; the
     /// owner's world rank.
     fn send_connect_request(&mut self, port: &str) -> MpiResult<u32> {
         let owner = owner(port)?;
-        if owner >= self.t.size() {
+        let me = self.t.rank();
+        if owner >= self.t.size() || owner == me {
             return Err(MpiError::Code(ERR_PORT));
         }
-        let context = self.comm(CommId::WORLD)?.send_coll_context();
-        let data = MessageData::from(port.as_bytes().to_vec());
+        let mut ranks = vec![me, owner];
+        ranks.sort_unstable();
+        let to = u32::from(ranks[0] == me);
+        let pair = self
+            .comms
+            .add(Comm::new(REQUEST_CONTEXT, Group { ranks }, me));
+        let mut request = me.to_le_bytes().to_vec();
+        request.extend_from_slice(port.as_bytes());
         let s = self.isend_packed(
             SendMode::Standard,
-            data,
-            Dest::Rank(owner),
+            MessageData::from(request),
+            Dest::Rank(to),
             request_tag(port),
-            CommId::WORLD,
-            context,
+            pair,
+            REQUEST_CONTEXT,
             CallCode::Comm_connect,
             None,
-        )?;
-        self.wait(s)?;
+        );
+        let sent = s.and_then(|s| self.wait(s));
+        self.comms.forget(pair);
+        sent?;
         Ok(owner)
     }
 
     /// Both sides after their roots met (or failed): the root tells its
     /// group the outcome, and the groups make their intercommunicator
-    /// with the roots as leaders over the world.
+    /// with the roots as leaders.
     fn join_groups(
         &mut self,
         comm: CommId,
@@ -186,11 +203,11 @@ impl<T: Transport> Engine<T> {
             1 => return Err(remote.err().unwrap_or(MpiError::Code(ERR_PORT))),
             _ => return Err(remote.err().unwrap_or(MpiError::Other)),
         }
-        let (peer, leader) = match remote {
-            Ok(w) if self.comm_rank(comm)? == root => (CommId::WORLD, w),
-            _ => (comm, 0),
+        let leader = match remote {
+            Ok(w) if self.comm_rank(comm)? == root => Some(w),
+            _ => None,
         };
-        self.intercomm_create(comm, root, peer, leader, tag)
+        self.intercomm_across(comm, root, leader, tag)
     }
 }
 

@@ -98,10 +98,11 @@ impl ProcessSet {
             .ok_or(MpiError::Arg)
     }
 
-    /// Its members' world ranks, for process `rank` of a job of `size`.
-    pub fn members(self, rank: u32, size: u32) -> Vec<u32> {
+    /// Its members' world ranks, for process `rank` of the world of the
+    /// `count` ranks from `first` on.
+    pub fn members(self, rank: u32, (first, count): (u32, u32)) -> Vec<u32> {
         match self {
-            ProcessSet::World => (0..size).collect(),
+            ProcessSet::World => (first..first + count).collect(),
             ProcessSet::OneSelf => vec![rank],
         }
     }
@@ -237,7 +238,7 @@ impl<T: Transport> Engine<T> {
 
     fn pset_members(&self, id: SessionId, name: &str) -> MpiResult<Vec<u32>> {
         self.sessions.get(id)?;
-        Ok(ProcessSet::named(name)?.members(self.t.rank(), self.t.size()))
+        Ok(ProcessSet::named(name)?.members(self.t.rank(), self.t.world()))
     }
 
     /// `MPI_Group_from_session_pset`.
@@ -367,8 +368,8 @@ mod tests {
         assert_eq!(ProcessSet::named("mpi://self"), Ok(ProcessSet::OneSelf));
         assert_eq!(ProcessSet::named("MPI://World"), Ok(ProcessSet::World));
         assert_eq!(ProcessSet::named("mpi://NODE"), Err(MpiError::Arg));
-        assert_eq!(ProcessSet::World.members(2, 4), vec![0, 1, 2, 3]);
-        assert_eq!(ProcessSet::OneSelf.members(2, 4), vec![2]);
+        assert_eq!(ProcessSet::World.members(2, (0, 4)), vec![0, 1, 2, 3]);
+        assert_eq!(ProcessSet::OneSelf.members(2, (0, 4)), vec![2]);
     }
 
     #[test]

@@ -53,6 +53,33 @@ pub trait Transport {
     fn rank(&self) -> u32;
     /// Number of world ranks.
     fn size(&self) -> u32;
+    /// This process's `MPI_COMM_WORLD` as (first world rank, count): every
+    /// rank by default; a spawned process's world is the ranks started
+    /// with it.
+    fn world(&self) -> (u32, u32) {
+        (0, self.size())
+    }
+    /// `MPI_UNIVERSE_SIZE` (by default the number of ranks).
+    fn universe_size(&self) -> u32 {
+        self.size()
+    }
+    /// `MPI_APPNUM`: the index of this process's command in the
+    /// `MPI_Comm_spawn_multiple` that started it (0 by default).
+    fn appnum(&self) -> i32 {
+        0
+    }
+    /// The rank of the root of the `MPI_Comm_spawn` that started this
+    /// process's world (None by default: not spawned).
+    fn spawned_by(&self) -> Option<u32> {
+        None
+    }
+    /// `MPI_Comm_spawn`'s root: asks for the processes `request`
+    /// describes (opaque here); the first new rank and their number, or
+    /// why none was started (by default spawning is not possible).
+    fn spawn(&mut self, request: Vec<u8>) -> Result<(u32, u32), String> {
+        let _ = request;
+        Err("this transport cannot start processes".into())
+    }
     /// Sends `bytes` to world rank `dst` (may be this rank). Messages between
     /// one ordered pair arrive in the order sent.
     fn send(&mut self, dst: u32, bytes: Vec<u8>);

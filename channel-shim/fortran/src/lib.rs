@@ -106,6 +106,7 @@ pub mod ports;
 pub mod rma;
 pub mod sentinel;
 pub mod session;
+pub mod spawn;
 pub mod strings;
 pub mod topo;
 

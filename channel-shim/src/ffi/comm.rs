@@ -312,13 +312,6 @@ mpi_fn! { fn MPI_Comm_disconnect(comm: *mut c_int) {
     end_comm("MPI_Comm_disconnect", comm, |e, c| e.comm_disconnect(c))
 } }
 
-mpi_fn! { fn MPI_Comm_get_parent(parent: *mut c_int) {
-    // MPI_COMM_NULL: no process of an mpinetsim job was started by
-    // MPI_Comm_spawn (which the shim does not offer yet).
-    write_out(parent, MPI_COMM_NULL);
-    MPI_SUCCESS
-} }
-
 mpi_fn! { fn MPI_Comm_free(comm: *mut c_int) {
     end_comm("MPI_Comm_free", comm, |e, c| {
         e.comm_free(c)?;

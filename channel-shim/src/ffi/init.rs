@@ -65,6 +65,21 @@ fn do_init(required: c_int) -> c_int {
     match runtime::init() {
         Ok(info) => {
             RANK.store(info.rank, Ordering::SeqCst);
+            // A spawned process meets the group that spawned it, inside
+            // MPI_Init for the pacer (which exists from here on): the wait
+            // is time blocked in MPI, not computation.
+            let spawned = runtime::with_engine(|e| {
+                shim_engine::transport::Transport::spawned_by(e.transport()).is_some()
+            });
+            if spawned == Some(true) {
+                crate::ffi::enter("MPI_Init");
+            }
+            if let Some(Err(e)) = runtime::with_engine(|e| e.join_parent()) {
+                runtime::fatal(&format!(
+                    "rank {} could not reach the process that spawned it ({e:?})",
+                    info.rank
+                ));
+            }
             let _ = MAIN_THREAD.set(std::thread::current().id());
             let level = required.clamp(0, MPI_THREAD_MULTIPLE);
             THREAD_LEVEL.fetch_max(level, Ordering::SeqCst);

@@ -152,6 +152,7 @@ pub mod qmpi;
 pub mod rma;
 pub mod rma_shared;
 pub mod session;
+pub mod spawn;
 pub mod status_convert;
 pub mod symbols;
 pub mod tool;

@@ -48,6 +48,10 @@ pub struct GatewayTransport {
     handshaking: bool,
     rank: u32,
     size: u32,
+    /// Where this process stands among dynamic processes.
+    dynamic: DynamicWorld,
+    /// The answer to this process's last spawn request, once read.
+    spawned: Option<Result<(u32, u32), String>>,
     eager_limit: u64,
     inbuf: Vec<u8>,
     /// What one read takes (allocated once: zeroing 64 KiB per read
@@ -92,6 +96,25 @@ pub struct GatewayTransport {
     handling_completed: bool,
 }
 
+/// A process's world, universe and parent (see
+/// [`mpinetsim_protocol::spawn`]): every rank of the job unless a spawn
+/// started it.
+#[derive(Clone, Copy, Debug)]
+pub struct DynamicWorld {
+    /// `MPI_COMM_WORLD`: first rank and count.
+    pub world: (u32, u32),
+    /// The rank of the spawning root, for a spawned process.
+    pub parent: Option<u32>,
+    /// `MPI_UNIVERSE_SIZE`.
+    pub universe: u32,
+    /// `MPI_APPNUM`.
+    pub appnum: i32,
+    /// Ranks may join during the run: no rank number is known to be
+    /// beyond the job (false with a storage node, whose endpoint follows
+    /// the ranks).
+    pub open_ended: bool,
+}
+
 /// Envelope offset of the context id (see `shim_engine::envelope`).
 const CONTEXT_OFFSET: usize = 20;
 /// Envelope offset of the call code.
@@ -133,6 +156,14 @@ impl GatewayTransport {
             handshaking: true,
             rank: me.rank,
             size: me.size,
+            dynamic: DynamicWorld {
+                world: (0, me.size),
+                parent: None,
+                universe: me.size,
+                appnum: 0,
+                open_ended: false,
+            },
+            spawned: None,
             eager_limit: 64 * 1024,
             inbuf: Vec::new(),
             chunk: vec![0; 64 * 1024],
@@ -206,6 +237,12 @@ impl GatewayTransport {
             .stream
             .set_read_timeout(Some(shim_engine::waiting::REPORT_WAITING_AFTER));
         Ok(t)
+    }
+
+    /// Sets this process's world, universe and parent (from the
+    /// environment a spawn gave it).
+    pub fn set_dynamic(&mut self, d: DynamicWorld) {
+        self.dynamic = d;
     }
 
     /// Probes back to back until the filter has [`clock_sync::INITIAL_PROBES`]
@@ -443,6 +480,17 @@ impl GatewayTransport {
                 seq,
                 vtime_ns,
             } => self.release(context, leader, seq, vtime_ns),
+            Frame::Spawned {
+                first,
+                count,
+                error,
+            } => {
+                self.spawned = Some(if error.is_empty() {
+                    Ok((first, count))
+                } else {
+                    Err(error)
+                });
+            }
             other => super::fatal(&format!(
                 "the mpinetsim gateway at {} sent an unexpected {} frame",
                 self.addr,
@@ -461,6 +509,9 @@ impl GatewayTransport {
                 bytes,
             }) => {
                 self.wakeups += 1;
+                if src as usize >= self.arrivals.len() && src < RANK_LIMIT {
+                    self.arrivals.resize(src as usize + 1, 0);
+                }
                 let index = self.arrivals.get_mut(src as usize).map_or(u64::MAX, |n| {
                     *n += 1;
                     *n - 1
@@ -592,12 +643,46 @@ impl GatewayTransport {
     }
 }
 
+/// Ranks a job may reach with spawned processes (beyond any network the
+/// simulator can build): the bound of rank numbers while ranks may join.
+const RANK_LIMIT: u32 = 1 << 20;
+
 impl Transport for GatewayTransport {
     fn rank(&self) -> u32 {
         self.rank
     }
+    /// The job's ranks; while ranks may join during the run, every rank
+    /// number the gateway could hand out (it refuses a message to a rank
+    /// that does not exist).
     fn size(&self) -> u32 {
-        self.size
+        if self.dynamic.open_ended {
+            RANK_LIMIT
+        } else {
+            self.size
+        }
+    }
+    fn world(&self) -> (u32, u32) {
+        self.dynamic.world
+    }
+    fn universe_size(&self) -> u32 {
+        self.dynamic.universe
+    }
+    fn appnum(&self) -> i32 {
+        self.dynamic.appnum
+    }
+    fn spawned_by(&self) -> Option<u32> {
+        self.dynamic.parent
+    }
+    /// Asks the gateway, and waits for its answer (the processes are
+    /// started, not yet initialised); what arrives meanwhile waits.
+    fn spawn(&mut self, request: Vec<u8>) -> Result<(u32, u32), String> {
+        self.spawned = None;
+        let srt_ns = self.emulated_srt_ns();
+        self.write_frame(&Frame::Spawn { srt_ns, request });
+        while self.spawned.is_none() {
+            self.pump(true);
+        }
+        self.spawned.take().expect("an answer")
     }
     fn send(&mut self, dst: u32, bytes: Vec<u8>) {
         if bytes.len() + 16 > MAX_FRAME_BODY {

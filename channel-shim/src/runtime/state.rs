@@ -190,7 +190,9 @@ fn connect() -> Result<JobInfo, String> {
         secret,
     };
     let kind = mpinetsim_protocol::transport::TransportKind::from_env()?;
-    let t = GatewayTransport::connect(&address, kind, &me)?;
+    let dynamic = dynamic_world(rank, size)?;
+    let mut t = GatewayTransport::connect(&address, kind, &me)?;
+    t.set_dynamic(dynamic);
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
     let (compute_clock, cpu_speed, cpu_threshold_ns) = t.compute_model();
@@ -224,6 +226,41 @@ fn connect() -> Result<JobInfo, String> {
     *lock(&ENGINE) = Some(Engine::new(t, cfg));
     *joined = Some(JobInfo { rank, size });
     Ok(JobInfo { rank, size })
+}
+
+/// This process's world, universe and parent from the environment `mpinetsim
+/// run` gives its ranks (a spawned process's world is the ranks started
+/// with it); a sentence when a variable is malformed.
+fn dynamic_world(rank: u32, size: u32) -> Result<super::connection::DynamicWorld, String> {
+    use mpinetsim_protocol::spawn::{parse_world, ENV_APPNUM, ENV_PARENT, ENV_UNIVERSE, ENV_WORLD};
+    let number = |name: &str| -> Result<Option<u32>, String> {
+        match std::env::var(name) {
+            Ok(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("{name}={v} is not a number")),
+            Err(_) => Ok(None),
+        }
+    };
+    let world = match std::env::var(ENV_WORLD) {
+        Ok(v) => parse_world(&v)
+            .filter(|&(first, count)| (first..first + count).contains(&rank))
+            .ok_or_else(|| {
+                format!("{ENV_WORLD}={v} is not FIRST:COUNT holding this process's rank {rank}")
+            })?,
+        Err(_) => (0, size),
+    };
+    let storage = std::env::var_os(mpinetsim_protocol::storage::ENV_STORAGE_ENDPOINT).is_some();
+    Ok(super::connection::DynamicWorld {
+        world,
+        parent: number(ENV_PARENT)?,
+        universe: number(ENV_UNIVERSE)?.unwrap_or(size).max(world.1),
+        appnum: number(ENV_APPNUM)?.map_or(0, |a| a as i32),
+        // Only `mpinetsim run`, which tells the universe, starts ranks
+        // during the run.
+        open_ended: !storage && std::env::var_os(ENV_UNIVERSE).is_some(),
+    })
 }
 
 /// True between a successful MPI_Init and the end of the process.

@@ -198,6 +198,22 @@ impl<C: WallClock> GatewayCore<C> {
                 }
                 Ok(())
             }
+            (ConnState::Active, Frame::Spawn { srt_ns, request }) => {
+                let rank = c.rank.expect("an active connection has a rank");
+                match mpinetsim_protocol::spawn::SpawnRequest::decode(&request) {
+                    Ok(request) => {
+                        self.spawn_requests.push(super::SpawnAsk {
+                            rank,
+                            srt_ns,
+                            request,
+                        });
+                        Ok(())
+                    }
+                    Err(e) => {
+                        Err(self.protocol_error(idx, format!("it sent a bad spawn request ({e})")))
+                    }
+                }
+            }
             (ConnState::Active, Frame::Finalize(counters)) => {
                 self.lateness.record_computations(&counters);
                 c.counters = Some(counters);
@@ -258,7 +274,7 @@ impl<C: WallClock> GatewayCore<C> {
         srt_ns: u64,
         bytes: Vec<u8>,
     ) -> Result<(), JobOutcome> {
-        let n = self.settings.ranks;
+        let n = self.rank_conn.len() as u32;
         let conn = self.conns[idx].as_ref().expect("a connection with a frame");
         let src = conn.rank.expect("an active connection has a rank");
         let uncertainty_ns = conn.clock_uncertainty_ns;

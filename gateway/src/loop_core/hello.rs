@@ -88,6 +88,7 @@ impl<C: WallClock> GatewayCore<C> {
     /// clause about the connection ("its Hello ..."); None when it can.
     fn unfit_hello(&self, h: &Hello) -> Option<String> {
         let n = self.settings.ranks;
+        let all = self.rank_conn.len() as u32;
         let mine = self.settings.job_id;
         let Hello {
             version,
@@ -111,10 +112,10 @@ impl<C: WallClock> GatewayCore<C> {
                 "its Hello (rank {rank}) says the job has {size} ranks but this gateway runs {n}; start {n} ranks, or the gateway with -n {size}"
             ));
         }
-        if rank >= n {
+        if rank >= all {
             return Some(format!(
-                "its Hello names rank {rank}, but a job of {n} ranks has ranks 0 to {}",
-                n - 1
+                "its Hello names rank {rank}, but a job of {all} ranks has ranks 0 to {}",
+                all - 1
             ));
         }
         if let Some(other) = self.rank_conn[rank as usize] {

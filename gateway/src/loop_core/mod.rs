@@ -143,6 +143,18 @@ pub struct CoreSettings {
     pub rank_cpus: Vec<mpinetsim_protocol::HostCpu>,
 }
 
+/// An `MPI_Comm_spawn` a rank asked for, waiting for the shell to start
+/// its processes (see [`GatewayCore::take_spawn_requests`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnAsk {
+    /// The spawning root.
+    pub rank: u32,
+    /// Scaled time of its call, ns.
+    pub srt_ns: u64,
+    /// What to start.
+    pub request: mpinetsim_protocol::spawn::SpawnRequest,
+}
+
 /// The loop's state and decisions, without sockets or a clock of its own.
 pub struct GatewayCore<C: WallClock = Monotonic> {
     /// The network model (packet simulator or analytic model).
@@ -180,6 +192,8 @@ pub struct GatewayCore<C: WallClock = Monotonic> {
     adaptive: Option<AdaptiveController>,
     /// Wall time when a rank's connection closed before MPI_Finalize.
     lost: Vec<(u32, u64)>,
+    /// Spawns asked for and not yet handed to the shell.
+    spawn_requests: Vec<SpawnAsk>,
     events_since_flush: u64,
     /// When a rank last did something or an event last ran.
     last_progress_ns: u64,
@@ -211,6 +225,7 @@ impl<C: WallClock> GatewayCore<C> {
             messages_in: 0,
             messages_out: 0,
             lost: Vec::new(),
+            spawn_requests: Vec::new(),
             events_since_flush: 0,
             last_progress_ns: clock.now_ns(),
             stall_reported: false,
@@ -254,6 +269,60 @@ impl<C: WallClock> GatewayCore<C> {
             ci.and_then(|ci| self.conns[ci].as_ref())
                 .map(|c| (r as u32, c))
         })
+    }
+
+    /// Ranks of the job so far: those it started with and those spawned.
+    pub fn rank_count(&self) -> u32 {
+        self.rank_conn.len() as u32
+    }
+
+    /// Whether a spawn waits for the shell.
+    pub fn has_spawn_requests(&self) -> bool {
+        !self.spawn_requests.is_empty()
+    }
+
+    /// The spawns ranks asked for since the last call; the shell starts
+    /// their processes ([`GatewayCore::add_rank`] for each) and answers
+    /// with [`GatewayCore::answer_spawn`].
+    pub fn take_spawn_requests(&mut self) -> Vec<SpawnAsk> {
+        std::mem::take(&mut self.spawn_requests)
+    }
+
+    /// A rank the network model has just added (its number must be the
+    /// next one), on a host with `cpu`: from now on its Hello is
+    /// admitted, messages to it wait for it, and the job ends only once
+    /// it has finished too.
+    pub fn add_rank(&mut self, rank: u32, cpu: mpinetsim_protocol::HostCpu) {
+        debug_assert_eq!(rank as usize, self.rank_conn.len());
+        self.rank_conn.push(None);
+        self.undelivered.push(VecDeque::new());
+        let cpus = &mut self.settings.rank_cpus;
+        cpus.resize(rank as usize, mpinetsim_protocol::HostCpu::NATIVE);
+        cpus.push(cpu);
+        self.rank_nodes = self.sim.rank_nodes();
+    }
+
+    /// Answers `rank`'s spawn: `first` and `count` of the new ranks, or
+    /// why none were started.
+    pub fn answer_spawn(&mut self, rank: u32, result: Result<(u32, u32), String>) {
+        let frame = match result {
+            Ok((first, count)) => Frame::Spawned {
+                first,
+                count,
+                error: String::new(),
+            },
+            Err(error) => Frame::Spawned {
+                first: 0,
+                count: 0,
+                error,
+            },
+        };
+        let conn = self.rank_conn.get(rank as usize).copied().flatten();
+        if let Some(c) = conn.and_then(|ci| self.conns[ci].as_mut()) {
+            c.queue(&frame);
+            c.wakeups += 1;
+        }
+        self.progress();
     }
 
     /// Moves the actions asked for so far to the end of `into`.

@@ -138,7 +138,7 @@ impl<C: WallClock> GatewayCore<C> {
     }
 
     fn all_done(&self) -> bool {
-        let n = self.settings.ranks as usize;
+        let n = self.rank_conn.len();
         let finished = (self.rank_conn.iter().flatten())
             .filter_map(|&ci| self.conns[ci].as_ref())
             .filter(|c| c.state == ConnState::Closed && c.counters.is_some())

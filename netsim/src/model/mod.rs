@@ -96,6 +96,18 @@ pub trait NetworkModel {
     /// nodes are not named hosts).
     fn rank_host_names(&self) -> Vec<String>;
 
+    /// Adds a rank started during the run (`MPI_Comm_spawn`): on the host
+    /// named `host`, else on the host with the fewest ranks (the first in
+    /// the network's order among equals). Returns its number, which
+    /// follows every rank so far. One sentence when it cannot be added.
+    fn add_rank(&mut self, host: Option<&str>) -> Result<u32, String> {
+        let _ = host;
+        Err(format!(
+            "the {} model cannot add ranks during a run; use the packet model (`model = \"packet\"`) for programs that call MPI_Comm_spawn",
+            self.kind().name()
+        ))
+    }
+
     /// What was built, in a few words ("1048576 nodes, 1572864 links, 2
     /// ranks").
     fn summary(&self) -> String;

@@ -348,6 +348,38 @@ impl Simulator {
         (self.rank_hosts.len() + self.endpoint_hosts.len() - 1) as u32
     }
 
+    /// Adds a rank started during the run (see
+    /// [`crate::NetworkModel::add_rank`]); not on a network with other
+    /// endpoints, which are numbered after the ranks.
+    pub fn add_rank(&mut self, host: Option<&str>) -> Result<u32, String> {
+        if !self.endpoint_hosts.is_empty() {
+            return Err("the network has a [[storage]] node, whose endpoint follows the ranks, so no rank can be added during the run; spawn on a network without it".into());
+        }
+        if self.rank_hosts.len() >= MAX_RANKS {
+            return Err(format!(
+                "the job already has {MAX_RANKS} ranks, as many as this simulator can address"
+            ));
+        }
+        let node = match host {
+            Some(name) => match self.net.node_by_name(name) {
+                Some(id) if self.net.hosts.contains(&id) => id,
+                _ => {
+                    return Err(format!(
+                        "the info key `host` names '{name}', which is not a host of the network; name one of its [[host]]s"
+                    ))
+                }
+            },
+            None => *self
+                .net
+                .hosts
+                .iter()
+                .min_by_key(|&&h| self.rank_hosts.iter().filter(|&&r| r == h).count())
+                .ok_or("the network has no host to start a rank on")?,
+        };
+        self.rank_hosts.push(node);
+        Ok(self.rank_hosts.len() as u32 - 1)
+    }
+
     /// The host of endpoint `e` (a rank, or one [`Simulator::add_endpoint`] added).
     fn host_of(&self, e: u32) -> NodeId {
         let e = e as usize;

@@ -57,6 +57,10 @@ impl NetworkModel for Simulator {
             .collect()
     }
 
+    fn add_rank(&mut self, host: Option<&str>) -> Result<u32, String> {
+        Simulator::add_rank(self, host)
+    }
+
     fn summary(&self) -> String {
         let net = self.network();
         format!(

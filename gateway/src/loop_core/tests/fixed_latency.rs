@@ -91,6 +91,10 @@ impl NetworkModel for FixedLatency {
     fn rank_nodes(&self) -> Vec<u32> {
         (0..self.ranks).collect()
     }
+    fn add_rank(&mut self, _host: Option<&str>) -> Result<u32, String> {
+        self.ranks += 1;
+        Ok(self.ranks - 1)
+    }
     fn rank_host_names(&self) -> Vec<String> {
         Vec::new()
     }

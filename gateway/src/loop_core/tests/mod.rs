@@ -6,6 +6,7 @@
 mod admission;
 mod endings;
 mod fixed_latency;
+mod spawning;
 mod timing;
 
 use super::{Action, ConnId, CoreSettings, GatewayCore, JobOutcome, Peer};
