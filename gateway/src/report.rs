@@ -319,7 +319,7 @@ impl JobReport {
     pub fn summary(&self) -> String {
         let m = &self.max_behind;
         let mut s = format!(
-            "mpinetsim: job report ({}) — {} ranks on {} ({} model), time factor {}\n\
+            "mpinetsim: job report ({}) — {} ranks{} on {} ({} model), time factor {}\n\
              mpinetsim: wall {:.3} s, emulated runtime {}, {} events, {} packets, {} messages\n\
              mpinetsim: maxBehind {} (p50 {}, p99 {}), latest: {} at {:.6} s\n",
             if self.exit_code == 0 {
@@ -328,6 +328,10 @@ impl JobReport {
                 "failed"
             },
             self.ranks,
+            match self.rank_reports.len().saturating_sub(self.ranks as usize) {
+                0 => String::new(),
+                spawned => format!(" (+{spawned} spawned)"),
+            },
             self.network,
             self.model.name(),
             netsim::base::text::short_number(self.time_factor),

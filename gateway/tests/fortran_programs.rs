@@ -255,28 +255,50 @@ fn fortran_programs_spawn_children_and_talk_to_them() {
     }
     fortran_library();
     for name in ["fortran_spawn_mpif", "fortran_spawn_use_mpi"] {
-        let prog = build(name, "f90", "mpif90");
-        for n in [1u64, 2, 3] {
-            let ranks = n.to_string();
-            let args = [
-                "-n",
-                &ranks,
-                "--universe",
-                "8",
-                "--net",
-                &config("ideal.toml"),
-                "--time-factor",
-                "1",
-            ];
-            let o = run(&args, &prog, &[]);
-            let (out, err) = text(&o);
-            let expected = format!("{name}: {} checks passed", 5 * n + 16);
-            assert!(
-                o.status.success() && out.contains(&expected),
-                "{name} on {n} ranks: {out}{err}"
-            );
-        }
+        spawns_with_checks(name, |n| 5 * n + 16);
     }
+}
+
+/// Builds `name` and runs it on 1, 2 and 3 ranks (a universe of 8 on
+/// ideal.toml): every run must pass `checks(n)` checks, the children's
+/// included.
+fn spawns_with_checks(name: &str, checks: impl Fn(u64) -> u64) {
+    let prog = build(name, "f90", "mpif90");
+    for n in [1u64, 2, 3] {
+        let ranks = n.to_string();
+        let args = [
+            "-n",
+            &ranks,
+            "--universe",
+            "8",
+            "--net",
+            &config("ideal.toml"),
+            "--time-factor",
+            "1",
+        ];
+        let o = run(&args, &prog, &[]);
+        let (out, err) = text(&o);
+        let expected = format!("{name}: {} checks passed", checks(n));
+        assert!(
+            o.status.success() && out.contains(&expected),
+            "{name} on {n} ranks: {out}{err}"
+        );
+    }
+}
+
+/// Dynamic processes through `use mpi_f08` (tests/mpi/f08_spawn.f90):
+/// MPI_Comm_spawn with TYPE(MPI_Comm)/TYPE(MPI_Info) handles, an argument
+/// vector and error codes, MPI_Comm_spawn_multiple with the module's
+/// MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE; 4 checks per parent, 2 per
+/// child of either spawn: 4 n + 8 on 1, 2 and 3 ranks.
+#[test]
+fn use_mpi_f08_programs_spawn_children_and_talk_to_them() {
+    let _g = serial();
+    if skip_without("mpif90", "-show", "mpich libmpich-dev gfortran") {
+        return;
+    }
+    fortran_library();
+    spawns_with_checks("f08_spawn", |n| 4 * n + 8);
 }
 
 /// Ports from Fortran (tests/mpi/fortran_ports.inc): MPI_OPEN_PORT's
