@@ -12,8 +12,9 @@
 #   WORKDIR  where to build and run (default /tmp/mpich-f08)
 # Environment: MPINETSIM (default target/release/mpinetsim of this
 # checkout, or $CARGO_TARGET_DIR/release/mpinetsim), NATIVE_TIMEOUT (60 s),
-# SIM_TIMEOUT (180 s), DIRS (the directories to run, default all but spawn,
-# which mpinetsim does not support).
+# SIM_TIMEOUT (180 s), DIRS (the directories to run, default all). The
+# runs through mpinetsim give the job a universe of 16 (`--universe 16`,
+# as `mpiexec -usize 16`), so the spawn tests have room to spawn.
 # Output: WORKDIR/results.tsv (dir, test, np, native, mpinetsim, first
 # line of the mpinetsim run's output when it failed) and a Markdown table on
 # stdout.
@@ -25,7 +26,7 @@ target=${CARGO_TARGET_DIR:-$repo/target}
 mpinetsim=${MPINETSIM:-$target/release/mpinetsim}
 native_timeout=${NATIVE_TIMEOUT:-60}
 sim_timeout=${SIM_TIMEOUT:-180}
-dirs=${DIRS:-"attr coll comm datatype ext info init io misc profile pt2pt rma subarray timer topo"}
+dirs=${DIRS:-"attr coll comm datatype ext info init io misc profile pt2pt rma spawn subarray timer topo"}
 command -v mpif90 >/dev/null || { echo "mpif90 not found: install Debian's mpich" >&2; exit 1; }
 [ -x "$mpinetsim" ] || { echo "$mpinetsim not found: cargo build --release --workspace" >&2; exit 1; }
 
@@ -98,7 +99,7 @@ for d in $dirs; do
             else echo fail; fi
         }
         nat=$(run "$dir/$name.native.log" "$native_timeout" mpiexec -n "$np" "./$name" $args)
-        sim=$(run "$dir/$name.sim.log" "$sim_timeout" "$mpinetsim" run -n "$np" \
+        sim=$(run "$dir/$name.sim.log" "$sim_timeout" "$mpinetsim" run -n "$np" --universe 16 \
             --net "$repo/configs/ideal.toml" --time-factor 1 -- "./$name" $args)
         why=
         # Why it failed: a line of the program's own (not mpinetsim's report).
