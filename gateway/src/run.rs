@@ -929,7 +929,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         let written = crate::timeline::write(
             path,
             &timeline_dir,
-            a.ranks,
+            all_ranks,
             &gw.core.time.clock,
             gw.core.arrows.as_deref().unwrap_or_default(),
             &report.network_stats.network_events,

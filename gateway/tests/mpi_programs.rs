@@ -310,6 +310,22 @@ fn spawned_children_join_the_job_and_talk_to_their_parents() {
     }
 }
 
+/// tests/mpi/revoke.c: MPIX_Comm_revoke where no process fails — the last
+/// rank revokes a duplicate of the world; every rank's barrier and a later
+/// receive on it fail with MPIX_ERR_REVOKED, and MPIX_Comm_agree and
+/// MPIX_Comm_shrink still work on it: 5 checks per rank on 2, 4 and 8
+/// ranks. Through mpinetsim only: Debian's MPICH fails MPICH's own
+/// `ft/revoke_nofail` natively ("Internal error").
+#[test]
+fn a_revoked_communicator_fails_every_members_operations() {
+    let _g = serial();
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("revoke", "mpicc");
+    passes_its_checks_on_2_4_8(&prog, "revoke", 5);
+}
+
 /// tests/mpi/ports.c: client/server connections inside one job — the
 /// even ranks accept on a port rank 0 opened, the odd ranks connect; the
 /// intercommunicator's groups, a partner exchange, an allreduce across,

@@ -5,13 +5,15 @@
 ! logical AND over the ranks; MPIX_Comm_shrink gives a congruent working
 ! communicator; failure_ack succeeds and get_acked is empty; the GPU
 ! queries say no; an error class added, given a string and a code, loses
-! them again with MPI_Delete_error_*. Same checks on every rank; rank 0
+! them again with MPI_Delete_error_*; a communicator the last rank
+! revokes fails a barrier on every rank with MPIX_ERR_REVOKED (103, which
+! MPICH's Fortran headers do not name). Same checks on every rank; rank 0
 ! prints the total.
 program f08_mpix
   use mpi_f08
   implicit none
   integer :: rank, nprocs, checks, failures, ierr, res, gsize, total, cls, code, len
-  type(MPI_Comm) :: shrunk
+  type(MPI_Comm) :: shrunk, revoked
   type(MPI_Group) :: failed
   logical :: supported
   ! MPICH's interface declares the agreed flag INTENT(OUT), so without
@@ -65,6 +67,14 @@ program f08_mpix
   call check(ierr == MPI_SUCCESS, 'delete class')
   call MPI_Delete_error_class_f08(cls, ierr)
   call check(ierr /= MPI_SUCCESS, 'a deleted class is gone')
+
+  call MPI_Comm_dup(MPI_COMM_WORLD, revoked)
+  call MPI_Comm_set_errhandler(revoked, MPI_ERRORS_RETURN)
+  if (rank == nprocs - 1) call MPIX_Comm_revoke(revoked, ierr)
+  call MPI_Barrier(revoked, ierr)
+  call MPI_Error_class(ierr, cls)
+  call check(cls == 103, 'a barrier on a revoked communicator')
+  call MPI_Comm_free(revoked)
 
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   call MPI_Allreduce(checks, res, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)

@@ -1,9 +1,10 @@
 /* Jobs that stop making progress, and ranks that all end at once.
- * Usage: stall deadlock | no-init | unsupported
+ * Usage: stall deadlock | no-init | fatal
  *   deadlock     ranks 0 and 1 each wait in MPI_Recv for the other
  *   no-init      rank 1 (MPINETSIM_RANK=1) never calls MPI_Init; rank 0
  *                waits in MPI_Recv for it
- *   unsupported  every rank calls MPI_Comm_spawn (not supported) at once
+ *   fatal        every rank at once spawns a program that does not exist
+ *                (MPI_ERR_SPAWN under MPI_ERRORS_ARE_FATAL ends the job)
  *   slow         rank 1 spends 3 s outside MPI before it sends to rank 0,
  *                which waits in MPI_Recv meanwhile (not a stall) */
 #include <mpi.h>
@@ -34,7 +35,7 @@ int main(int argc, char **argv) {
         } else {
             MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
-    } else if (strcmp(mode, "unsupported") == 0) {
+    } else if (strcmp(mode, "fatal") == 0) {
         MPI_Comm c;
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Comm_spawn("worker", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c, MPI_ERRCODES_IGNORE);

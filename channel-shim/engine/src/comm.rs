@@ -289,6 +289,14 @@ impl Comms {
         }
     }
 
+    /// The communicators (live) received on `context`.
+    pub(crate) fn ids_with_context(&self, context: u32) -> Vec<CommId> {
+        (self.list.iter().enumerate())
+            .filter(|(_, c)| c.as_ref().is_some_and(|c| c.context == context))
+            .map(|(i, _)| CommId(i as u32))
+            .collect()
+    }
+
     /// Drops a communicator that was never agreed on (its context is not
     /// one of this process's blocks), such as the two leaders' bridge of
     /// a spawn.

@@ -195,7 +195,10 @@ impl<T: Transport> Engine<T> {
     /// any attribute left.
     pub fn comm_free(&mut self, comm: CommId) -> MpiResult<()> {
         self.note_call();
+        let context = self.comm(comm)?.context;
         self.comms.free(comm)?;
+        // Its context may serve a later communicator, which is not revoked.
+        self.revoked_freed(context);
         self.topos.remove(comm);
         self.forget_object(Object::Comm(comm));
         Ok(())

@@ -205,6 +205,8 @@ pub struct Engine<T: Transport> {
     pub(crate) ports: crate::ports::Ports,
     /// Dynamic processes: the parent intercommunicator, the last refusal.
     pub(crate) spawn: crate::spawn::SpawnState,
+    /// Communicators revoked here (`MPIX_Comm_revoke`).
+    pub(crate) revoked: crate::revoke::Revocations,
 }
 
 impl<T: Transport> std::fmt::Debug for Engine<T> {
@@ -259,6 +261,7 @@ impl<T: Transport> Engine<T> {
             part: Default::default(),
             ports: Default::default(),
             spawn: Default::default(),
+            revoked: Default::default(),
         }
     }
 
@@ -426,6 +429,9 @@ impl<T: Transport> Engine<T> {
             self.counters.bad_messages += 1;
             return;
         };
+        if self.on_revocation_notice(&env) {
+            return;
+        }
         match env.kind {
             Kind::Control if env.src != self.t.rank() => self.counters.bad_messages += 1,
             Kind::Eager | Kind::Rts | Kind::Control => {

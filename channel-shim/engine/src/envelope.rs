@@ -389,8 +389,11 @@ call_codes! {
     /// point-to-point).
     Pready = 164,
     /// MPI_Comm_connect: a root's request to the root accepting on a
-    /// port (on the world's collective context).
+    /// port (on a context of its own, see `ports`).
     Comm_connect = 165,
+    /// MPIX_Comm_revoke: the notice a revoking process sends every other
+    /// member (a control message, see `revoke`).
+    Comm_revoke = 166,
 }
 
 /// Each nonblocking collective's call code and its blocking call's.

@@ -137,6 +137,9 @@ const CLASS_TEXTS: [&str; 62] = [
 
 /// MPICH's text of a predefined class ("Unknown error class" beyond them).
 pub fn class_text(class: i32) -> &'static str {
+    if class == crate::revoke::ERR_REVOKED {
+        return "Communication object revoked";
+    }
     usize::try_from(class)
         .ok()
         .and_then(|c| CLASS_TEXTS.get(c))

@@ -48,6 +48,7 @@ pub mod ports;
 mod rendezvous;
 pub mod replay_codes;
 pub mod request;
+pub mod revoke;
 pub mod rma;
 pub mod session;
 pub mod spawn;

@@ -139,6 +139,7 @@ impl<T: Transport> Engine<T> {
         call: CallCode,
         req: Option<RequestId>,
     ) -> MpiResult<RequestId> {
+        self.check_revoked(comm)?;
         let done = || State::Done(Completion::inactive());
         let req = match req {
             Some(r) => r,
@@ -315,6 +316,7 @@ impl<T: Transport> Engine<T> {
         req: Option<RequestId>,
         target: MessageData,
     ) -> MpiResult<RequestId> {
+        self.check_revoked(comm)?;
         let src_world = match src {
             Source::ProcNull => {
                 let c = Completion {

@@ -233,6 +233,18 @@ impl Requests {
             .any(|r| r.comm == Some(comm) && matches!(r.state, State::Pending(_)))
     }
 
+    /// Receives pending on any of `comms`.
+    pub fn pending_receives_on(&self, comms: &[crate::comm::CommId]) -> Vec<RequestId> {
+        (self.slots.iter().enumerate())
+            .filter(|(_, r)| {
+                r.as_ref().is_some_and(|r| {
+                    matches!(&r.state, State::Pending(Pending::Recv { comm, .. }) if comms.contains(comm))
+                })
+            })
+            .map(|(i, _)| RequestId(i as u32))
+            .collect()
+    }
+
     pub fn get(&self, id: RequestId) -> MpiResult<&Request> {
         self.slots
             .get(id.0 as usize)

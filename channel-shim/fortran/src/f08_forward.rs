@@ -112,6 +112,7 @@ f08_forwarders! {
     // MPICH's extensions (profiling names `pmpixr_`).
     fn mpix_comm_agree_f08_ / pmpixr_comm_agree_f08_(comm: *const Fint, flag: *mut Fint, ierror: *mut Fint) = crate::mpix::agree_logical;
     fn mpix_comm_shrink_f08_ / pmpixr_comm_shrink_f08_(comm: *const Fint, newcomm: *mut Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_shrink_;
+    fn mpix_comm_revoke_f08_ / pmpixr_comm_revoke_f08_(comm: *const Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_revoke_;
     fn mpix_comm_failure_ack_f08_ / pmpixr_comm_failure_ack_f08_(comm: *const Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_failure_ack_;
     fn mpix_comm_failure_get_acked_f08_ / pmpixr_comm_failure_get_acked_f08_(comm: *const Fint, failedgrp: *mut Fint, ierror: *mut Fint) = crate::mpix::mpix_comm_failure_get_acked_;
     fn mpix_gpu_query_support_f08_ / pmpixr_gpu_query_support_f08_(gpu_type: *const Fint, is_supported: *mut Fint, ierror: *mut Fint) = crate::mpix::mpix_gpu_query_support_;

@@ -9,6 +9,7 @@ use crate::{set_ierror, Fint};
 fortran_wrappers! {
     fn mpix_comm_agree_ = MPIX_Comm_agree(comm: In, flag: IntRef);
     fn mpix_comm_shrink_ = MPIX_Comm_shrink(comm: In, newcomm: IntRef);
+    fn mpix_comm_revoke_ = MPIX_Comm_revoke(comm: In);
     fn mpix_comm_failure_ack_ = MPIX_Comm_failure_ack(comm: In);
     fn mpix_comm_failure_get_acked_ = MPIX_Comm_failure_get_acked(comm: In, failedgrp: IntRef);
     fn mpix_gpu_query_support_ = MPIX_GPU_query_support(gpu_type: In, is_supported: IntRef);

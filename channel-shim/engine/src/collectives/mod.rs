@@ -313,6 +313,9 @@ impl<T: Transport> Engine<T> {
                 seq
             }
         };
+        // A collective on a revoked communicator fails, having taken its
+        // number like on the members that began it before they knew.
+        self.check_revoked(comm)?;
         self.ctx_tagged(comm, call, coll_tag(seq, call), io)
     }
 

@@ -485,7 +485,10 @@ impl<T: Transport> Engine<T> {
                 comm,
                 context,
                 tag,
-            } => Reply::Req(self.irecv_world(len as u64, src, tag, comm, context)),
+            } => Reply::Req(
+                self.check_revoked(comm)
+                    .and_then(|()| self.irecv_world(len as u64, src, tag, comm, context)),
+            ),
             Cmd::Wait(_) | Cmd::Yield => unreachable!("waits and yields park the task"),
             Cmd::ReleaseContext(c) => {
                 self.comms.ids.release(c);
