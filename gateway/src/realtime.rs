@@ -397,7 +397,8 @@ impl Gateway {
     }
 
     /// Before the loop waits in epoll: with shared-memory connections,
-    /// spins a while (adaptively, never past the next deadline) looking
+    /// spins a while (adaptively, never past the next deadline, and not
+    /// at all while the spinner backs off from a contended core) looking
     /// at their rings, then asks each rank to ring its doorbell when it
     /// writes. Returns how long epoll may sleep: zero when bytes are
     /// already there.
@@ -420,7 +421,7 @@ impl Gateway {
             .map_or(u64::MAX, |d| d.saturating_sub(now));
         if until_deadline > self.spinner.budget_ns() {
             let transports = &self.transports;
-            let found = self.spinner.spin(u64::MAX, || {
+            let found = self.spinner.spin(until_deadline, || {
                 transports.iter().flatten().any(RankLink::ring_readable)
             });
             if found {
