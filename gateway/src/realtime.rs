@@ -195,9 +195,11 @@ impl Gateway {
                 return o;
             }
             self.arm_timer();
+            let waiting_from = std::time::Instant::now();
             let timeout = self.sleep_or_spin();
             let polled = self.poll.poll(&mut events, Some(timeout));
             self.end_sleep();
+            let mut bell_rang = false;
             match polled {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -224,6 +226,7 @@ impl Gateway {
                         if let Some(Some(c)) = self.transports.get_mut(id) {
                             if bell {
                                 c.wants_read = true;
+                                bell_rang = true;
                             } else if ev.is_readable() || ev.is_read_closed() {
                                 c.wants_read = true;
                                 c.socket_event = true;
@@ -231,6 +234,10 @@ impl Gateway {
                         }
                     }
                 }
+            }
+            if bell_rang && !timeout.is_zero() {
+                // A rank woke the loop: was it soon enough for a spin?
+                self.spinner.slept(waiting_from.elapsed());
             }
             if let Err(o) = self.read_all() {
                 return o;

@@ -24,13 +24,18 @@
 //! (the kernel's wake-up preemption). So every yield is timed: one that
 //! took longer than [`CONTENDED_YIELD_NS`] ends the spin (the waiter
 //! sleeps), and the waiter does not spin again for a while
-//! ([`FIRST_BACKOFF_NS`], doubling while the core stays contended, at
-//! most [`MAX_BACKOFF_NS`]): under a persistent busy neighbour one
-//! time slice is lost at most once per back-off, not at every wait.
+//! ([`FIRST_BACKOFF_NS`], doubled when the previous contended yield was
+//! less than four back-offs before, at most [`MAX_BACKOFF_NS`]): under a
+//! persistent busy neighbour one time slice is lost about once a second,
+//! not at every wait, and an occasional preemption on a quiet machine
+//! stops the spinning for 10 ms only.
 
 use std::time::{Duration, Instant};
 
-/// Shortest active wait, ns.
+/// The floor of the budget, ns: a waiter whose waits all had to sleep
+/// (its peer answers in milliseconds, not microseconds) does not spin at
+/// all — a yield would only risk the core — until a wait that slept ends
+/// soon enough for a spin to have caught it ([`Spinner::slept`]).
 pub const MIN_SPIN_NS: u64 = 1_000;
 /// Longest active wait, ns.
 pub const MAX_SPIN_NS: u64 = 50_000;
@@ -48,8 +53,10 @@ pub struct Spinner {
     budget_ns: u64,
     /// No spinning before this instant (after a contended yield).
     quiet_until: Option<Instant>,
-    /// The back-off the next contended yield starts, ns.
+    /// The last back-off, ns.
     backoff_ns: u64,
+    /// When a yield was last contended.
+    last_contended: Option<Instant>,
 }
 
 impl Default for Spinner {
@@ -58,6 +65,7 @@ impl Default for Spinner {
             budget_ns: MAX_SPIN_NS / 4,
             quiet_until: None,
             backoff_ns: FIRST_BACKOFF_NS,
+            last_contended: None,
         }
     }
 }
@@ -99,7 +107,7 @@ impl Spinner {
             return true;
         }
         let start = Instant::now();
-        if self.quiet_until.is_some_and(|t| start < t) {
+        if self.quiet_until.is_some_and(|t| start < t) || self.budget_ns <= MIN_SPIN_NS {
             return false;
         }
         let end = Duration::from_nanos(self.budget_ns.min(limit_ns));
@@ -107,13 +115,10 @@ impl Spinner {
             let away = give_way();
             if done() {
                 self.succeeded();
-                self.backoff_ns = FIRST_BACKOFF_NS;
                 return true;
             }
             if away > Duration::from_nanos(CONTENDED_YIELD_NS) {
-                let now = Instant::now();
-                self.quiet_until = Some(now + Duration::from_nanos(self.backoff_ns));
-                self.backoff_ns = (self.backoff_ns * 2).min(MAX_BACKOFF_NS);
+                self.contended(Instant::now());
                 self.failed();
                 return false;
             }
@@ -121,9 +126,33 @@ impl Spinner {
                 break;
             }
         }
-        self.backoff_ns = FIRST_BACKOFF_NS;
         self.failed();
         false
+    }
+
+    /// A yield at `now` found the core taken: no spinning for a back-off,
+    /// twice the last one if that contention was recent.
+    fn contended(&mut self, now: Instant) {
+        let recent = self.last_contended.is_some_and(|t| {
+            now.saturating_duration_since(t) < Duration::from_nanos(4 * self.backoff_ns)
+        });
+        self.backoff_ns = if recent {
+            (self.backoff_ns * 2).min(MAX_BACKOFF_NS)
+        } else {
+            FIRST_BACKOFF_NS
+        };
+        self.quiet_until = Some(now + Duration::from_nanos(self.backoff_ns));
+        self.last_contended = Some(now);
+    }
+
+    /// A wait that had to sleep ended after `waited` (from before its
+    /// spin): one short enough for a spin to have caught it lengthens the
+    /// budget — the way back from the floor, where the waiter does not
+    /// spin.
+    pub fn slept(&mut self, waited: Duration) {
+        if waited <= Duration::from_nanos(MAX_SPIN_NS) {
+            self.succeeded();
+        }
     }
 
     /// A wait ended while spinning.
@@ -232,9 +261,12 @@ mod tests {
         ));
         assert_eq!(n, 0);
         // After the back-off it spins again; a second contended yield
-        // doubles the back-off.
+        // soon after the first doubles the back-off (the sleep may last
+        // longer on a loaded machine: the first contention is put back
+        // to one back-off ago).
         std::thread::sleep(Duration::from_nanos(FIRST_BACKOFF_NS));
         assert!(!s.backing_off());
+        s.last_contended = Some(Instant::now() - Duration::from_nanos(FIRST_BACKOFF_NS));
         let before = Instant::now();
         assert!(!s.spin_with(
             u64::MAX,
@@ -250,18 +282,39 @@ mod tests {
             quiet >= Duration::from_nanos(2 * FIRST_BACKOFF_NS),
             "{quiet:?}"
         );
-        // A spin whose yields come back at once ends the contention: the
-        // next back-off is the first one again.
+        // Contention long past: the back-off starts again at the first.
         s.quiet_until = None;
-        let mut looks = 0;
-        assert!(s.spin_with(
-            u64::MAX,
-            || {
-                looks += 1;
-                looks > 2
-            },
-            quick
-        ));
+        s.last_contended = Some(Instant::now() - Duration::from_nanos(8 * s.backoff_ns));
+        let before = Instant::now();
+        assert!(!s.spin_with(u64::MAX, || false, lost_slice));
         assert_eq!(s.backoff_ns, FIRST_BACKOFF_NS);
+        let quiet = s.quiet_until.unwrap() - before;
+        assert!(
+            quiet < Duration::from_nanos(2 * FIRST_BACKOFF_NS),
+            "{quiet:?}"
+        );
+    }
+
+    #[test]
+    fn at_the_floor_it_does_not_yield_until_a_short_sleep_raises_the_budget() {
+        let mut s = Spinner::default();
+        for _ in 0..20 {
+            s.failed();
+        }
+        let n = std::cell::Cell::new(0);
+        let count = || {
+            n.set(n.get() + 1);
+            quick()
+        };
+        assert!(!s.spin_with(u64::MAX, || false, count));
+        assert!(s.spin_with(u64::MAX, || true, count));
+        s.failed();
+        s.slept(Duration::from_millis(1));
+        assert!(!s.spin_with(u64::MAX, || false, count));
+        assert_eq!(n.get(), 0, "no yield at the floor");
+        s.slept(Duration::from_nanos(MAX_SPIN_NS / 2));
+        assert!(s.budget_ns() > MIN_SPIN_NS);
+        assert!(!s.spin_with(u64::MAX, || false, count));
+        assert!(n.get() >= 1);
     }
 }
