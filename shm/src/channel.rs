@@ -206,13 +206,18 @@ impl Channel {
             return true;
         }
         let limit = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        let start = Instant::now();
         let mut spin = std::mem::take(&mut self.read_spin);
         let found = spin.spin(limit, || self.readable());
         self.read_spin = spin;
         if found {
             return true;
         }
-        self.waiter().wait(hangup, timeout)
+        let got = self.waiter().wait(hangup, timeout);
+        if got {
+            self.read_spin.slept(start.elapsed());
+        }
+        got
     }
 
     /// Spins, then sleeps until the ring this end writes has room, the
@@ -223,6 +228,7 @@ impl Channel {
             return true;
         }
         let limit = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        let start = Instant::now();
         let mut spin = std::mem::take(&mut self.write_spin);
         let found = spin.spin(limit, || self.writable());
         self.write_spin = spin;
@@ -235,7 +241,11 @@ impl Channel {
             return true;
         }
         sleep_on(&s.own_bell, hangup, timeout);
-        self.writable()
+        let room = self.writable();
+        if room {
+            self.write_spin.slept(start.elapsed());
+        }
+        room
     }
 
     /// A handle another thread can sleep on until this end has input.
