@@ -297,6 +297,19 @@ impl Comms {
             .collect()
     }
 
+    /// Stores a communicator of just `me` and `other` on `context` (one no
+    /// agreement hands out); its id and `other`'s rank in it. Drop it with
+    /// [`Comms::forget`].
+    pub(crate) fn add_pair(&mut self, context: u32, me: u32, other: u32) -> (CommId, u32) {
+        let mut ranks = vec![me, other];
+        ranks.sort_unstable();
+        let other_rank = u32::from(ranks[0] == me);
+        (
+            self.add(Comm::new(context, Group { ranks }, me)),
+            other_rank,
+        )
+    }
+
     /// Drops a communicator that was never agreed on (its context is not
     /// one of this process's blocks), such as the two leaders' bridge of
     /// a spawn.

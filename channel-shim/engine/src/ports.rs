@@ -151,12 +151,7 @@ impl<T: Transport> Engine<T> {
         if owner >= self.t.size() || owner == me {
             return Err(MpiError::Code(ERR_PORT));
         }
-        let mut ranks = vec![me, owner];
-        ranks.sort_unstable();
-        let to = u32::from(ranks[0] == me);
-        let pair = self
-            .comms
-            .add(Comm::new(REQUEST_CONTEXT, Group { ranks }, me));
+        let (pair, to) = self.comms.add_pair(REQUEST_CONTEXT, me, owner);
         let mut request = me.to_le_bytes().to_vec();
         request.extend_from_slice(port.as_bytes());
         let s = self.isend_packed(

@@ -14,10 +14,9 @@
 //! half when they initialise ([`Engine::join_parent`]): `MPI_Init`
 //! returns once their parent intercommunicator exists.
 
-use crate::comm::{Comm, CommId};
+use crate::comm::CommId;
 use crate::datatype::BuiltinType;
 use crate::error::{MpiError, MpiResult};
-use crate::group::Group;
 use crate::transport::Transport;
 use crate::Engine;
 
@@ -130,15 +129,7 @@ impl<T: Transport> Engine<T> {
         tag: i32,
     ) -> MpiResult<CommId> {
         let me = self.t.rank();
-        let bridge = other_leader.map(|other| {
-            let mut ranks = vec![me, other];
-            ranks.sort_unstable();
-            let remote = u32::from(ranks[0] == me);
-            let id = self
-                .comms
-                .add(Comm::new(BRIDGE_CONTEXT, Group { ranks }, me));
-            (id, remote)
-        });
+        let bridge = other_leader.map(|other| self.comms.add_pair(BRIDGE_CONTEXT, me, other));
         let (peer, remote_leader) = bridge.unwrap_or((local, 0));
         let made = self.intercomm_create(local, local_leader, peer, remote_leader, tag);
         if let Some((id, _)) = bridge {
