@@ -56,7 +56,7 @@ local calls = {
   [142] = "MPI_Ireduce_scatter_block", [143] = "MPI_Iscan", [144] = "MPI_Iexscan",
   [160] = "MPI_Win_lock", [161] = "MPI_Win_unlock", [162] = "MPI_Win_lock_all", [163] = "MPI_Win_unlock_all",
   [164] = "MPI_Pready",
-  [165] = "MPI_Comm_connect", [166] = "MPIX_Comm_revoke",
+  [165] = "MPI_Comm_connect", [166] = "MPI_Comm_revoke",
 }
 
 local f = {

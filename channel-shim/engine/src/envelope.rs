@@ -391,8 +391,9 @@ call_codes! {
     /// MPI_Comm_connect: a root's request to the root accepting on a
     /// port (on a context of its own, see `ports`).
     Comm_connect = 165,
-    /// MPIX_Comm_revoke: the notice a revoking process sends every other
-    /// member (a control message, see `revoke`).
+    /// MPIX_Comm_revoke (named `MPI_Comm_revoke`, as the MPI Forum's
+    /// fault-tolerance proposal does): the notice a revoking process sends
+    /// every other member (a control message, see `revoke`).
     Comm_revoke = 166,
 }
 
