@@ -86,9 +86,21 @@ fn pingpong_latency_matches_the_closed_form_and_converges() {
         / 1e3;
     let mut runtimes = Vec::new();
     for factor in [4.0, 8.0] {
-        let (out, r) = run_at(&prog, &["300", "32"], "reference.toml", factor);
+        // A run whose events ran later than the network's smallest latency
+        // is one mpinetsim itself declares unreliable (its report warns):
+        // the machine's load took the CPUs. Such a run is made once more;
+        // the bounds below stay as they are.
+        let attempt = || {
+            let (out, r) = run_at(&prog, &["300", "32"], "reference.toml", factor);
+            let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
+            (out, max_behind_us)
+        };
+        let (mut out, mut max_behind_us) = attempt();
+        if max_behind_us > one_way_us {
+            eprintln!("factor {factor}: maxBehind {max_behind_us} us exceeds the one-way latency; run again");
+            (out, max_behind_us) = attempt();
+        }
         let measured = value_after(&out, "one_way_us=");
-        let max_behind_us = r["max_behind"]["max_ns"].as_f64().unwrap() / 1e3;
         // The run's own lateness widens the bound, but never past 5 % of
         // the closed form: a badly late run fails.
         let tolerance = (max_behind_us + 0.02 * one_way_us).min(0.05 * one_way_us);
