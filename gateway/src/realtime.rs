@@ -196,11 +196,9 @@ impl Gateway {
                 return o;
             }
             self.arm_timer();
-            let waiting_from = std::time::Instant::now();
             let timeout = self.sleep_or_spin();
             let polled = self.poll.poll(&mut events, Some(timeout));
             self.end_sleep();
-            let mut bell_rang = false;
             match polled {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -227,7 +225,6 @@ impl Gateway {
                         if let Some(Some(c)) = self.transports.get_mut(id) {
                             if bell {
                                 c.wants_read = true;
-                                bell_rang = true;
                             } else if ev.is_readable() || ev.is_read_closed() {
                                 c.wants_read = true;
                                 c.socket_event = true;
@@ -235,10 +232,6 @@ impl Gateway {
                         }
                     }
                 }
-            }
-            if bell_rang && !timeout.is_zero() {
-                // A rank woke the loop: was it soon enough for a spin?
-                self.spinner.slept(waiting_from.elapsed());
             }
             if let Err(o) = self.read_all() {
                 return o;
@@ -405,8 +398,7 @@ impl Gateway {
     }
 
     /// Before the loop waits in epoll: with shared-memory connections,
-    /// spins a while (adaptively, never past the next deadline, and not
-    /// at all while the spinner backs off from a contended core) looking
+    /// spins a while (adaptively, never past the next deadline) looking
     /// at their rings, then asks each rank to ring its doorbell when it
     /// writes. Returns how long epoll may sleep: zero when bytes are
     /// already there.
@@ -429,7 +421,7 @@ impl Gateway {
             .map_or(u64::MAX, |d| d.saturating_sub(now));
         if until_deadline > self.spinner.budget_ns() {
             let transports = &self.transports;
-            let found = self.spinner.spin(until_deadline, || {
+            let found = self.spinner.spin(u64::MAX, || {
                 transports.iter().flatten().any(RankLink::ring_readable)
             });
             if found {

@@ -206,18 +206,13 @@ impl Channel {
             return true;
         }
         let limit = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        let start = Instant::now();
         let mut spin = std::mem::take(&mut self.read_spin);
         let found = spin.spin(limit, || self.readable());
         self.read_spin = spin;
         if found {
             return true;
         }
-        let got = self.waiter().wait(hangup, timeout);
-        if got {
-            self.read_spin.slept(start.elapsed());
-        }
-        got
+        self.waiter().wait(hangup, timeout)
     }
 
     /// Spins, then sleeps until the ring this end writes has room, the
@@ -228,7 +223,6 @@ impl Channel {
             return true;
         }
         let limit = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        let start = Instant::now();
         let mut spin = std::mem::take(&mut self.write_spin);
         let found = spin.spin(limit, || self.writable());
         self.write_spin = spin;
@@ -241,11 +235,7 @@ impl Channel {
             return true;
         }
         sleep_on(&s.own_bell, hangup, timeout);
-        let room = self.writable();
-        if room {
-            self.write_spin.slept(start.elapsed());
-        }
-        room
+        self.writable()
     }
 
     /// A handle another thread can sleep on until this end has input.
