@@ -117,9 +117,27 @@ pub struct TransportArgs {
     /// --gateway-cpu: a real-time loop that spins shares no core well.
     #[arg(long)]
     pub gateway_fifo: bool,
+    /// Longest wall time an event waits, past its deadline, for a rank on
+    /// shared memory that may still send a message stamped before it
+    /// (its published horizon), e.g. `200us`; `0` never waits, so such a
+    /// message enters late, as with the socket transport (see the user
+    /// guide, "Transport"). MPINETSIM_HOLD_CAP gives the default.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        env = "MPINETSIM_HOLD_CAP",
+        default_value = "2ms"
+    )]
+    pub hold_cap: String,
 }
 
 impl TransportArgs {
+    /// `--hold-cap` in wall ns.
+    pub fn hold_cap_ns(&self) -> Result<u64, String> {
+        netsim::base::units::parse_duration_ns(&self.hold_cap)
+            .map_err(|e| format!("--hold-cap: {e}"))
+    }
+
     /// Where the gateway's loop runs.
     pub fn placement(&self) -> crate::gateway_cpu::GatewayPlacement {
         crate::gateway_cpu::GatewayPlacement {

@@ -168,6 +168,7 @@ pub fn run(a: &CompareArgs) -> Result<i32, crate::error::Error> {
                 compute_clock: a.compute.clock()?,
                 transport: a.transport.transport.kind(),
                 placement: a.transport.placement(),
+                hold_cap_ns: a.transport.hold_cap_ns()?,
                 announce_cores: false,
                 universe: None,
                 ranks,

@@ -226,6 +226,34 @@ impl RankLink {
         }
     }
 
+    /// The horizon the rank published on its channel and the deliveries
+    /// it has read (None: not on shared memory).
+    pub fn horizon(&self) -> Option<(mpinetsim_shm::horizon::Horizon, u64)> {
+        match &self.path {
+            Path::Shm(c) if self.watched => Some(c.horizon()),
+            _ => None,
+        }
+    }
+
+    /// Asks the rank to ring the doorbell when its horizon moves (an
+    /// event waits for it); false when it moved from `seen` already.
+    pub fn hold_for_horizon(&self, seen: mpinetsim_shm::horizon::Horizon) -> bool {
+        match &self.path {
+            Path::Shm(c) if self.watched => {
+                c.hold_for_horizon();
+                c.horizon().0 == seen
+            }
+            _ => true,
+        }
+    }
+
+    /// No event waits for this rank's horizon any more.
+    pub fn release_horizon(&self) {
+        if let Path::Shm(c) = &self.path {
+            c.release_horizon();
+        }
+    }
+
     /// True when the ring of a watched link has bytes (the loop's spin
     /// looks at this).
     pub fn ring_readable(&self) -> bool {

@@ -169,6 +169,13 @@ impl Gateway {
             if self.interrupted.load(Ordering::Relaxed) {
                 return JobOutcome::Interrupted;
             }
+            // Horizons first, then the rings: a rank publishes after it
+            // wrote what it sent, so every message sent before the
+            // horizon read is in the core before events run past it.
+            self.read_horizons();
+            if let Err(o) = self.read_all() {
+                return o;
+            }
             self.run_due_events();
             if let Some(message) = self.capture_failure.take() {
                 return JobOutcome::CaptureFailed(message);
@@ -237,6 +244,23 @@ impl Gateway {
                 return o;
             }
         }
+    }
+
+    /// Hands the core the horizons the ranks on shared memory published.
+    fn read_horizons(&mut self) {
+        for (id, t) in self.transports.iter().enumerate() {
+            if let Some((h, reads)) = t.as_ref().and_then(RankLink::horizon) {
+                self.core.set_horizon(id, h, reads);
+            }
+        }
+    }
+
+    /// The connection of the rank an event waits for, and its horizon as
+    /// the core saw it.
+    fn holder(&self) -> Option<(usize, mpinetsim_shm::horizon::Horizon)> {
+        let hold = self.core.hold()?;
+        let seen = self.core.connection(hold.holder)?.horizon?;
+        Some((hold.holder, seen))
     }
 
     /// Runs the events that are due, flushing the capture files between
@@ -419,16 +443,25 @@ impl Gateway {
             .core
             .timer_deadline()
             .map_or(u64::MAX, |d| d.saturating_sub(now));
+        let holder = self.holder();
+        let transports = &self.transports;
+        let link = |id: usize| transports.get(id).and_then(Option::as_ref);
+        // An event waits for this rank: its horizon moving is input too.
+        let horizon_moved = || {
+            holder.is_some_and(|(id, seen)| {
+                link(id).and_then(RankLink::horizon).map(|h| h.0) != Some(seen)
+            })
+        };
         if until_deadline > self.spinner.budget_ns() {
-            let transports = &self.transports;
             let found = self.spinner.spin(u64::MAX, || {
-                transports.iter().flatten().any(RankLink::ring_readable)
+                transports.iter().flatten().any(RankLink::ring_readable) || horizon_moved()
             });
             if found {
                 return Duration::ZERO;
             }
         }
-        let mut sleep = true;
+        let mut sleep =
+            holder.is_none_or(|(id, seen)| link(id).is_none_or(|t| t.hold_for_horizon(seen)));
         for t in self.transports.iter_mut().flatten() {
             sleep &= t.begin_sleep();
         }
@@ -443,6 +476,12 @@ impl Gateway {
     fn end_sleep(&mut self) {
         for t in self.transports.iter_mut().flatten() {
             t.end_sleep();
+        }
+        if let Some(t) = self
+            .holder()
+            .and_then(|(id, _)| self.transports.get(id)?.as_ref())
+        {
+            t.release_horizon();
         }
     }
 

@@ -207,6 +207,10 @@ pub struct JobReport {
     /// How late (wall time) the loop's timer woke it for events: the
     /// floor of maxBehind times the factor.
     pub loop_wakeups: crate::wakeup::WakeupSummary,
+    /// How often and how long events waited for ranks' horizons (ranks on
+    /// shared memory, `--hold-cap`).
+    #[serde(default)]
+    pub horizon_holds: crate::loop_core::horizon_hold::HoldStats,
     /// Messages ranks sent / were delivered.
     pub messages_in: u64,
     /// Messages delivered to ranks.
@@ -374,6 +378,16 @@ impl JobReport {
                 us(p50),
                 us(p99),
                 us(max)
+            ));
+        }
+        let h = &self.horizon_holds;
+        if h.holds > 0 {
+            s.push_str(&format!(
+                "mpinetsim: {} events waited for a rank's horizon, {} in all (longest {}), {} until the cap\n",
+                h.holds,
+                us(h.held_wall_ns),
+                us(h.max_held_wall_ns),
+                h.cap_expiries
             ));
         }
         if let Some(a) = &self.adaptive {

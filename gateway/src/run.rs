@@ -39,6 +39,7 @@ pub fn run(a: &RunArgs) -> Result<i32, Error> {
         compute_clock: a.compute.clock()?,
         transport: a.transport.transport.kind(),
         placement: a.transport.placement(),
+        hold_cap_ns: a.transport.hold_cap_ns()?,
         announce_cores: true,
         progress: crate::progress::Show::Job,
         universe: a.universe,
@@ -102,6 +103,7 @@ pub fn gateway(a: &crate::cli::GatewayArgs) -> Result<i32, Error> {
         // The external launcher's ranks choose (MPINETSIM_TRANSPORT).
         transport: mpinetsim_protocol::transport::TransportKind::DEFAULT,
         placement: Default::default(),
+        hold_cap_ns: crate::loop_core::horizon_hold::DEFAULT_HOLD_CAP_NS,
         announce_cores: false,
         progress: crate::progress::Show::Never,
         universe: None,
@@ -406,6 +408,9 @@ pub struct JobSpec<'a> {
     pub transport: mpinetsim_protocol::transport::TransportKind,
     /// Where the gateway's loop runs (`--gateway-cpu`, `--gateway-fifo`).
     pub placement: crate::gateway_cpu::GatewayPlacement,
+    /// How long an event may wait for the ranks' horizons (`--hold-cap`),
+    /// wall ns.
+    pub hold_cap_ns: u64,
     /// `MPI_UNIVERSE_SIZE` (`--universe`); None: the network's hosts, or
     /// the job's ranks if there are more.
     pub universe: Option<u32>,
@@ -574,6 +579,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
                 .iter()
                 .map(|h| HostCpu::new(cfg.cpu_speed(h), cfg.cpu_threshold_ns(h)))
                 .collect(),
+            hold_cap_ns: a.hold_cap_ns,
         },
         listen,
     };
@@ -920,6 +926,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         adaptive,
         gateway_peak_rss_bytes: crate::memory::peak_rss_bytes(),
         loop_wakeups: gw.wakeups.summary(),
+        horizon_holds: gw.core.holds,
         refused_connections: gw.core.refused,
         storage: gw.core.storage.as_ref().map(|s| s.report()),
         warnings,

@@ -238,6 +238,30 @@ impl Channel {
         self.writable()
     }
 
+    /// A handle through which any thread of the rank publishes its
+    /// horizon (see [`crate::horizon`]).
+    pub fn horizon_handle(&self) -> HorizonHandle {
+        HorizonHandle {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// Gateway side: the rank's horizon and the deliveries it read.
+    pub fn horizon(&self) -> (crate::horizon::Horizon, u64) {
+        layout::horizon_words(&self.shared.map).read()
+    }
+
+    /// Gateway side: asks the rank to ring this end's doorbell when its
+    /// horizon moves (the gateway holds events back for it).
+    pub fn hold_for_horizon(&self) {
+        layout::horizon_words(&self.shared.map).hold();
+    }
+
+    /// Gateway side: no longer holding events back for this rank.
+    pub fn release_horizon(&self) {
+        layout::horizon_words(&self.shared.map).release();
+    }
+
     /// A handle another thread can sleep on until this end has input.
     pub fn waiter(&self) -> Waiter {
         Waiter {
@@ -252,6 +276,28 @@ impl Drop for Channel {
         let s = &*self.shared;
         layout::mark_closed(&s.map, s.side);
         s.peer_bell.ring();
+    }
+}
+
+/// The rank's side of its horizon words, for any of its threads.
+#[derive(Clone)]
+pub struct HorizonHandle {
+    shared: Arc<Shared>,
+}
+
+impl HorizonHandle {
+    /// Publishes the rank's horizon, waking the gateway if it holds
+    /// events back for this rank.
+    pub fn publish(&self, h: crate::horizon::Horizon) {
+        let s = &*self.shared;
+        if layout::horizon_words(&s.map).publish(h) {
+            s.peer_bell.ring();
+        }
+    }
+
+    /// Publishes how many deliveries the rank has read.
+    pub fn set_reads(&self, n: u64) {
+        layout::horizon_words(&self.shared.map).set_reads(n);
     }
 }
 

@@ -1,5 +1,6 @@
 //! The shared file of one rank's channel: a header page (magic, version,
-//! ring capacity, closed flags, the two rings' control blocks), then the
+//! ring capacity, closed flags, the rank's horizon, the two rings' control
+//! blocks), then the
 //! data area of the ring from the rank to the gateway, then that of the
 //! ring from the gateway to the rank. The rank creates it as a sealed
 //! memfd (it cannot grow or shrink, so a mapping of it never faults);
@@ -15,12 +16,18 @@ use std::sync::atomic::Ordering;
 /// "MNSIMSHM" as a little-endian u64: the first word of the file.
 const MAGIC: u64 = u64::from_le_bytes(*b"MNSIMSHM");
 /// The layout's version (the first word after the magic).
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 /// Bytes of the header page.
 pub const HEADER_BYTES: usize = 4096;
 const VERSION_AT: usize = 8;
 const CAPACITY_AT: usize = 12;
 const CLOSED_AT: usize = 16;
+/// The rank's horizon word and its count of deliveries read (see
+/// [`crate::horizon`]), on a cache line of their own; the gateway's
+/// holding flag on the next.
+const HORIZON_AT: usize = 64;
+const READS_AT: usize = 72;
+const HOLDING_AT: usize = 128;
 const FIRST_CONTROL_AT: usize = 256;
 
 /// Smallest ring capacity a file may announce, bytes.
@@ -169,6 +176,15 @@ pub fn open(fd: impl AsFd) -> Result<(SharedMapping, usize), String> {
         ));
     }
     Ok((m, capacity))
+}
+
+/// The header words that carry the rank's horizon.
+pub fn horizon_words(m: &SharedMapping) -> crate::horizon::HorizonWords<'_> {
+    crate::horizon::HorizonWords {
+        word: m.atomic_u64(HORIZON_AT),
+        reads: m.atomic_u64(READS_AT),
+        holding: m.atomic_u32(HOLDING_AT),
+    }
 }
 
 /// Marks `side`'s end closed.

@@ -14,11 +14,12 @@
 
 pub mod channel;
 pub mod doorbell;
+pub mod horizon;
 pub mod layout;
 mod mapping;
 pub mod offer;
 pub mod ring;
 pub mod spin;
 
-pub use channel::{Channel, Offer, Waiter, DEFAULT_CAPACITY_BYTES};
+pub use channel::{Channel, HorizonHandle, Offer, Waiter, DEFAULT_CAPACITY_BYTES};
 pub use mapping::SharedMapping;

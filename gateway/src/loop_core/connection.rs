@@ -6,6 +6,8 @@
 //! queued ([`RankConnection::flush_to`]).
 
 use mpinetsim_protocol::{DecodeError, Frame, RankCounters, LENGTH_PREFIX, MAX_HELLO_BODY};
+use mpinetsim_shm::horizon::Horizon;
+use std::collections::VecDeque;
 use std::io::{self, Write};
 
 /// Where a connection is in the protocol.
@@ -68,6 +70,14 @@ pub struct RankConnection {
     /// Deliver and CollectiveDone frames queued for the rank (a Waiting
     /// frame that saw fewer is stale).
     pub wakeups: u64,
+    /// The rank's horizon as its shared-memory channel last showed it
+    /// (None: a socket, which carries no horizon).
+    pub horizon: Option<Horizon>,
+    /// Deliveries (Deliver and CollectiveDone frames) queued for the rank.
+    pub deliveries_queued: u64,
+    /// Of those, the ones the rank may not have read yet, with a rank
+    /// that publishes horizons: (number from 1, arrival time ns).
+    unread_arrivals: VecDeque<(u64, u64)>,
     inbuf: Vec<u8>,
     in_start: usize,
     outbuf: Vec<u8>,
@@ -94,6 +104,9 @@ impl RankConnection {
             counters: None,
             waiting: None,
             wakeups: 0,
+            horizon: None,
+            deliveries_queued: 0,
+            unread_arrivals: VecDeque::new(),
             inbuf: Vec::with_capacity(64 * 1024),
             in_start: 0,
             outbuf: Vec::new(),
@@ -155,7 +168,71 @@ impl RankConnection {
     pub fn queue_deliver(&mut self, src: u32, vtime_ns: u64, bytes: &[u8]) {
         self.wakeups += 1;
         self.waiting = None;
+        self.count_delivery(vtime_ns);
         mpinetsim_protocol::encode_deliver(src, vtime_ns, bytes, &mut self.outbuf);
+    }
+
+    /// Queues a collective's release (analytic model) ending at `vtime_ns`.
+    pub fn queue_collective_done(&mut self, f: &Frame, vtime_ns: u64) {
+        self.wakeups += 1;
+        self.waiting = None;
+        self.count_delivery(vtime_ns);
+        self.queue(f);
+    }
+
+    /// Queues a Deliver frame kept while the rank had not connected.
+    pub fn queue_kept_delivery(&mut self, f: &Frame) {
+        self.wakeups += 1;
+        if let Frame::Deliver { vtime_ns, .. } = f {
+            self.count_delivery(*vtime_ns);
+        }
+        self.queue(f);
+    }
+
+    fn count_delivery(&mut self, vtime_ns: u64) {
+        self.deliveries_queued += 1;
+        if self.horizon.is_some() {
+            self.unread_arrivals
+                .push_back((self.deliveries_queued, vtime_ns));
+        }
+    }
+
+    /// Records the horizon the rank published and the deliveries it has
+    /// read (see [`mpinetsim_shm::horizon`]).
+    pub fn set_horizon(&mut self, h: Horizon, reads: u64) {
+        self.horizon = Some(h);
+        // A waiting rank's count says which delivery wakes it: keep that
+        // one even if the rank has read it meanwhile (it publishes its
+        // new horizon next).
+        let read = match h {
+            Horizon::Idle { reads: k } => k.min(reads),
+            _ => reads,
+        };
+        while self
+            .unread_arrivals
+            .front()
+            .is_some_and(|&(i, _)| i <= read)
+        {
+            self.unread_arrivals.pop_front();
+        }
+    }
+
+    /// The earliest emulated time at which the rank may still send a
+    /// message, as far as it told: None when it promised nothing (no
+    /// horizon published, or a socket) or waits with nothing on its way.
+    pub fn horizon_ns(&self) -> Option<u64> {
+        if self.state != ConnState::Active {
+            return None;
+        }
+        match self.horizon? {
+            Horizon::Unknown => None,
+            Horizon::Active(t) => Some(t),
+            Horizon::Idle { reads } => self
+                .unread_arrivals
+                .iter()
+                .find(|&&(i, _)| i > reads)
+                .map(|&(_, t)| t),
+        }
     }
 
     /// Bytes queued and not yet written.

@@ -1,5 +1,6 @@
 //! Running the network model in scaled real time: every event whose wall
-//! deadline `epoch + v × factor` is at most the lookahead away runs, its
+//! deadline `epoch + v × factor` is at most the lookahead away runs (once
+//! no rank may still send before it: see [`super::horizon_hold`]), its
 //! lateness is recorded (maxBehind, and the adaptive controller's input),
 //! and the deliveries and collective releases it produced are queued for
 //! their ranks (or kept until a rank connects).
@@ -26,6 +27,9 @@ impl<C: WallClock> GatewayCore<C> {
     pub fn run_due_events(&mut self) -> DueEvents {
         let mut deliveries = Vec::new();
         let mut releases = Vec::new();
+        let mut horizon = self.ranks_horizon();
+        // When a hold ended: events due meanwhile are late from then on.
+        let mut released_at: Option<u64> = None;
         loop {
             let now = self.clock.now_ns();
             let Some(t) = self.sim.next_event_time() else {
@@ -36,10 +40,17 @@ impl<C: WallClock> GatewayCore<C> {
             if deadline > now + lookahead {
                 return DueEvents::Done;
             }
+            if self.must_hold(t.0, deadline, now, horizon) {
+                return DueEvents::Done;
+            }
+            if let Some(r) = self.end_hold(now) {
+                released_at = Some(r);
+            }
             let (t, class) = self.sim.step_classified().expect("an event is pending");
             self.last_progress_ns = now;
             self.stall_reported = false;
-            let late = (now.saturating_sub(deadline) as f64 / self.time.factor_at(t.0)) as u64;
+            let due = released_at.map_or(deadline, |r| deadline.max(r));
+            let late = (now.saturating_sub(due) as f64 / self.time.factor_at(t.0)) as u64;
             self.lateness.record(late, class, t.0);
             if let Some(a) = self.adaptive.as_mut() {
                 a.observe(late);
@@ -71,6 +82,7 @@ impl<C: WallClock> GatewayCore<C> {
                                 c.queue_deliver(d.src, d.delivered_at.0, &d.bytes);
                             }
                         }
+                        horizon = self.horizon_after_delivery(horizon, ci);
                     }
                     // Not connected yet: keep it until its Hello.
                     None => self.undelivered[d.dst as usize].push_back(Frame::Deliver {
@@ -86,17 +98,18 @@ impl<C: WallClock> GatewayCore<C> {
             for r in releases.drain(..) {
                 // Every member of a collective is connected: it sent the
                 // Collective frame.
-                if let Some(c) =
-                    self.rank_conn[r.rank as usize].and_then(|ci| self.conns[ci].as_mut())
-                {
-                    c.queue(&Frame::CollectiveDone {
+                let ci = self.rank_conn[r.rank as usize];
+                if let Some(c) = ci.and_then(|ci| self.conns[ci].as_mut()) {
+                    let done = Frame::CollectiveDone {
                         context: r.key.context,
                         leader: r.key.leader,
                         seq: r.key.seq,
                         vtime_ns: r.at.0,
-                    });
-                    c.wakeups += 1;
-                    c.waiting = None;
+                    };
+                    c.queue_collective_done(&done, r.at.0);
+                }
+                if let Some(ci) = ci {
+                    horizon = self.horizon_after_delivery(horizon, ci);
                 }
             }
             self.events_since_flush += 1;
@@ -109,8 +122,13 @@ impl<C: WallClock> GatewayCore<C> {
 
     /// When the shell's timer should wake the loop: the next event's wall
     /// deadline minus the lookahead (at least 1 ns, as an absolute timerfd
-    /// time); None when no event is pending.
+    /// time), or the end of the hold under way; None when no event is
+    /// pending.
     pub fn timer_deadline(&self) -> Option<u64> {
+        if let Some(h) = self.hold {
+            // Until the rank's horizon moves (its doorbell), or the cap.
+            return Some(h.until_ns);
+        }
         self.sim.next_event_time().map(|t| {
             let lookahead = self.settings.lookahead.wall_ns(self.time.factor_at(t.0));
             self.time.deadline(t.0).saturating_sub(lookahead).max(1)

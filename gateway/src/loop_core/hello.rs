@@ -54,8 +54,7 @@ impl<C: WallClock> GatewayCore<C> {
             });
         }
         while let Some(f) = self.undelivered[rank as usize].pop_front() {
-            c.queue(&f);
-            c.wakeups += 1;
+            c.queue_kept_delivery(&f);
         }
         Ok(())
     }

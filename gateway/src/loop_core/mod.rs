@@ -14,6 +14,7 @@ pub mod connection;
 mod events;
 mod frames;
 mod hello;
+pub mod horizon_hold;
 mod lookahead;
 mod turn;
 
@@ -141,6 +142,9 @@ pub struct CoreSettings {
     /// The CPU of each rank's host (missing ranks: this machine's, every
     /// computation counted).
     pub rank_cpus: Vec<mpinetsim_protocol::HostCpu>,
+    /// How long after its deadline an event may wait for the ranks'
+    /// horizons, wall ns; 0: never (see [`horizon_hold`]).
+    pub hold_cap_ns: u64,
 }
 
 /// An `MPI_Comm_spawn` a rank asked for, waiting for the shell to start
@@ -179,6 +183,13 @@ pub struct GatewayCore<C: WallClock = Monotonic> {
     pub messages_in: u64,
     /// Messages delivered to ranks.
     pub messages_out: u64,
+    /// Events that waited for ranks' horizons.
+    pub holds: horizon_hold::HoldStats,
+    /// The event waiting for a rank's horizon now.
+    hold: Option<horizon_hold::Hold>,
+    /// A horizon (and its rank) whose hold reached the cap: it holds
+    /// nothing more.
+    expired_hold: Option<(u64, ConnId)>,
     settings: CoreSettings,
     clock: C,
     /// Connections by [`ConnId`]; None once refused or dropped.
@@ -224,6 +235,9 @@ impl<C: WallClock> GatewayCore<C> {
             rank_conn: vec![None; n],
             messages_in: 0,
             messages_out: 0,
+            holds: Default::default(),
+            hold: None,
+            expired_hold: None,
             lost: Vec::new(),
             spawn_requests: Vec::new(),
             events_since_flush: 0,

@@ -6,6 +6,7 @@
 mod admission;
 mod endings;
 mod fixed_latency;
+mod horizons;
 mod spawning;
 mod timing;
 
@@ -52,6 +53,7 @@ fn settings(ranks: u32, factor: f64) -> CoreSettings {
         stall: crate::stall::StallPolicy::default(),
         compute_clock: ComputeClock::Cpu,
         rank_cpus: Vec::new(),
+        hold_cap_ns: super::horizon_hold::DEFAULT_HOLD_CAP_NS,
     }
 }
 
