@@ -276,13 +276,12 @@ fn calibrating_8_ranks_that_compute_at_once_on_fewer_cores_needs_ranks_over_core
     // 8 ranks computing at once on 2 cores get a quarter of a core each:
     // at factor f < 4 each computation takes 4/f times its CPU time of
     // scaled time, so the computations are late (kind `compute` in
-    // maxBehind). A rank behind keeps its emulated time, but its messages
-    // enter the network late (the simulator already ran past their
-    // stamps), so the runtime at factor 1 is still well above the
-    // runtime at 16 (1.8 times here; at least 1.5 whatever else runs).
+    // maxBehind). A rank behind keeps its emulated time; whether its
+    // messages still enter the network at their stamps depends on how
+    // long the gateway waits for it (on shared memory its horizon, up to
+    // --hold-cap), so the runtime at small factors may or may not be off,
+    // but the lateness is there to see.
     let rows = v["factors"].as_array().unwrap();
-    let runtime = |i: usize| rows[i]["runtime_s"].as_f64().unwrap();
-    assert!(runtime(0) >= 1.5 * runtime(4), "{out}");
     assert!(
         rows[0]["behind_max_us"].as_f64().unwrap() >= 1000.0,
         "{out}"

@@ -83,6 +83,7 @@ fn do_init(required: c_int) -> c_int {
             let _ = MAIN_THREAD.set(std::thread::current().id());
             let level = required.clamp(0, MPI_THREAD_MULTIPLE);
             THREAD_LEVEL.fetch_max(level, Ordering::SeqCst);
+            horizon_follows_thread_level();
             MPI_SUCCESS
         }
         Err(e) => runtime::fatal(&e),
@@ -96,7 +97,16 @@ pub(crate) fn join_for_session(level: c_int) -> Result<(), String> {
     let info = runtime::start_session()?;
     RANK.store(info.rank, Ordering::SeqCst);
     THREAD_LEVEL.fetch_max(level.clamp(0, MPI_THREAD_MULTIPLE), Ordering::SeqCst);
+    horizon_follows_thread_level();
     Ok(())
+}
+
+/// With MPI_THREAD_MULTIPLE one thread may send while another waits, so
+/// the rank publishes no horizon (see [`runtime::horizon`]).
+fn horizon_follows_thread_level() {
+    if THREAD_LEVEL.load(Ordering::SeqCst) == MPI_THREAD_MULTIPLE {
+        runtime::horizon::disable();
+    }
 }
 
 mpi_fn! { fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) {

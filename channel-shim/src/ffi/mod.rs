@@ -184,6 +184,11 @@ pub fn enter(name: &'static str) {
             crate::runtime::clock_snapshot()
         };
         crate::runtime::pacer(|p| p.enter_refreshing(name, &c, entry, &mut refresh));
+        // The computation is paid: nothing this rank sends from now on is
+        // stamped earlier (the gateway may run events up to here).
+        crate::runtime::horizon::publish(mpinetsim_shm::horizon::Horizon::Active(
+            crate::runtime::now_emulated_ns(),
+        ));
         if crate::runtime::clock_is_adaptive() {
             // Tell the factor controller of computations that ran late.
             let late = crate::runtime::pacer(|p| p.take_recent_lateness()).unwrap_or(0);

@@ -126,10 +126,56 @@ pub fn set_emulated_offset_ns(offset: i64) {
     EMULATED_OFFSET_NS.store(offset, Ordering::Relaxed);
 }
 
-/// The rank's emulated time at scaled real time `srt_ns`: the two differ
-/// by [`emulated_offset_ns`].
+/// Not inside an MPI call (see [`FROZEN_NS`]).
+const NOT_FROZEN: u64 = u64::MAX;
+
+/// Inside an MPI call, the rank's emulated time, which stands still there:
+/// it moves only to the arrival of a message the rank takes. The shim's
+/// own work inside a call (handling messages, writing frames, waking up)
+/// is this machine's, not the emulated MPI library's, and counting its
+/// wall time ÷ factor put an error of that size on every message — at
+/// small factors, with several ranks per core, most of a microsecond
+/// network's latency. [`NOT_FROZEN`] between calls.
+static FROZEN_NS: AtomicU64 = AtomicU64::new(NOT_FROZEN);
+
+/// The rank's emulated time at scaled real time `srt_ns`: inside an MPI
+/// call the time it stands at, between calls the two differ by
+/// [`emulated_offset_ns`].
 pub fn emulated_at(srt_ns: u64) -> u64 {
+    let frozen = FROZEN_NS.load(Ordering::Relaxed);
+    if frozen != NOT_FROZEN {
+        return frozen;
+    }
     (srt_ns as i64).saturating_add(emulated_offset_ns()).max(0) as u64
+}
+
+/// An MPI call begins at scaled real time `srt_ns`: the rank's emulated
+/// time stands at `srt_ns` plus its offset until the call ends.
+pub fn freeze(srt_ns: u64) {
+    let at = (srt_ns as i64).saturating_add(emulated_offset_ns()).max(0) as u64;
+    FROZEN_NS.store(at, Ordering::Relaxed);
+}
+
+/// The MPI call ends at scaled real time `srt_ns`: from now on emulated
+/// time runs with scaled real time again, from where the call left it.
+pub fn thaw(srt_ns: u64) {
+    let frozen = FROZEN_NS.swap(NOT_FROZEN, Ordering::Relaxed);
+    if frozen != NOT_FROZEN {
+        set_emulated_offset_ns(frozen as i64 - srt_ns as i64);
+    }
+}
+
+/// The rank took a message that arrived at emulated time `arrival_ns`
+/// (at scaled real time `srt_ns`): its emulated time moves there unless
+/// it is later already.
+pub fn take_message_at(arrival_ns: u64, srt_ns: u64) {
+    let frozen = FROZEN_NS.load(Ordering::Relaxed);
+    if frozen != NOT_FROZEN {
+        FROZEN_NS.store(frozen.max(arrival_ns), Ordering::Relaxed);
+    } else {
+        let offset = emulated_offset_ns().max(arrival_ns as i64 - srt_ns as i64);
+        set_emulated_offset_ns(offset);
+    }
 }
 
 /// The job's clock once Welcome arrived. Readers take a snapshot (an Arc
@@ -177,4 +223,41 @@ pub fn change(at_srt_ns: u64, factor: f64) {
 /// Scaled real time now, ns (0 before MPI_Init).
 pub fn srt_now() -> u64 {
     snapshot().map_or(0, |c| c.srt(job_ns()))
+}
+
+/// Tests that set this module's globals (the offset, the frozen time)
+/// run one at a time.
+#[cfg(test)]
+pub fn serial_for_tests() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inside a call emulated time stands still and moves only to the
+    /// arrival of a message taken (never back); after the call it runs
+    /// with scaled real time again from there.
+    #[test]
+    fn emulated_time_stands_still_inside_a_call_but_for_arrivals() {
+        let _g = serial_for_tests();
+        set_emulated_offset_ns(-100);
+        freeze(1_000);
+        assert_eq!(emulated_at(5_000), 900);
+        take_message_at(700, 5_000);
+        assert_eq!(emulated_at(6_000), 900, "an earlier arrival leaves it");
+        take_message_at(2_500, 6_000);
+        assert_eq!(emulated_at(9_000), 2_500);
+        thaw(10_000);
+        assert_eq!(emulated_offset_ns(), -7_500);
+        assert_eq!(emulated_at(11_000), 3_500);
+        // Between calls a message brings the time forward only.
+        take_message_at(3_000, 11_000);
+        assert_eq!(emulated_at(11_000), 3_500);
+        take_message_at(12_000, 11_000);
+        assert_eq!(emulated_at(11_000), 12_000);
+        set_emulated_offset_ns(0);
+    }
 }

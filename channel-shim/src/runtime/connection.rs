@@ -12,6 +12,7 @@ use mpinetsim_protocol::{
     ComputeClock, Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY,
     VERSION,
 };
+use mpinetsim_shm::horizon::Horizon;
 use shim_engine::envelope::{is_one_sided_message, CallCode, Envelope, Kind};
 use shim_engine::transport::{CollectiveStart, Incoming, Transport};
 use shim_engine::waiting::Waiting;
@@ -75,8 +76,10 @@ pub struct GatewayTransport {
     /// Collectives reported to the analytic model, by their name there:
     /// where to deliver their release (receive context and tag).
     reported: HashMap<(u32, u32, u32), (u32, i32)>,
-    /// Deliver and CollectiveDone frames read (see `Frame::Waiting`).
+    /// Deliver, CollectiveDone and Spawned frames read (see `Frame::Waiting`).
     wakeups: u64,
+    /// Deliver and CollectiveDone frames read (see [`super::horizon`]).
+    deliveries_read: u64,
     /// While one-sided messages are served outside the program's MPI
     /// calls: the arrival time of the one being served, which stamps what
     /// is sent meanwhile (see [`Transport::try_recv_one_sided`]).
@@ -149,6 +152,7 @@ impl GatewayTransport {
     ) -> Result<GatewayTransport, String> {
         let mut stream = GatewayStream::connect(addr, kind)
             .map_err(|e| format!("cannot reach the mpinetsim gateway at {addr}: {e}"))?;
+        super::horizon::install(stream.horizon_handle());
         let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
         let mut t = GatewayTransport {
             stream,
@@ -181,6 +185,7 @@ impl GatewayTransport {
             coll_seq: HashMap::new(),
             reported: HashMap::new(),
             wakeups: 0,
+            deliveries_read: 0,
             serving_at_srt_ns: None,
             arrivals: vec![0; me.size as usize],
             ready_index: VecDeque::new(),
@@ -309,15 +314,34 @@ impl GatewayTransport {
     /// its lag. One that had arrived before leaves the rank's time as it
     /// was.
     fn take_waiting(&mut self, waiting_from: u64) -> Incoming {
-        while self.ready.is_empty() {
-            self.pump(true);
-        }
+        self.wait_for_delivery(None);
         let due = self.ready.front().unwrap().vtime_ns;
+        // Until it takes that message the rank sends nothing, and then
+        // at that message's time or its own, whichever is later.
+        super::horizon::publish(Horizon::Active(due.max(waiting_from)));
         self.wait_until_srt(due);
         if due > waiting_from {
-            clock::set_emulated_offset_ns(due as i64 - self.srt_ns() as i64);
+            clock::take_message_at(due, self.srt_ns());
         }
         self.take_ready(0, false).unwrap()
+    }
+
+    /// Reads frames until a delivery is ready (or `deadline` passed:
+    /// false), telling the gateway meanwhile that this rank will send
+    /// nothing before its next delivery.
+    fn wait_for_delivery(&mut self, deadline: Option<std::time::Instant>) -> bool {
+        if !self.ready.is_empty() {
+            return true;
+        }
+        super::horizon::publish(Horizon::Idle {
+            reads: self.deliveries_read,
+        });
+        while self.ready.is_empty() {
+            if !self.pump(true) && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Takes message `i` of the ready queue, recording it when the job
@@ -485,6 +509,8 @@ impl GatewayTransport {
                 count,
                 error,
             } => {
+                // The gateway counts it among the frames that wake a rank.
+                self.wakeups += 1;
                 self.spawned = Some(if error.is_empty() {
                     Ok((first, count))
                 } else {
@@ -509,6 +535,8 @@ impl GatewayTransport {
                 bytes,
             }) => {
                 self.wakeups += 1;
+                self.deliveries_read += 1;
+                super::horizon::set_reads(self.deliveries_read);
                 if src as usize >= self.arrivals.len() && src < RANK_LIMIT {
                     self.arrivals.resize(src as usize + 1, 0);
                 }
@@ -597,6 +625,8 @@ impl GatewayTransport {
             payload_len: 0,
         };
         self.wakeups += 1;
+        self.deliveries_read += 1;
+        super::horizon::set_reads(self.deliveries_read);
         self.ready_index.push_back(u64::MAX);
         self.ready.push_back(Incoming {
             src: self.rank,
@@ -721,8 +751,7 @@ impl Transport for GatewayTransport {
         };
         // Taken at emulated time max(arrival, emulated now): the rank was
         // not waiting for it, so it can only bring the rank's time forward.
-        let offset = clock::emulated_offset_ns().max(m.vtime_ns as i64 - now as i64);
-        clock::set_emulated_offset_ns(offset);
+        clock::take_message_at(m.vtime_ns, now);
         Some(m)
     }
     /// Leaves the rank's lag alone: the program, not the service, is
@@ -788,10 +817,8 @@ impl Transport for GatewayTransport {
     fn recv_within(&mut self, timeout: Duration) -> Option<Incoming> {
         let waiting_from = self.emulated_srt_ns();
         let deadline = std::time::Instant::now() + timeout;
-        while self.ready.is_empty() {
-            if !self.pump(true) && std::time::Instant::now() >= deadline {
-                return None;
-            }
+        if !self.wait_for_delivery(Some(deadline)) {
+            return None;
         }
         Some(self.take_waiting(waiting_from))
     }

@@ -61,6 +61,11 @@ impl GatewayWaiter {
 }
 
 impl GatewayStream {
+    /// Where the rank publishes its horizon (shared memory only).
+    pub fn horizon_handle(&self) -> Option<mpinetsim_shm::HorizonHandle> {
+        self.shm.as_ref().map(Channel::horizon_handle)
+    }
+
     /// Connects to `addr`; a TCP address is tried on each address its host
     /// resolves to, within the protocol's connect timeout. With `shm` and
     /// a Unix address the rings are created and offered to the gateway

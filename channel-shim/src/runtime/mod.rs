@@ -6,6 +6,7 @@ mod clock_sync;
 mod connection;
 mod flush_on_term;
 mod gateway_stream;
+pub mod horizon;
 mod one_sided_service;
 mod pacer;
 mod parent_watch;

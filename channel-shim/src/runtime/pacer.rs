@@ -27,8 +27,8 @@
 //! on every message of a microsecond network.
 
 use super::clock::{
-    cpu_clock_read_cost_ns, emulated_offset_ns, is_adaptive, job_ns, program_cpu_ns,
-    set_emulated_offset_ns, wall_clock_read_cost_ns,
+    cpu_clock_read_cost_ns, emulated_offset_ns, freeze, is_adaptive, job_ns, program_cpu_ns,
+    set_emulated_offset_ns, thaw, wall_clock_read_cost_ns,
 };
 use super::timeline::{SpanKind, SpanLog};
 use mpinetsim_protocol::{ComputeClock, HostCpu, LatenessHistogram, ScaledClock};
@@ -306,6 +306,7 @@ impl Pacer {
         }
         self.call_start_ns = call_start;
         set_emulated_offset_ns(self.owed_srt_ns);
+        freeze(clock.srt(call_start));
     }
 
     /// The largest lateness of a computation since the previous call
@@ -330,6 +331,7 @@ impl Pacer {
             return;
         }
         let now = job_ns();
+        thaw(clock.srt(now));
         self.blocked_ns += clock.srt(now).saturating_sub(clock.srt(self.call_start_ns));
         // Where the call left the rank against the schedule (a message it
         // waited for may have moved it): the next computation owes that
@@ -352,13 +354,11 @@ impl Pacer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
 
-    /// The tests measure the process's CPU time: one at a time.
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
+    /// The tests measure the process's CPU time and set the clock's
+    /// globals: one at a time.
     fn serial() -> std::sync::MutexGuard<'static, ()> {
-        ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+        super::super::clock::serial_for_tests()
     }
 
     /// Spins until this process has consumed `ns` more CPU time.
@@ -592,19 +592,20 @@ mod tests {
         );
     }
 
-    /// A rank that took a message late (it woke up 5 µs after the
-    /// message's arrival) stays that far behind across its next calls
-    /// until a computation makes it up: its next message is stamped at
-    /// its emulated time, so its wake-up does not add to the exchange.
+    /// A rank whose call took 5 µs of this machine's time (it woke up to
+    /// take a message, handled it) stays that far behind across its next
+    /// calls until a computation makes it up: emulated time stands still
+    /// inside a call, its next message is stamped at its emulated time,
+    /// so neither its wake-up nor the shim's work adds to the exchange.
     #[test]
     fn a_lag_lasts_across_calls_until_a_computation_makes_it_up() {
         let _g = serial();
         let c = ScaledClock::new(job_ns(), 1.0);
         let mut p = Pacer::new(ComputeClock::Cpu, HostCpu::new(1.0, 0));
         p.enter("MPI_Recv", &c);
-        // What the transport does as it takes a message that arrived 5 µs
-        // of scaled time before the rank woke up to take it.
-        set_emulated_offset_ns(-5_000);
+        let inside = super::super::clock::emulated_at(c.srt(job_ns()));
+        busy_wall(5_000);
+        assert_eq!(super::super::clock::emulated_at(c.srt(job_ns())), inside);
         p.exit(&c);
         p.enter("MPI_Send", &c);
         // At factor 1 the computation between the calls is at most the
