@@ -10,7 +10,8 @@
 # NET chooses the network (default configs/hpc-fat-tree.toml); A2A_BYTES
 # and A2A_ITERS the all-to-all (default 4096 bytes per pair, 50 times);
 # TOLERANCE the relative change that counts as converged (default 0.01,
-# issue 24's 1 %; calibrate's own default is 0.05).
+# issue 24's 1 %; calibrate's own default is 0.05); KEEP a folder to copy
+# each calibration's output to.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max="${1:-1024}"
@@ -31,8 +32,10 @@ calibrate() {
   local out="$tmp/$name-$transport" start end
   start=$(date +%s.%N)
   "$bin" calibrate -n "$ranks" --net "$net" --max "$max" --repeat "$repeat" \
-    --tolerance "${TOLERANCE:-0.01}" --transport "$transport" --out "$out" -- "$@" >"$out.log" 2>&1
+    --tolerance "${TOLERANCE:-0.01}" --transport "$transport" --out "$out" -- "$@" >"$out.log" 2>&1 \
+    || true # exit status 1: no convergence up to the largest factor
   end=$(date +%s.%N)
+  if [ -n "${KEEP:-}" ]; then cp -r "$out" "$KEEP/$name-$transport"; fi
   python3 - "$out/calibration.json" "$name" "$transport" "$(echo "$end - $start" | bc -l)" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -41,9 +44,12 @@ rows = {r["factor"]: r for r in d["factors"]}
 fs = sorted(rows)
 def runtime(f):
     return rows[f]["runtime_s"] if f in rows else float("nan")
-nxt = next((f for f in fs if rec is not None and f > rec), None)
-here, up = runtime(rec), runtime(nxt) if nxt else float("nan")
-print(f"{sys.argv[2]:<10} {sys.argv[3]:<7} {str(rec):>11} {float(sys.argv[4]):>9.1f} "
+if rec is None:  # not converged: show the two largest factors
+    rec_shown, here, up = "none", runtime(fs[-2]), runtime(fs[-1])
+else:
+    nxt = next((f for f in fs if f > rec), None)
+    rec_shown, here, up = rec, runtime(rec), runtime(nxt) if nxt else float("nan")
+print(f"{sys.argv[2]:<10} {sys.argv[3]:<7} {str(rec_shown):>11} {float(sys.argv[4]):>9.1f} "
       f"{here:>12.6f} {up:>12.6f} {100 * (up - here) / here:>+8.2f}")
 EOF
 }
