@@ -78,6 +78,9 @@ pub struct RankConnection {
     /// Of those, the ones the rank may not have read yet, with a rank
     /// that publishes horizons: (number from 1, arrival time ns).
     unread_arrivals: VecDeque<(u64, u64)>,
+    /// An event waited the whole cap for this rank: it holds nothing
+    /// until it next waits inside MPI (see [`super::horizon_hold`]).
+    pub hold_expired: bool,
     inbuf: Vec<u8>,
     in_start: usize,
     outbuf: Vec<u8>,
@@ -107,6 +110,7 @@ impl RankConnection {
             horizon: None,
             deliveries_queued: 0,
             unread_arrivals: VecDeque::new(),
+            hold_expired: false,
             inbuf: Vec::with_capacity(64 * 1024),
             in_start: 0,
             outbuf: Vec::new(),
@@ -201,6 +205,9 @@ impl RankConnection {
     /// read (see [`mpinetsim_shm::horizon`]).
     pub fn set_horizon(&mut self, h: Horizon, reads: u64) {
         self.horizon = Some(h);
+        if matches!(h, Horizon::Idle { .. }) {
+            self.hold_expired = false;
+        }
         // A waiting rank's count says which delivery wakes it: keep that
         // one even if the rank has read it meanwhile (it publishes its
         // new horizon next).
@@ -215,6 +222,15 @@ impl RankConnection {
         {
             self.unread_arrivals.pop_front();
         }
+    }
+
+    /// [`RankConnection::horizon_ns`], unless the rank's last hold
+    /// reached the cap.
+    pub fn holding_horizon_ns(&self) -> Option<u64> {
+        if self.hold_expired {
+            return None;
+        }
+        self.horizon_ns()
     }
 
     /// The earliest emulated time at which the rank may still send a

@@ -23,7 +23,7 @@ use crate::clock::WallClock;
 /// the others' deliveries little.
 pub const DEFAULT_HOLD_CAP_NS: u64 = 2_000_000;
 
-/// Events waiting for a rank's horizon to move.
+/// Events waiting for one rank's horizon to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hold {
     /// The event's time, ns.
@@ -74,7 +74,8 @@ impl<C: WallClock> GatewayCore<C> {
     }
 
     /// The least horizon of the ranks and whose it is (None: no rank
-    /// promised anything or holding is off).
+    /// promised anything or holding is off). A rank whose hold reached the
+    /// cap is left out until it waits inside MPI again.
     pub(super) fn ranks_horizon(&self) -> Option<(u64, ConnId)> {
         if self.settings.hold_cap_ns == 0 {
             return None;
@@ -82,8 +83,7 @@ impl<C: WallClock> GatewayCore<C> {
         self.conns
             .iter()
             .enumerate()
-            .filter_map(|(id, c)| Some((c.as_ref()?.horizon_ns()?, id)))
-            .filter(|&h| Some(h) != self.expired_hold)
+            .filter_map(|(id, c)| Some((c.as_ref()?.holding_horizon_ns()?, id)))
             .min()
     }
 
@@ -97,9 +97,7 @@ impl<C: WallClock> GatewayCore<C> {
         if self.settings.hold_cap_ns == 0 {
             return None;
         }
-        let theirs = (self.conns[id].as_ref())
-            .and_then(|c| c.horizon_ns())
-            .filter(|&t| Some((t, id)) != self.expired_hold);
+        let theirs = self.conns[id].as_ref().and_then(|c| c.holding_horizon_ns());
         match (current, theirs) {
             (Some(a), Some(t)) => Some(a.min((t, id))),
             (a, t) => a.or(t.map(|t| (t, id))),
@@ -108,10 +106,12 @@ impl<C: WallClock> GatewayCore<C> {
 
     /// Whether the event at `event_ns` (wall deadline `deadline_ns`) must
     /// wait at wall time `now_ns` for `horizon`; records the wait. One
-    /// rank's horizon holds events for at most the cap, counted from its
+    /// rank holds events for at most the cap at a time, counted from the
     /// deadline or, when the loop is already behind, from when the wait
-    /// began: a rank that stays behind its horizon that long (it computes,
-    /// or waits for a CPU) holds nothing more until it publishes again.
+    /// began, however its horizon creeps meanwhile (a rank that polls
+    /// with `MPI_Test` moves it a little at every call): a rank that
+    /// stays behind that long (it computes, polls, or waits for a CPU)
+    /// holds nothing more until it next waits inside MPI.
     pub(super) fn must_hold(
         &mut self,
         event_ns: u64,
@@ -122,18 +122,21 @@ impl<C: WallClock> GatewayCore<C> {
         let Some((h, holder)) = horizon else {
             return false;
         };
-        if event_ns <= h || self.expired_hold == Some((h, holder)) {
+        if event_ns <= h {
             return false;
         }
         match self.hold.as_mut() {
-            Some(hold) if hold.holder == holder && hold.horizon_ns == h => {
+            Some(hold) if hold.holder == holder => {
                 if now_ns >= hold.until_ns {
                     self.holds.cap_expiries += 1;
-                    self.expired_hold = Some((h, holder));
+                    if let Some(c) = self.conns[holder].as_mut() {
+                        c.hold_expired = true;
+                    }
                     return false;
                 }
                 hold.checked_ns = now_ns;
                 hold.event_ns = event_ns;
+                hold.horizon_ns = h;
             }
             _ => {
                 self.end_hold(now_ns);

@@ -187,9 +187,6 @@ pub struct GatewayCore<C: WallClock = Monotonic> {
     pub holds: horizon_hold::HoldStats,
     /// The event waiting for a rank's horizon now.
     hold: Option<horizon_hold::Hold>,
-    /// A horizon (and its rank) whose hold reached the cap: it holds
-    /// nothing more.
-    expired_hold: Option<(u64, ConnId)>,
     settings: CoreSettings,
     clock: C,
     /// Connections by [`ConnId`]; None once refused or dropped.
@@ -237,7 +234,6 @@ impl<C: WallClock> GatewayCore<C> {
             messages_out: 0,
             holds: Default::default(),
             hold: None,
-            expired_hold: None,
             lost: Vec::new(),
             spawn_requests: Vec::new(),
             events_since_flush: 0,

@@ -128,14 +128,46 @@ fn a_rank_that_stays_behind_its_horizon_holds_events_only_until_the_cap() {
     assert_eq!(holds.max_held_wall_ns, CAP);
     // Not late: it ran when the cap released it.
     assert_eq!(job.core.lateness.summary().max_ns, 0);
-    // The same horizon holds nothing more: a later event runs on time
-    // (rank 0 read the message the released event brought it).
+    // Rank 1 holds nothing more, however its horizon moves, until it
+    // waits inside MPI again: a later event runs on time (rank 0 read the
+    // message the released event brought it).
     job.core.set_horizon(ids[0], Horizon::Idle { reads: 1 }, 1);
+    job.core
+        .set_horizon(ids[1], Horizon::Active(LATENCY + 1), 1);
     let stamp = LATENCY + 2 * LATER;
     send(&mut job, ids[2], 0, stamp);
     job.at(job.wall_of(stamp + LATENCY));
     job.run_due();
     assert_eq!((job.core.messages_out, job.core.holds.holds), (3, 1));
+    // Waiting again, it holds events again (rank 0 read its second
+    // message).
+    job.core.set_horizon(ids[0], Horizon::Idle { reads: 2 }, 2);
+    job.core.set_horizon(ids[1], Horizon::Idle { reads: 1 }, 1);
+    send(&mut job, ids[2], 1, stamp + LATENCY);
+    send(&mut job, ids[2], 0, stamp + LATENCY + LATER);
+    job.at(job.wall_of(stamp + 2 * LATENCY + LATER));
+    job.run_due();
+    assert_eq!((job.core.messages_out, job.core.holds.holds), (4, 2));
+}
+
+#[test]
+fn a_rank_whose_horizon_creeps_holds_for_one_cap_in_all() {
+    let (mut job, ids) = race(CAP);
+    let second = job.wall_of(LATENCY + LATER);
+    job.at(second);
+    job.run_due();
+    // Rank 1 polls: its horizon moves a little at every call.
+    for step in 1..=4u64 {
+        job.at(second + step * CAP / 4 - 1);
+        job.core
+            .set_horizon(ids[1], Horizon::Active(LATENCY + step * 1_000), 1);
+        job.run_due();
+        assert_eq!(job.core.messages_out, 1, "step {step}");
+    }
+    job.at(second + CAP);
+    job.run_due();
+    assert_eq!(job.core.messages_out, 2, "one cap in all");
+    assert_eq!((job.core.holds.holds, job.core.holds.cap_expiries), (1, 1));
 }
 
 #[test]
