@@ -18,11 +18,16 @@ use std::sync::Mutex;
 static HANDLE: Mutex<Option<HorizonHandle>> = Mutex::new(None);
 static DISABLED: AtomicBool = AtomicBool::new(false);
 
-fn handle() -> Option<HorizonHandle> {
+/// Runs `f` with the channel's handle, unless there is none or
+/// publishing is off: under the lock, without cloning the handle (this
+/// runs at every MPI call's entry).
+fn with_handle(f: impl FnOnce(&HorizonHandle)) {
     if DISABLED.load(Ordering::Relaxed) {
-        return None;
+        return;
     }
-    HANDLE.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    if let Some(h) = HANDLE.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        f(h);
+    }
 }
 
 /// The channel's handle once connected on shared memory (None: a socket).
@@ -33,22 +38,16 @@ pub fn install(h: Option<HorizonHandle>) {
 /// Stops publishing for good (MPI_THREAD_MULTIPLE), and takes back what
 /// was published.
 pub fn disable() {
-    if let Some(h) = handle() {
-        h.publish(Horizon::Unknown);
-    }
+    with_handle(|h| h.publish(Horizon::Unknown));
     DISABLED.store(true, Ordering::SeqCst);
 }
 
 /// Publishes `h`.
 pub fn publish(h: Horizon) {
-    if let Some(handle) = handle() {
-        handle.publish(h);
-    }
+    with_handle(|handle| handle.publish(h));
 }
 
 /// Publishes that `n` deliveries were read.
 pub fn set_reads(n: u64) {
-    if let Some(handle) = handle() {
-        handle.set_reads(n);
-    }
+    with_handle(|handle| handle.set_reads(n));
 }
