@@ -18,16 +18,11 @@ use std::sync::Mutex;
 static HANDLE: Mutex<Option<HorizonHandle>> = Mutex::new(None);
 static DISABLED: AtomicBool = AtomicBool::new(false);
 
-/// Runs `f` with the channel's handle, unless there is none or
-/// publishing is off: under the lock, without cloning the handle (this
-/// runs at every MPI call's entry).
-fn with_handle(f: impl FnOnce(&HorizonHandle)) {
+fn handle() -> Option<HorizonHandle> {
     if DISABLED.load(Ordering::Relaxed) {
-        return;
+        return None;
     }
-    if let Some(h) = HANDLE.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-        f(h);
-    }
+    HANDLE.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
 /// The channel's handle once connected on shared memory (None: a socket).
@@ -38,16 +33,22 @@ pub fn install(h: Option<HorizonHandle>) {
 /// Stops publishing for good (MPI_THREAD_MULTIPLE), and takes back what
 /// was published.
 pub fn disable() {
-    with_handle(|h| h.publish(Horizon::Unknown));
+    if let Some(h) = handle() {
+        h.publish(Horizon::Unknown);
+    }
     DISABLED.store(true, Ordering::SeqCst);
 }
 
 /// Publishes `h`.
 pub fn publish(h: Horizon) {
-    with_handle(|handle| handle.publish(h));
+    if let Some(handle) = handle() {
+        handle.publish(h);
+    }
 }
 
 /// Publishes that `n` deliveries were read.
 pub fn set_reads(n: u64) {
-    with_handle(|handle| handle.set_reads(n));
+    if let Some(handle) = handle() {
+        handle.set_reads(n);
+    }
 }
