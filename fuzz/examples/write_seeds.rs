@@ -27,6 +27,7 @@ fn frames() -> Vec<(&'static str, Frame)> {
         compute_clock: mpinetsim_protocol::ComputeClock::Cpu,
         cpu_speed: 1.0,
         cpu_threshold_ns: 0,
+        poll_ns: 0,
     };
     let counters = RankCounters {
         calls: 12,

@@ -21,6 +21,7 @@ use crate::error::Error;
 use crate::replay_timeline::{Activity, ReplayTimeline};
 use bytes::Bytes;
 use mpinetsim_protocol::trace::{Trace, TraceEvent};
+use mpinetsim_protocol::trace_calls::CallRecord;
 use mpinetsim_protocol::HostCpu;
 use netsim::model::NetworkModel;
 use netsim::Nanos;
@@ -40,8 +41,14 @@ struct Message {
 #[derive(Clone, Debug)]
 enum Step {
     Compute(u64),
+    /// A test or probe that completed or found nothing: the host's poll
+    /// cost, as the run charged it.
+    Poll,
     Send(Message),
-    Take { src: u32, index: u64 },
+    Take {
+        src: u32,
+        index: u64,
+    },
     End,
 }
 
@@ -181,6 +188,7 @@ fn ranks_of(trace: &Trace) -> Vec<Rank> {
                 // Only made the library answer: the answers wait for it.
                 TraceEvent::Consume { .. } => {}
                 TraceEvent::End => rank.steps.push(Step::End),
+                TraceEvent::Call(CallRecord::Progress) => rank.steps.push(Step::Poll),
                 // The engine replay's; the messages they caused are here.
                 TraceEvent::Call(_) => {}
             }
@@ -294,6 +302,9 @@ pub fn replay(
                         }
                         r.clock += Nanos(scaled);
                         out.rank_compute_ns[i] += scaled;
+                    }
+                    Step::Poll => {
+                        r.clock += Nanos(cpus.get(i).map_or(0, |c| c.poll_ns));
                     }
                     Step::Send(m) => inject(
                         sim,
@@ -417,7 +428,10 @@ pub fn replay_network(
     let speeds: Vec<HostCpu> = sim
         .rank_host_names()
         .iter()
-        .map(|name| HostCpu::new(cfg.cpu_speed(name), cfg.cpu_threshold_ns(name)))
+        .map(|name| {
+            HostCpu::new(cfg.cpu_speed(name), cfg.cpu_threshold_ns(name))
+                .with_poll_ns(cfg.poll_cost_ns(name))
+        })
         .collect();
     let mut files = match capture {
         Some(dir) => {

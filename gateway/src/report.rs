@@ -143,6 +143,9 @@ pub struct MpiCounters {
     pub below_threshold: u64,
     /// What they measured together on this machine (before `cpu_speed`).
     pub below_threshold_s: f64,
+    /// Tests and probes that completed or found nothing, each costing the
+    /// host's `poll_cost` of emulated time.
+    pub polls: u64,
 }
 
 impl From<&RankCounters> for MpiCounters {
@@ -165,6 +168,7 @@ impl From<&RankCounters> for MpiCounters {
             rma_bytes: c.rma_bytes,
             below_threshold: c.below_threshold,
             below_threshold_s: c.below_threshold_ns as f64 / 1e9,
+            polls: c.polls,
         }
     }
 }

@@ -577,7 +577,10 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
             compute_clock: a.compute_clock,
             rank_cpus: rank_hosts
                 .iter()
-                .map(|h| HostCpu::new(cfg.cpu_speed(h), cfg.cpu_threshold_ns(h)))
+                .map(|h| {
+                    HostCpu::new(cfg.cpu_speed(h), cfg.cpu_threshold_ns(h))
+                        .with_poll_ns(cfg.poll_cost_ns(h))
+                })
                 .collect(),
             hold_cap_ns: a.hold_cap_ns,
         },

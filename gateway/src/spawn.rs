@@ -91,7 +91,8 @@ fn start<C: crate::clock::WallClock>(
             let host = core.sim.rank_host_names()[rank as usize].clone();
             core.add_rank(
                 rank,
-                HostCpu::new(cfg.cpu_speed(&host), cfg.cpu_threshold_ns(&host)),
+                HostCpu::new(cfg.cpu_speed(&host), cfg.cpu_threshold_ns(&host))
+                    .with_poll_ns(cfg.poll_cost_ns(&host)),
             );
             let start = RankStart {
                 rank,

@@ -406,6 +406,7 @@ fn test_programs_replay_through_the_engine_within_1_percent_on_their_network() {
         ("replay_extras", "64", "4"),
         ("persistent_coll", "32", "4"),
         ("cancel_sends", "32", "2"),
+        ("poll_loop", "64", "2"),
     ] {
         let prog = build_c(name, "mpicc");
         let trace = dir.path().join(format!("{name}.mnt"));

@@ -360,3 +360,87 @@ fn a_microsecond_pingpong_takes_the_network_models_time() {
         );
     }
 }
+
+/// Issue 24: a test or probe that finds nothing costs the host's
+/// `poll_cost` of emulated time, as on a real machine, instead of nothing
+/// (emulated time stands still inside MPI calls, so a polling rank once
+/// stayed where its loop began and fell behind the job's schedule). With
+/// computations under `cpu_threshold` not counted:
+///
+/// * N probes for nothing take N × poll_cost, plus at most what the rank's
+///   computations counted (the report's compute_s, an upper bound for the
+///   few the host's CPU-time noise pushes above the threshold);
+/// * a round trip whose receiver polls with MPI_Test takes the blocking
+///   round trip's time plus less than two poll costs: the message is seen
+///   by the first test at or after its arrival, or by the one after it
+///   when the gateway wrote it while a test was looking at the ring;
+/// * so the receiver's failed tests per polled round are the blocking
+///   round trip ÷ poll_cost, give or take those two.
+#[test]
+fn a_poll_that_finds_nothing_costs_the_hosts_poll_cost() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if skip_without_mpicc() {
+        return;
+    }
+    let prog = build_c("poll_loop", "mpicc");
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("r.json");
+    let net = config("hpc-fat-tree.toml");
+    let (polls, rounds, cost_ns) = (10_000u64, 400u64, 200.0);
+    let args = [
+        "-n",
+        "2",
+        "--net",
+        &net,
+        "--time-factor",
+        "256",
+        "--transport",
+        "shm",
+        "--set",
+        "topology.cpu_threshold=5us",
+        "--set",
+        "topology.poll_cost=200ns",
+        "--report",
+        rep.to_str().unwrap(),
+    ];
+    let o = run(&args, &prog, &[&polls.to_string(), &rounds.to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    let rank = |i: usize| &r["rank_reports"][i]["mpi"];
+    let compute0_ns = rank(0)["compute_s"].as_f64().unwrap() * 1e9;
+    let probing_ns = value_after(&out, "probing_ns=");
+    let expected_ns = polls as f64 * cost_ns;
+    eprintln!("{polls} probes: {probing_ns:.0} ns, model {expected_ns:.0} ns + at most {compute0_ns:.0} ns of counted computation");
+    assert!(
+        probing_ns >= expected_ns - 1.0 && probing_ns <= expected_ns + compute0_ns + 1.0,
+        "{polls} probes for nothing took {probing_ns} ns; at {cost_ns} ns each they take {expected_ns} ns, plus at most the {compute0_ns} ns rank 0 computed"
+    );
+    let blocking_ns = value_after(&out, "blocking_rtt_ns=");
+    let polled_ns = value_after(&out, "polled_rtt_ns=");
+    let failed = value_after(&out, "failed_tests=");
+    eprintln!(
+        "round trip: blocking {blocking_ns} ns, polled {polled_ns} ns; {failed} failed tests"
+    );
+    assert!(
+        polled_ns >= blocking_ns - 1.0 && polled_ns < blocking_ns + 2.0 * cost_ns,
+        "a polled round trip takes {polled_ns} ns, a blocking one {blocking_ns} ns: the polling receiver should see each message less than two {cost_ns} ns polls after it arrives"
+    );
+    let polled_rounds = (rounds / 2) as f64;
+    let per_round = blocking_ns / cost_ns;
+    assert!(
+        failed >= polled_rounds * (per_round - 2.0) && failed <= polled_rounds * (per_round + 2.0),
+        "{failed} failed tests in {polled_rounds} polled rounds; a {blocking_ns} ns wait at {cost_ns} ns a test makes {per_round:.1} a round"
+    );
+    assert_eq!(
+        rank(0)["polls"].as_u64(),
+        Some(polls),
+        "rank 0's polls in the report"
+    );
+    assert_eq!(
+        rank(1)["polls"].as_f64(),
+        Some(failed),
+        "rank 1's polls in the report"
+    );
+}

@@ -22,6 +22,13 @@ pub struct HostCpu {
     pub speed: f64,
     /// Computations measured shorter than this are not counted, ns.
     pub threshold_ns: u64,
+    /// Emulated time a test or probe that completes or finds nothing
+    /// costs (`MPI_Test`, `MPI_Iprobe`, … saying "not yet"; every
+    /// `MPI_Request_get_status`), ns. Inside MPI calls emulated time
+    /// stands still, so without it a rank polling in a loop would stay at
+    /// the time the loop began, behind the job's schedule, for as long as
+    /// it polls.
+    pub poll_ns: u64,
 }
 
 impl HostCpu {
@@ -29,10 +36,12 @@ impl HostCpu {
     pub const NATIVE: HostCpu = HostCpu {
         speed: 1.0,
         threshold_ns: 0,
+        poll_ns: 0,
     };
 
     /// A CPU of `speed` (anything but a positive finite number means 1)
-    /// that does not count computations shorter than `threshold_ns`.
+    /// that does not count computations shorter than `threshold_ns`, whose
+    /// polls cost nothing (see [`HostCpu::with_poll_ns`]).
     pub fn new(speed: f64, threshold_ns: u64) -> HostCpu {
         HostCpu {
             speed: if speed.is_finite() && speed > 0.0 {
@@ -41,7 +50,14 @@ impl HostCpu {
                 1.0
             },
             threshold_ns,
+            poll_ns: 0,
         }
+    }
+
+    /// The same CPU, on which a test or probe that completes or finds
+    /// nothing costs `poll_ns` of emulated time.
+    pub fn with_poll_ns(self, poll_ns: u64) -> HostCpu {
+        HostCpu { poll_ns, ..self }
     }
 
     /// Whether a computation measured as `measured_ns` counts.

@@ -43,8 +43,9 @@ pub use secret::JobSecret;
 /// and CPU speed in Welcome and the computation's CPU time, wall time and
 /// lateness in Finalize; version 8 the ComputeLate frame; version 9 the
 /// one-sided operation counts in Finalize; version 11 the Spawn and
-/// Spawned frames.
-pub const VERSION: u16 = 11;
+/// Spawned frames; version 12 the poll cost in Welcome and the polls in
+/// Finalize.
+pub const VERSION: u16 = 12;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -186,10 +187,13 @@ pub struct RankCounters {
     pub below_threshold: u64,
     /// What they measured together (before the CPU speed), ns.
     pub below_threshold_ns: u64,
+    /// Tests and probes that completed or found nothing, each costing the
+    /// host's `poll_cost` of emulated time.
+    pub polls: u64,
 }
 
 impl RankCounters {
-    const FIELDS: usize = 19;
+    const FIELDS: usize = 20;
     fn to_array(&self) -> [u64; Self::FIELDS] {
         [
             self.calls,
@@ -211,6 +215,7 @@ impl RankCounters {
             self.rma_bytes,
             self.below_threshold,
             self.below_threshold_ns,
+            self.polls,
         ]
     }
     fn from_array(a: [u64; Self::FIELDS]) -> RankCounters {
@@ -235,6 +240,7 @@ impl RankCounters {
             rma_bytes: a[16],
             below_threshold: a[17],
             below_threshold_ns: a[18],
+            polls: a[19],
         }
     }
 }
@@ -285,6 +291,9 @@ pub enum Frame {
         /// Computations measured shorter than this are not counted (the
         /// host's `cpu_threshold`), ns.
         cpu_threshold_ns: u64,
+        /// Emulated cost of a test or probe that completes or finds
+        /// nothing (the host's `poll_cost`), ns.
+        poll_ns: u64,
     },
     /// Shim → gateway: a clock probe sent at `t1_ns` on the rank's
     /// CLOCK_MONOTONIC (see [`ClockSample`]).
@@ -541,6 +550,7 @@ impl Frame {
                 compute_clock,
                 cpu_speed,
                 cpu_threshold_ns,
+                poll_ns,
             } => {
                 out.push(K_WELCOME);
                 out.extend_from_slice(&version.to_le_bytes());
@@ -553,6 +563,7 @@ impl Frame {
                 out.push(compute_clock.to_u8());
                 out.extend_from_slice(&cpu_speed.to_le_bytes());
                 out.extend_from_slice(&cpu_threshold_ns.to_le_bytes());
+                out.extend_from_slice(&poll_ns.to_le_bytes());
             }
             Frame::Factor { at_srt_ns, factor } => {
                 out.push(K_FACTOR);
@@ -762,6 +773,7 @@ impl Frame {
                     .ok_or(DecodeError::OutOfRange(kind))?,
                 cpu_speed: f64::from_bits(r.u64()?),
                 cpu_threshold_ns: r.u64()?,
+                poll_ns: r.u64()?,
             },
             K_FACTOR => Frame::Factor {
                 at_srt_ns: r.u64()?,
@@ -951,6 +963,7 @@ mod tests {
                 compute_clock: ComputeClock::Wall,
                 cpu_speed: 0.5,
                 cpu_threshold_ns: 2_000,
+                poll_ns: 20,
             },
             Frame::Factor {
                 at_srt_ns: 123,
@@ -1098,13 +1111,14 @@ mod tests {
             compute_clock: ComputeClock::Cpu,
             cpu_speed: 1.0,
             cpu_threshold_ns: 0,
+            poll_ns: 0,
         };
-        assert_eq!(welcome.to_bytes().len(), 54);
+        assert_eq!(welcome.to_bytes().len(), 62);
         let mut counters = RankCounters::default();
-        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 159);
+        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 167);
         counters.compute_lateness.record(0);
         counters.compute_lateness.record(1_000_000);
-        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 159 + 2 * 10);
+        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 167 + 2 * 10);
     }
 
     #[test]

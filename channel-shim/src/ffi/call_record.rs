@@ -3,7 +3,10 @@
 //! the calls that replay makes, recorded where the C functions make them,
 //! and which routines the replay need not see (they do not touch the
 //! network or the objects a replay uses). Any other routine marks the
-//! trace as replayable only message by message.
+//! trace as replayable only message by message. A test or probe that
+//! completes or finds nothing is also charged here (the host's
+//! `poll_cost`), whether or not the rank records: one place decides what a
+//! poll is, for the run's clock and for the trace its replays charge.
 
 use crate::ffi::p2p::Eng;
 use crate::runtime::trace_record;
@@ -363,8 +366,13 @@ pub fn completed(handle: i32, st: &Status) {
 }
 
 /// A probe found a message with status `st` on `c` (None: an
-/// `MPI_Iprobe` found nothing).
+/// `MPI_Iprobe` found nothing, which costs the host's poll cost: what
+/// the trace calls a poll is what the run's clock charges, so a replay
+/// charges the same).
 pub fn probed(c: CommId, st: Option<&Status>) {
+    if st.is_none() {
+        crate::runtime::poll_found_nothing();
+    }
     trace_record::call(|| match st {
         Some(st) => {
             let (peer, tag) = matched(st);
@@ -395,8 +403,10 @@ pub fn request_freed(handle: i32) {
     trace_record::call(|| CallRecord::RequestFree { req: handle as u32 });
 }
 
-/// A test completed nothing.
+/// A test completed nothing; it costs the host's poll cost (see
+/// [`probed`]).
 pub fn progressed() {
+    crate::runtime::poll_found_nothing();
     trace_record::call(|| CallRecord::Progress);
 }
 
@@ -466,8 +476,12 @@ pub fn alltoallw(
 }
 
 /// A matched probe on `c` found a message (`found`: the handle the program
-/// got and the status), or an `MPI_Improbe` found nothing (None).
+/// got and the status), or an `MPI_Improbe` found nothing (None, at the
+/// host's poll cost; see [`probed`]).
 pub fn mprobed(c: CommId, found: Option<(i32, &Status)>) {
+    if found.is_none() {
+        crate::runtime::poll_found_nothing();
+    }
     trace_record::call(|| match found {
         Some((message, st)) => {
             let (peer, tag) = matched(st);

@@ -178,6 +178,40 @@ pub fn take_message_at(arrival_ns: u64, srt_ns: u64) {
     }
 }
 
+/// Emulated time a test or probe that completes or finds nothing costs on
+/// this rank's host (its `poll_cost`, from Welcome), ns.
+static POLL_COST_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Tests and probes that completed or found nothing so far.
+static POLLS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the host's poll cost (MPI_Init, from Welcome), ns.
+pub fn set_poll_cost_ns(ns: u64) {
+    POLL_COST_NS.store(ns, Ordering::Relaxed);
+}
+
+/// A test or probe of the current MPI call completed or found nothing:
+/// the rank's emulated time, which stands still inside the call, moves on
+/// by the host's poll cost. A loop of such calls so spends the time it
+/// would on the emulated machine, stays on the job's schedule (the pacer
+/// sleeps off what it owes, as for a computation) and tells the gateway a
+/// horizon that moves, instead of standing at the time the loop began.
+pub fn poll_found_nothing() {
+    POLLS.fetch_add(1, Ordering::Relaxed);
+    let cost = POLL_COST_NS.load(Ordering::Relaxed);
+    let frozen = FROZEN_NS.load(Ordering::Relaxed);
+    if frozen != NOT_FROZEN {
+        FROZEN_NS.store(frozen.saturating_add(cost), Ordering::Relaxed);
+    } else {
+        set_emulated_offset_ns(emulated_offset_ns().saturating_add(cost as i64));
+    }
+}
+
+/// Tests and probes that completed or found nothing since the rank began.
+pub fn polls() -> u64 {
+    POLLS.load(Ordering::Relaxed)
+}
+
 /// The job's clock once Welcome arrived. Readers take a snapshot (an Arc
 /// clone) so nobody holds the lock while sleeping.
 static CLOCK: Mutex<Option<Arc<ScaledClock>>> = Mutex::new(None);
@@ -259,5 +293,38 @@ mod tests {
         take_message_at(12_000, 11_000);
         assert_eq!(emulated_at(11_000), 12_000);
         set_emulated_offset_ns(0);
+    }
+
+    /// Each test or probe that finds nothing moves the frozen time on by
+    /// the host's poll cost, and a later arrival still moves it to the
+    /// arrival: a loop of n polls ends at its start plus n costs, or at
+    /// the message it took if that arrived later.
+    #[test]
+    fn a_poll_that_finds_nothing_costs_the_hosts_poll_cost() {
+        let _g = serial_for_tests();
+        set_poll_cost_ns(40);
+        set_emulated_offset_ns(0);
+        let before = polls();
+        freeze(1_000);
+        for _ in 0..5 {
+            poll_found_nothing();
+        }
+        assert_eq!(emulated_at(50_000), 1_200);
+        assert_eq!(polls() - before, 5);
+        take_message_at(1_150, 50_000);
+        assert_eq!(
+            emulated_at(50_000),
+            1_200,
+            "an arrival before the polls' end"
+        );
+        take_message_at(1_500, 50_000);
+        assert_eq!(emulated_at(50_000), 1_500);
+        thaw(2_000);
+        assert_eq!(emulated_offset_ns(), -500);
+        // Outside a call the offset carries it.
+        poll_found_nothing();
+        assert_eq!(emulated_offset_ns(), -460);
+        set_emulated_offset_ns(0);
+        set_poll_cost_ns(0);
     }
 }

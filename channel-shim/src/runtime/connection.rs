@@ -9,8 +9,8 @@ use super::gateway_stream::{GatewayStream, GatewayWaiter};
 use mpinetsim_protocol::trace::{TraceEvent, TRACE_HEADER_BYTES};
 use mpinetsim_protocol::transport::TransportKind;
 use mpinetsim_protocol::{
-    ComputeClock, Frame, GatewayAddress, JobSecret, RankCounters, ScaledClock, MAX_FRAME_BODY,
-    VERSION,
+    ComputeClock, Frame, GatewayAddress, HostCpu, JobSecret, RankCounters, ScaledClock,
+    MAX_FRAME_BODY, VERSION,
 };
 use mpinetsim_shm::horizon::Horizon;
 use shim_engine::envelope::{is_one_sided_message, CallCode, Envelope, Kind};
@@ -66,8 +66,7 @@ pub struct GatewayTransport {
     analytic: bool,
     node: u32,
     compute_clock: ComputeClock,
-    cpu_speed: f64,
-    cpu_threshold_ns: u64,
+    host_cpu: HostCpu,
     /// Largest computation lateness not yet told to the gateway, ns.
     late_pending_ns: u64,
     /// When the last ComputeLate was sent (CLOCK_MONOTONIC), ns.
@@ -178,8 +177,7 @@ impl GatewayTransport {
             analytic: false,
             node: 0,
             compute_clock: ComputeClock::Cpu,
-            cpu_speed: 1.0,
-            cpu_threshold_ns: 0,
+            host_cpu: HostCpu::NATIVE,
             late_pending_ns: 0,
             late_sent_ns: 0,
             coll_seq: HashMap::new(),
@@ -214,12 +212,12 @@ impl GatewayTransport {
                 compute_clock,
                 cpu_speed,
                 cpu_threshold_ns,
+                poll_ns,
             }) if version == VERSION => {
                 t.analytic = analytic;
                 t.node = node;
                 t.compute_clock = compute_clock;
-                t.cpu_speed = cpu_speed;
-                t.cpu_threshold_ns = cpu_threshold_ns;
+                t.host_cpu = HostCpu::new(cpu_speed, cpu_threshold_ns).with_poll_ns(poll_ns);
                 clock::start(ScaledClock::new(epoch_ns, factor), adaptive);
                 t.eager_limit = eager_limit;
             }
@@ -299,11 +297,10 @@ impl GatewayTransport {
         self.eager_limit
     }
 
-    /// How the gateway asked this rank to measure its computation, the
-    /// speed of its emulated CPU, and the shortest computation that
-    /// counts (ns).
-    pub fn compute_model(&self) -> (ComputeClock, f64, u64) {
-        (self.compute_clock, self.cpu_speed, self.cpu_threshold_ns)
+    /// How the gateway asked this rank to measure its computation, and
+    /// its host's emulated CPU.
+    pub fn compute_model(&self) -> (ComputeClock, HostCpu) {
+        (self.compute_clock, self.host_cpu)
     }
 
     /// Waits for the next message (the rank started waiting at emulated

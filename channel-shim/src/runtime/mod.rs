@@ -16,8 +16,8 @@ mod tool;
 pub mod trace_record;
 
 pub use clock::{
-    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, process_cpu_ns, program_cpu_ns,
-    snapshot as clock_snapshot,
+    is_adaptive as clock_is_adaptive, job_ns, monotonic_ns, poll_found_nothing, process_cpu_ns,
+    program_cpu_ns, snapshot as clock_snapshot,
 };
 pub use clock_sync::round_due as clock_round_due;
 pub use connection::GatewayTransport;

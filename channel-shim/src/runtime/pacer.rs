@@ -171,6 +171,11 @@ pub struct Pacer {
     pub calls: u64,
     call_name: &'static str,
     timeline: Option<SpanLog>,
+    /// Tests and probes that had found nothing when the current (or last)
+    /// call began.
+    polls_at_entry: u64,
+    /// The last call was a test or probe that found nothing.
+    after_poll: bool,
 }
 
 impl Pacer {
@@ -204,6 +209,8 @@ impl Pacer {
             calls: 0,
             call_name: "",
             timeline: None,
+            polls_at_entry: 0,
+            after_poll: false,
         }
     }
 
@@ -301,9 +308,25 @@ impl Pacer {
                     self.slept_ns += call_start - now;
                     self.owed_srt_ns -= clock.srt(call_start).saturating_sub(srt_now) as i64;
                     self.record(SpanKind::Sleep, "", now, call_start);
+                } else if self.after_poll {
+                    // A test or probe comes next after one that found
+                    // nothing: it must look at the ring no earlier than
+                    // its emulated time on the schedule, or it misses a
+                    // message that has arrived by then and the loop ends
+                    // up to the carried debt late. The debt is too small
+                    // to sleep; wait for it offering the core, as the
+                    // polling itself would.
+                    let wake = clock.wall(target);
+                    while job_ns() < wake {
+                        std::thread::yield_now();
+                    }
+                    call_start = job_ns();
+                    self.slept_ns += call_start - now;
+                    self.owed_srt_ns -= clock.srt(call_start).saturating_sub(srt_now) as i64;
                 }
             }
         }
+        self.polls_at_entry = super::clock::polls();
         self.call_start_ns = call_start;
         set_emulated_offset_ns(self.owed_srt_ns);
         freeze(clock.srt(call_start));
@@ -337,17 +360,20 @@ impl Pacer {
         // waited for may have moved it): the next computation owes that
         // much more or less, so a rank behind catches up.
         self.owed_srt_ns = emulated_offset_ns();
+        self.after_poll = super::clock::polls() > self.polls_at_entry;
         self.last_exit_ns = Some(now);
-        // The CPU clock last, then the wall clock once more (see
-        // [`CallEntry`]).
-        self.last_exit_cpu_ns = program_cpu_ns();
-        self.last_exit_after_cpu_ns = job_ns();
+        // Before the clocks the next computation counts from: writing
+        // the timeline is the shim's work, not the program's.
         self.record(SpanKind::Call, self.call_name, self.call_start_ns, now);
         if self.call_name == "MPI_Finalize" {
             if let Some(log) = self.timeline.as_mut() {
                 log.flush();
             }
         }
+        // The CPU clock last, then the wall clock once more (see
+        // [`CallEntry`]).
+        self.last_exit_cpu_ns = program_cpu_ns();
+        self.last_exit_after_cpu_ns = job_ns();
     }
 }
 

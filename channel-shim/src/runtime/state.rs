@@ -195,11 +195,9 @@ fn connect() -> Result<JobInfo, String> {
     t.set_dynamic(dynamic);
     // Sleeps must be precise: drop the default 50 µs timer slack.
     let _ = nix::sys::prctl::set_timerslack(1);
-    let (compute_clock, cpu_speed, cpu_threshold_ns) = t.compute_model();
-    let mut pacer = Pacer::new(
-        compute_clock,
-        mpinetsim_protocol::HostCpu::new(cpu_speed, cpu_threshold_ns),
-    );
+    let (compute_clock, host_cpu) = t.compute_model();
+    super::clock::set_poll_cost_ns(host_cpu.poll_ns);
+    let mut pacer = Pacer::new(compute_clock, host_cpu);
     if let Some(dir) = std::env::var_os(ENV_TIMELINE_DIR) {
         match super::timeline::SpanLog::create(std::path::Path::new(&dir), rank) {
             Ok(log) => pacer = pacer.with_timeline(log),
@@ -390,6 +388,7 @@ fn disconnect() {
         counters.below_threshold = p.below_threshold;
         counters.below_threshold_ns = p.below_threshold_ns;
     }
+    counters.polls = super::clock::polls();
     counters.finalize_srt_ns = now_emulated_ns();
     super::trace_record::finish();
     let engine = lock(&ENGINE).take();

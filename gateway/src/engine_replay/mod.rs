@@ -15,7 +15,8 @@
 //! advancing its clock (recorded time ÷ its host's `cpu_speed`, nothing
 //! below its `cpu_threshold`) and waits
 //! for a message by blocking until the network delivers one. Calls take no
-//! virtual time of their own.
+//! virtual time of their own, but for a test or probe that completed or
+//! found nothing: the host's `poll_cost`, as in the run.
 
 pub mod calls;
 pub mod program;
@@ -95,6 +96,9 @@ fn run_rank(steps: &[Step], t: VirtualTransport<'_>) -> Yield {
             Step::Call(c) => {
                 if let Err(why) = calls::make(&mut e, &mut names, c) {
                     return e.transport_mut().last_turn(Then::Failed(why.to_string()));
+                }
+                if *c == CallRecord::Progress {
+                    e.transport_mut().hand_back(Then::Poll);
                 }
             }
             Step::End => break,
@@ -219,6 +223,7 @@ fn schedule(
                         r.clock += Nanos(scaled);
                         out.rank_compute_ns[who as usize] += scaled;
                     }
+                    Then::Poll => r.clock += Nanos(r.cpu.poll_ns),
                     Then::Recv => {
                         r.state = State::Blocked;
                         r.blocked_at = r.clock;

@@ -17,6 +17,9 @@ use std::collections::VecDeque;
 pub enum Then {
     /// Its program computes for this long (ns of recorded time).
     Compute(u64),
+    /// Its test or probe completed or found nothing: its clock moves on
+    /// by its host's poll cost.
+    Poll,
     /// Its engine waits for the next delivered message.
     Recv,
     /// Its program ended (MPI_Finalize).

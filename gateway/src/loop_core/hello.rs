@@ -72,6 +72,7 @@ impl<C: WallClock> GatewayCore<C> {
             compute_clock: self.settings.compute_clock,
             cpu_speed: self.rank_cpu(rank).speed,
             cpu_threshold_ns: self.rank_cpu(rank).threshold_ns,
+            poll_ns: self.rank_cpu(rank).poll_ns,
         }
     }
 

@@ -410,6 +410,9 @@ pub struct TopologyConfig {
     /// Every host's shortest computation that counts, unless a `[[host]]`
     /// sets its own (default 0: all count); see [`HostConfig::cpu_threshold`].
     pub cpu_threshold: Option<DurationNs>,
+    /// Every host's cost of a poll that finds nothing, unless a `[[host]]`
+    /// sets its own; see [`HostConfig::poll_cost`].
+    pub poll_cost: Option<DurationNs>,
     /// Star and ring: the number of hosts.
     pub hosts: Option<u32>,
     /// Ring: route every packet the same way round (a unidirectional ring).
@@ -622,7 +625,20 @@ pub struct HostConfig {
     /// message (SimGrid's SMPI discards computations under 1 µs for the
     /// same reason). Default `[topology] cpu_threshold`, else 0.
     pub cpu_threshold: Option<DurationNs>,
+    /// Emulated time an MPI test or probe that completes or finds nothing
+    /// costs on this host (`MPI_Test`, `MPI_Testany`, `MPI_Testall`,
+    /// `MPI_Testsome`, `MPI_Iprobe`, `MPI_Improbe` saying "not yet";
+    /// every `MPI_Request_get_status`): a loop polling for a message
+    /// spends emulated time as it would on the emulated machine. Default
+    /// `[topology] poll_cost`, else [`DEFAULT_POLL_COST_NS`].
+    pub poll_cost: Option<DurationNs>,
 }
+
+/// What a poll that finds nothing costs unless the network says: one
+/// `MPI_Iprobe` or `MPI_Test` with nothing to find takes 18–20 ns in
+/// Debian's MPICH 4.0.2 (ch4:ucx) on this project's machines
+/// (bench/poll-cost.sh), ns.
+pub const DEFAULT_POLL_COST_NS: u64 = 20;
 
 /// How a switch decides where a frame goes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -738,10 +754,12 @@ impl NetworkConfig {
         let topology = self.topology.as_ref();
         if topology
             .and_then(|t| t.processor.as_ref())
-            .is_some_and(|p| p.cpu_speed.is_some() || p.cpu_threshold.is_some())
+            .is_some_and(|p| {
+                p.cpu_speed.is_some() || p.cpu_threshold.is_some() || p.poll_cost.is_some()
+            })
         {
             return Err(ConfigError(format!(
-                "{origin}: `topology.processor.cpu_speed` or `cpu_threshold`: set the CPU's keys on [topology] (or on a [[host]]), not on the processor network"
+                "{origin}: `topology.processor.cpu_speed`, `cpu_threshold` or `poll_cost`: set the CPU's keys on [topology] (or on a [[host]]), not on the processor network"
             )));
         }
         let speeds = (topology.and_then(|t| t.cpu_speed))
@@ -774,6 +792,14 @@ impl NetworkConfig {
     pub fn cpu_threshold_ns(&self, host: &str) -> u64 {
         self.host_setting(host, |h| h.cpu_threshold, |t| t.cpu_threshold)
             .map_or(0, |d| d.0)
+    }
+
+    /// The emulated cost of a poll that finds nothing on the host named
+    /// `host` (found like [`NetworkConfig::cpu_speed`]; default
+    /// [`DEFAULT_POLL_COST_NS`]), ns.
+    pub fn poll_cost_ns(&self, host: &str) -> u64 {
+        self.host_setting(host, |h| h.poll_cost, |t| t.poll_cost)
+            .map_or(DEFAULT_POLL_COST_NS, |d| d.0)
     }
 
     /// A per-host setting of the host named `host`: its own `[[host]]`
@@ -892,7 +918,7 @@ mod tests {
         let c = NetworkConfig::from_toml_str(
             "[topology]\nkind='star'\nhosts=4\ncpu_speed=3\ncpu_threshold='7us'\n\
              [[host]]\nname='m'\ncpu_speed=2\n\
-             [[host]]\nname='m.proc1'\ncpu_speed=0.5\ncpu_threshold='1us'\n",
+             [[host]]\nname='m.proc1'\ncpu_speed=0.5\ncpu_threshold='1us'\npoll_cost='50ns'\n",
             "x.toml",
         )
         .unwrap();
@@ -900,10 +926,13 @@ mod tests {
         assert_eq!(c.cpu_threshold_ns("m.proc1"), 1_000);
         assert_eq!(c.cpu_speed("m.proc0"), 2.0);
         assert_eq!(c.cpu_threshold_ns("m.proc0"), 7_000);
+        assert_eq!(c.poll_cost_ns("m.proc1"), 50);
+        assert_eq!(c.poll_cost_ns("m.proc0"), DEFAULT_POLL_COST_NS);
         assert_eq!(c.cpu_speed("other"), 3.0);
         let plain = NetworkConfig::from_toml_str("[[host]]\nname='h'\n", "x").unwrap();
         assert_eq!(plain.cpu_speed("h"), 1.0);
         assert_eq!(plain.cpu_threshold_ns("h"), 0);
+        assert_eq!(plain.poll_cost_ns("h"), DEFAULT_POLL_COST_NS);
     }
 
     #[test]

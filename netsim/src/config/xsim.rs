@@ -180,6 +180,7 @@ fn level(l: &Level, p: &str, hosts: u32, what: &str) -> Result<TopologyConfig, C
         kind,
         cpu_speed: None,
         cpu_threshold: None,
+        poll_cost: None,
         hosts: None,
         directed: None,
         dims: None,

@@ -220,7 +220,7 @@ fn a_connection_gets_the_handshake_timeout_to_say_hello() {
 #[test]
 fn the_welcome_carries_the_jobs_clock_and_the_ranks_host() {
     let mut s = settings(2, 8.0);
-    s.rank_cpus = vec![HostCpu::NATIVE, HostCpu::new(0.5, 3_000)];
+    s.rank_cpus = vec![HostCpu::NATIVE, HostCpu::new(0.5, 3_000).with_poll_ns(70)];
     s.compute_clock = ComputeClock::Wall;
     let mut job = Job::new(s);
     // Rank 1 says Hello 2 ms of wall time after the epoch: SRT 250 us.
@@ -240,6 +240,7 @@ fn the_welcome_carries_the_jobs_clock_and_the_ranks_host() {
             compute_clock: ComputeClock::Wall,
             cpu_speed: 0.5,
             cpu_threshold_ns: 3_000,
+            poll_ns: 70,
         }]
     );
     let c = job.core.connection(id).unwrap();

@@ -68,6 +68,7 @@ impl Builder {
             ip: None,
             cpu_speed: None,
             cpu_threshold: None,
+            poll_cost: None,
         });
         Ok(name)
     }
