@@ -40,13 +40,56 @@ pub fn add_shim_thread_cpu_ns(ns: u64) {
     SHIM_THREADS_CPU_NS.fetch_add(ns, Ordering::Relaxed);
 }
 
+/// The scheduler statistics of the shim's one-sided service thread while
+/// it runs (`/proc/self/task/TID/schedstat`, kept open), else None.
+static SHIM_THREAD_SCHEDSTAT: Mutex<Option<std::fs::File>> = Mutex::new(None);
+
+/// The calling thread is the shim's one-sided service thread (`running`)
+/// or stops being it: [`program_cpu_ns`] reads its CPU time as the
+/// process's CPU clock counts it.
+pub fn set_shim_thread(running: bool) {
+    let file = running
+        .then(|| {
+            let tid = nix::unistd::gettid().as_raw();
+            std::fs::File::open(format!("/proc/self/task/{tid}/schedstat")).ok()
+        })
+        .flatten();
+    *SHIM_THREAD_SCHEDSTAT
+        .lock()
+        .unwrap_or_else(|p| p.into_inner()) = file;
+}
+
+/// CPU time the shim's own threads have consumed, ns, as the process's
+/// CPU clock holds it. That clock brings only the calling thread's time
+/// up to date; a thread running on another core counts up to its last
+/// scheduler tick (4 ms). So the service thread's time is read where the
+/// process clock reads it, its `sum_exec_runtime` in schedstat: its own
+/// CPU clock, up to date, took from the program what the process clock
+/// did not hold yet, and the next interval gave it back as computation
+/// (130 µs between two one-sided calls at factor 16). Without the file,
+/// what the thread published.
+fn shim_threads_cpu_ns() -> u64 {
+    let published = SHIM_THREADS_CPU_NS.load(Ordering::Relaxed);
+    let guard = SHIM_THREAD_SCHEDSTAT
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let Some(file) = guard.as_ref() else {
+        return published;
+    };
+    let mut buf = [0u8; 96];
+    let n = std::os::unix::fs::FileExt::read_at(file, &mut buf, 0).unwrap_or(0);
+    std::str::from_utf8(&buf[..n])
+        .ok()
+        .and_then(|text| text.split_whitespace().next())
+        .and_then(|first| first.parse::<u64>().ok())
+        .unwrap_or(published)
+}
+
 /// CPU time the program consumed, all its threads together, ns: the
 /// process's CPU time without the shim's own threads'.
 #[cfg(not(test))]
 pub fn program_cpu_ns() -> u64 {
-    // Read the shim's share first: what it publishes meanwhile is then
-    // already inside the process's reading.
-    let shim = SHIM_THREADS_CPU_NS.load(Ordering::Relaxed);
+    let shim = shim_threads_cpu_ns();
     process_cpu_ns().saturating_sub(shim)
 }
 
@@ -326,5 +369,30 @@ mod tests {
         assert_eq!(emulated_offset_ns(), -460);
         set_emulated_offset_ns(0);
         set_poll_cost_ns(0);
+    }
+
+    /// The service thread's CPU time is read from its schedstat, as the
+    /// process clock counts it: 5 ms it burned show (all but what the
+    /// scheduler has not accounted yet), and none once it stops.
+    #[test]
+    fn the_service_threads_cpu_time_is_read_where_the_process_clock_counts_it() {
+        let _g = serial_for_tests();
+        let live = std::thread::spawn(|| {
+            set_shim_thread(true);
+            let start = thread_cpu_ns();
+            while thread_cpu_ns() - start < 5_000_000 {}
+            let seen = shim_threads_cpu_ns();
+            set_shim_thread(false);
+            (seen, thread_cpu_ns())
+        });
+        let (seen, own) = live.join().unwrap();
+        assert!(
+            seen >= 4_000_000 && seen <= own,
+            "schedstat gave {seen} ns for a thread that used {own} ns"
+        );
+        assert_eq!(
+            shim_threads_cpu_ns(),
+            SHIM_THREADS_CPU_NS.load(Ordering::Relaxed)
+        );
     }
 }

@@ -15,7 +15,7 @@
 //! answers at once, whatever its program does; the thread's CPU time is
 //! not counted as the program's computation.
 
-use super::clock::{add_shim_thread_cpu_ns, job_ns, snapshot, thread_cpu_ns};
+use super::clock::{add_shim_thread_cpu_ns, job_ns, set_shim_thread, snapshot, thread_cpu_ns};
 use super::gateway_stream::GatewayWaiter;
 use super::state::{gateway_waiter, with_engine};
 use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
@@ -77,6 +77,7 @@ fn serve(socket: GatewayWaiter) {
     // The program's signals go to the program's threads.
     let _ = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&SigSet::all()), None);
     let mut published_cpu_ns = thread_cpu_ns();
+    set_shim_thread(true);
     let mut next_due: Option<u64> = None;
     while !STOP.load(Ordering::SeqCst) {
         wait_for_frames(&socket, next_due);
