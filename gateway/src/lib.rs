@@ -27,6 +27,7 @@ pub mod exit_code;
 pub mod fd_limit;
 pub mod fidelity;
 pub mod gateway_cpu;
+pub mod injection_lateness;
 pub mod lateness;
 pub mod launcher;
 pub mod listen;

@@ -202,12 +202,19 @@ pub struct JobReport {
     pub exit_code: i32,
     /// Wall time of the job, s.
     pub wall_s: f64,
-    /// Emulated runtime: last MPI_Finalize − last MPI_Init (the job can
-    /// communicate only once every rank is up), in SRT seconds; null when
-    /// no rank got through both.
+    /// Emulated runtime: last MPI_Finalize − last return from MPI_Init
+    /// (the job can communicate only once every rank is up; a rank that
+    /// failed before MPI_Finalize counts from when it connected), in SRT
+    /// seconds; null when no rank got through both.
     pub emulated_runtime_s: Option<f64>,
     /// Lateness of simulation events (maxBehind).
     pub max_behind: LatenessSummary,
+    /// How late the ranks' messages entered the network, over all of
+    /// them (punctual ones as 0): the lateness that moves a run's
+    /// results, where maxBehind also counts events late against the wall
+    /// clock that the program never sees.
+    #[serde(default)]
+    pub late_injections: crate::injection_lateness::InjectionLatenessSummary,
     /// How late (wall time) the loop's timer woke it for events: the
     /// floor of maxBehind times the factor.
     pub loop_wakeups: crate::wakeup::WakeupSummary,
@@ -372,6 +379,16 @@ impl JobReport {
             s.push_str(&format!(
                 "mpinetsim: lateness by kind: {}\n",
                 kinds.join("; ")
+            ));
+        }
+        let inj = &self.late_injections;
+        if inj.injections > 0 {
+            s.push_str(&format!(
+                "mpinetsim: {} of {} messages entered the network after their stamp (p99 {}, max {})\n",
+                inj.late,
+                inj.injections,
+                us(inj.p99_ns),
+                us(inj.max_ns)
             ));
         }
         let w = &self.loop_wakeups;

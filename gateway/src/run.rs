@@ -880,6 +880,17 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         0 => None,
         _ => crate::fidelity::smallest_latency(gw.core.sim.as_ref()),
     };
+    let late_injections = gw.core.injection_lateness.summary();
+    let run_lateness = crate::fidelity::RunLateness {
+        max_behind_ns: max_behind.max_ns,
+        late_injections: late_injections.late,
+        injections: late_injections.injections,
+        max_late_injection_ns: late_injections.max_ns,
+        polls: (rank_reports.iter())
+            .filter_map(|r| r.mpi.as_ref())
+            .map(|m| m.polls)
+            .sum(),
+    };
     let compute_late_ns = (max_behind.by_kind.iter())
         .find(|k| k.kind == crate::lateness::LatenessKind::Compute)
         .map_or(0, |k| k.max_ns);
@@ -887,7 +898,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         .iter()
         .flat_map(|s| {
             [
-                crate::fidelity::warning(max_behind.max_ns, max_factor, s),
+                crate::fidelity::warning(&run_lateness, max_factor, s),
                 crate::cores::late_computation_warning(
                     compute_late_ns,
                     s.ns,
@@ -916,6 +927,7 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         emulated_runtime_s: (any_init && last_finalize >= last_init)
             .then(|| (last_finalize - last_init) as f64 / 1e9),
         max_behind,
+        late_injections,
         rank_reports,
         messages_in: gw.core.messages_in,
         messages_out: gw.core.messages_out,

@@ -300,6 +300,9 @@ impl<C: WallClock> GatewayCore<C> {
         if late > 0 {
             self.lateness.record(late, netsim::EventClass::Inject, at.0);
         }
+        // What entered late for certain: the clamp, without the clock's
+        // uncertainty (which maxBehind counts as possible lateness).
+        self.injection_lateness.record(at.0 - srt_ns);
         if let Err(e) = self.sim.inject(src, dst, bytes.into(), at) {
             return Err(self.protocol_error(
                 idx,

@@ -167,6 +167,9 @@ pub struct GatewayCore<C: WallClock = Monotonic> {
     pub time: TimeMap,
     /// Lateness of events.
     pub lateness: LatenessRecorder,
+    /// How late the ranks' messages entered the network (the lateness
+    /// that reaches results).
+    pub injection_lateness: crate::injection_lateness::InjectionLateness,
     /// Processes this gateway launched: a connection from one of them that
     /// breaks the handshake is a failed rank (the job ends); from anyone
     /// else it is refused and the job goes on.
@@ -223,6 +226,7 @@ impl<C: WallClock> GatewayCore<C> {
             rank_nodes: sim.rank_nodes(),
             sim,
             lateness: LatenessRecorder::default(),
+            injection_lateness: Default::default(),
             conns: Vec::new(),
             own_pids: Vec::new(),
             refused: 0,
