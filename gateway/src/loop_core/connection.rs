@@ -78,9 +78,10 @@ pub struct RankConnection {
     /// Of those, the ones the rank may not have read yet, with a rank
     /// that publishes horizons: (number from 1, arrival time ns).
     unread_arrivals: VecDeque<(u64, u64)>,
-    /// An event waited the whole cap for this rank: it holds nothing
-    /// until it next waits inside MPI (see [`super::horizon_hold`]).
-    pub hold_expired: bool,
+    /// An event waited the whole cap for this rank: until it next waits
+    /// inside MPI, its horizon is taken to advance with the wall clock
+    /// from then on (see [`super::horizon_hold`]).
+    pub paced_from: Option<super::horizon_hold::Pace>,
     inbuf: Vec<u8>,
     in_start: usize,
     outbuf: Vec<u8>,
@@ -110,7 +111,7 @@ impl RankConnection {
             horizon: None,
             deliveries_queued: 0,
             unread_arrivals: VecDeque::new(),
-            hold_expired: false,
+            paced_from: None,
             inbuf: Vec::with_capacity(64 * 1024),
             in_start: 0,
             outbuf: Vec::new(),
@@ -206,7 +207,7 @@ impl RankConnection {
     pub fn set_horizon(&mut self, h: Horizon, reads: u64) {
         self.horizon = Some(h);
         if matches!(h, Horizon::Idle { .. }) {
-            self.hold_expired = false;
+            self.paced_from = None;
         }
         // A waiting rank's count says which delivery wakes it: keep that
         // one even if the rank has read it meanwhile (it publishes its
@@ -224,13 +225,16 @@ impl RankConnection {
         }
     }
 
-    /// [`RankConnection::horizon_ns`], unless the rank's last hold
-    /// reached the cap.
-    pub fn holding_horizon_ns(&self) -> Option<u64> {
-        if self.hold_expired {
-            return None;
-        }
-        self.horizon_ns()
+    /// [`RankConnection::horizon_ns`], or, after a hold for this rank
+    /// reached the cap, at least where that horizon would be had the rank
+    /// advanced with the wall clock since (wall time `now_ns`, time factor
+    /// `factor`).
+    pub fn holding_horizon_ns(&self, now_ns: u64, factor: f64) -> Option<u64> {
+        let own = self.horizon_ns()?;
+        Some(match self.paced_from {
+            Some(pace) => own.max(pace.horizon_at(now_ns, factor)),
+            None => own,
+        })
     }
 
     /// The earliest emulated time at which the rank may still send a
