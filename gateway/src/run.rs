@@ -805,7 +805,13 @@ pub fn run_job(a: &JobSpec) -> Result<JobResult, Error> {
         let counters = conn.and_then(|c| c.counters.as_ref());
         if let Some(c) = conn.filter(|_| rank < a.ranks) {
             if c.state != ConnState::AwaitHello {
-                last_init = last_init.max(c.hello_srt_ns);
+                // When its MPI_Init returned, as it reported at
+                // MPI_Finalize; else when it connected.
+                let joined = counters
+                    .map(|k| k.init_srt_ns)
+                    .filter(|&t| t > 0)
+                    .unwrap_or(c.hello_srt_ns);
+                last_init = last_init.max(joined);
                 any_init = true;
             }
         }

@@ -44,8 +44,8 @@ pub use secret::JobSecret;
 /// lateness in Finalize; version 8 the ComputeLate frame; version 9 the
 /// one-sided operation counts in Finalize; version 11 the Spawn and
 /// Spawned frames; version 12 the poll cost in Welcome and the polls in
-/// Finalize.
-pub const VERSION: u16 = 12;
+/// Finalize; version 13 the emulated time MPI_Init returned in Finalize.
+pub const VERSION: u16 = 13;
 
 /// Longest MPI function name a [`Frame::Waiting`] carries, bytes.
 pub const MAX_CALL_NAME: usize = 64;
@@ -190,10 +190,16 @@ pub struct RankCounters {
     /// Tests and probes that completed or found nothing, each costing the
     /// host's `poll_cost` of emulated time.
     pub polls: u64,
+    /// The rank's emulated time when MPI_Init (or its first session)
+    /// returned, ns: the start of the job's runtime is the latest of these,
+    /// not when the ranks connected, so the wall time a rank's start-up
+    /// took (processes starting on busy cores) does not count, divided by
+    /// the factor, into the runtime.
+    pub init_srt_ns: u64,
 }
 
 impl RankCounters {
-    const FIELDS: usize = 20;
+    const FIELDS: usize = 21;
     fn to_array(&self) -> [u64; Self::FIELDS] {
         [
             self.calls,
@@ -216,6 +222,7 @@ impl RankCounters {
             self.below_threshold,
             self.below_threshold_ns,
             self.polls,
+            self.init_srt_ns,
         ]
     }
     fn from_array(a: [u64; Self::FIELDS]) -> RankCounters {
@@ -241,6 +248,7 @@ impl RankCounters {
             below_threshold: a[17],
             below_threshold_ns: a[18],
             polls: a[19],
+            init_srt_ns: a[20],
         }
     }
 }
@@ -983,6 +991,7 @@ mod tests {
                 calls: 1,
                 unexpected: 7,
                 finalize_srt_ns: 9,
+                init_srt_ns: 4,
                 compute_cpu_ns: 10,
                 compute_late_max_at_ns: 11,
                 compute_lateness: {
@@ -1115,10 +1124,10 @@ mod tests {
         };
         assert_eq!(welcome.to_bytes().len(), 62);
         let mut counters = RankCounters::default();
-        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 167);
+        assert_eq!(Frame::Finalize(counters.clone()).to_bytes().len(), 175);
         counters.compute_lateness.record(0);
         counters.compute_lateness.record(1_000_000);
-        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 167 + 2 * 10);
+        assert_eq!(Frame::Finalize(counters).to_bytes().len(), 175 + 2 * 10);
     }
 
     #[test]

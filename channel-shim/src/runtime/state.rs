@@ -166,6 +166,9 @@ pub fn session_finished() {
 
 /// This process's identity in the job while connected.
 static JOINED: Mutex<Option<JobInfo>> = Mutex::new(None);
+/// The rank's emulated time when it had joined the job (MPI_Init or its
+/// first session returns), ns; reported at MPI_Finalize.
+static JOINED_AT_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 /// Set once the connection was closed.
 static DISCONNECTED: AtomicBool = AtomicBool::new(false);
 
@@ -223,6 +226,7 @@ fn connect() -> Result<JobInfo, String> {
     });
     *lock(&ENGINE) = Some(Engine::new(t, cfg));
     *joined = Some(JobInfo { rank, size });
+    JOINED_AT_NS.store(now_emulated_ns(), Ordering::Relaxed);
     Ok(JobInfo { rank, size })
 }
 
@@ -390,6 +394,7 @@ fn disconnect() {
     }
     counters.polls = super::clock::polls();
     counters.finalize_srt_ns = now_emulated_ns();
+    counters.init_srt_ns = JOINED_AT_NS.load(Ordering::Relaxed);
     super::trace_record::finish();
     let engine = lock(&ENGINE).take();
     if let Some(mut e) = engine {
