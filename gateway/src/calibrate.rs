@@ -3,19 +3,28 @@
 //! time, emulated runtime, maxBehind, unexpected messages and events, and
 //! recommends the smallest factor from which the results stop changing:
 //! at least two larger factors were tried, and at every larger factor the
-//! emulated runtime, maxBehind (p99) and the unexpected-message count
-//! differ from this factor's by less than the tolerance (relative; widened
-//! to the spread seen between repeated runs), or for maxBehind by less than
-//! an absolute floor (scheduling noise). The unexpected-message count is
-//! judged relative to the messages exchanged: it may change by the
-//! tolerance times the messages received (a message and the receive for it
-//! posted microseconds apart flip between expected and unexpected from
-//! run to run without changing the runtime), by at most one, or by no more
-//! than repeated runs at one factor differ. So the recommended factor's
-//! runtime is within the tolerance of the largest factor's. maxBehind
-//! includes the ranks' computations that could not keep their schedule
-//! (kind `compute`), so a factor at which ranks wait for cores does not
-//! converge.
+//! emulated runtime, the lateness of the messages that entered the network
+//! after their stamp (the mean over all messages: a few messages entering
+//! milliseconds late move the runtime as much as many a little) and the unexpected-message
+//! and poll counts differ from this factor's by less than the tolerance
+//! (relative; widened to the spread seen between repeated runs), or for
+//! that lateness by less than an absolute floor (by default the tolerance
+//! times the network's smallest latency: what a hop would not notice). The
+//! counts are judged relative to the messages exchanged: they may change
+//! by the tolerance times the messages received (a message and the
+//! receive for it posted microseconds apart flip between expected and
+//! unexpected from run to run without changing the runtime), by at most
+//! one, or by no more than repeated runs at one factor differ. So the
+//! recommended factor's runtime is within the tolerance of the largest
+//! factor's.
+//!
+//! maxBehind (events against the wall clock) is tabulated, not judged:
+//! since a rank's emulated time stands still inside MPI calls and the
+//! gateway holds events for the horizons of ranks on shared memory, an
+//! event late against the wall clock changes no result unless a message
+//! then enters the network behind its stamp (judged here) or a test or
+//! probe finds nothing that was due (more polls, judged here). A run far
+//! behind the wall clock can thus be exact, and only slower.
 
 use crate::cli::CalibrateArgs;
 use crate::error::Error;
@@ -45,8 +54,18 @@ pub struct CalibrationRun {
     pub behind_p99_us: f64,
     /// Max.
     pub behind_max_us: f64,
+    /// Messages that entered the network after their stamp.
+    pub late_injections: u64,
+    /// Their lateness over all messages (punctual ones as 0): mean, µs.
+    pub late_mean_us: f64,
+    /// The same, p99, µs.
+    pub late_p99_us: f64,
+    /// The largest, µs.
+    pub late_max_us: f64,
     /// Unexpected messages over all ranks.
     pub unexpected: u64,
+    /// Tests and probes that found nothing, over all ranks.
+    pub polls: u64,
     /// Messages received over all ranks.
     pub messages: u64,
     /// Simulator events.
@@ -76,10 +95,22 @@ pub struct FactorRow {
     pub behind_p99_us: f64,
     /// Median maxBehind max, µs.
     pub behind_max_us: f64,
+    /// Median count of messages that entered the network late.
+    pub late_injections: f64,
+    /// Median mean lateness of the messages entering the network, µs.
+    pub late_mean_us: f64,
+    /// Median p99 of that lateness, µs.
+    pub late_p99_us: f64,
+    /// Median of the largest such lateness, µs.
+    pub late_max_us: f64,
     /// Median unexpected messages.
     pub unexpected: f64,
     /// Largest minus smallest unexpected-message count of the runs.
     pub unexpected_range: f64,
+    /// Median tests and probes that found nothing.
+    pub polls: f64,
+    /// Largest minus smallest poll count of the runs.
+    pub polls_range: f64,
     /// Median messages received over all ranks.
     pub messages: f64,
     /// Median events.
@@ -103,8 +134,8 @@ pub struct Calibration {
     pub faults: Vec<String>,
     /// Relative tolerance.
     pub tolerance: f64,
-    /// Absolute maxBehind floor, µs.
-    pub behind_floor_us: f64,
+    /// Changes of the messages' lateness (p99) below this count as none, µs.
+    pub late_floor_us: f64,
     /// Per factor.
     pub factors: Vec<FactorRow>,
     /// Every run.
@@ -136,6 +167,12 @@ fn relative(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Largest minus smallest of a count over the runs.
+fn range(runs: &[&CalibrationRun], count: fn(&CalibrationRun) -> u64) -> f64 {
+    let counts = || runs.iter().map(|r| count(r));
+    (counts().max().unwrap_or(0) - counts().min().unwrap_or(0)) as f64
+}
+
 /// Summarises the runs of one factor.
 pub fn summarise(factor: f64, runs: &[&CalibrationRun]) -> FactorRow {
     let col = |f: fn(&CalibrationRun) -> f64| median(runs.iter().map(|r| f(r)).collect());
@@ -159,9 +196,14 @@ pub fn summarise(factor: f64, runs: &[&CalibrationRun]) -> FactorRow {
         behind_p50_us: col(|r| r.behind_p50_us),
         behind_p99_us: col(|r| r.behind_p99_us),
         behind_max_us: col(|r| r.behind_max_us),
+        late_injections: col(|r| r.late_injections as f64),
+        late_mean_us: col(|r| r.late_mean_us),
+        late_p99_us: col(|r| r.late_p99_us),
+        late_max_us: col(|r| r.late_max_us),
         unexpected: col(|r| r.unexpected as f64),
-        unexpected_range: runs.iter().map(|r| r.unexpected).max().unwrap_or(0) as f64
-            - runs.iter().map(|r| r.unexpected).min().unwrap_or(0) as f64,
+        unexpected_range: range(runs, |r| r.unexpected),
+        polls: col(|r| r.polls as f64),
+        polls_range: range(runs, |r| r.polls),
         messages: col(|r| r.messages as f64),
         events: col(|r| r.events as f64),
         recommended: false,
@@ -172,25 +214,51 @@ pub fn summarise(factor: f64, runs: &[&CalibrationRun]) -> FactorRow {
 /// row `b` of a larger factor. The spread of `b`'s repeated runs widens
 /// the tolerance (the program's own noise, there at any factor), `a`'s
 /// does not: runs that scatter only at the smaller factor ran late.
-pub fn unchanged(a: &FactorRow, b: &FactorRow, tolerance: f64, floor_us: f64) -> bool {
+/// `late_floor_us` is the change of the messages' mean lateness that
+/// counts as none.
+pub fn unchanged(a: &FactorRow, b: &FactorRow, tolerance: f64, late_floor_us: f64) -> bool {
     let tol = tolerance.max(b.spread);
+    let messages = a.messages.max(b.messages);
+    let count_unchanged = |x: f64, y: f64, range_x: f64, range_y: f64| {
+        (x - y).abs() <= 1f64.max(range_x).max(range_y).max(tol * messages)
+    };
     relative(a.runtime_s, b.runtime_s) <= tol
-        && ((a.behind_p99_us - b.behind_p99_us).abs() <= floor_us
-            || relative(a.behind_p99_us, b.behind_p99_us) <= tol)
-        && (a.unexpected - b.unexpected).abs()
-            <= 1f64
-                .max(a.unexpected_range)
-                .max(b.unexpected_range)
-                .max(tol * a.messages.max(b.messages))
+        && ((a.late_mean_us - b.late_mean_us).abs() <= late_floor_us
+            || relative(a.late_mean_us, b.late_mean_us) <= tol)
+        && count_unchanged(
+            a.unexpected,
+            b.unexpected,
+            a.unexpected_range,
+            b.unexpected_range,
+        )
+        && count_unchanged(a.polls, b.polls, a.polls_range, b.polls_range)
 }
 
 /// The index of the smallest factor whose results every larger factor (at
 /// least two of them) leaves unchanged.
-pub fn converged_from(rows: &[FactorRow], tolerance: f64, floor_us: f64) -> Option<usize> {
+pub fn converged_from(rows: &[FactorRow], tolerance: f64, late_floor_us: f64) -> Option<usize> {
     (0..rows.len().saturating_sub(2)).find(|&i| {
         rows[i + 1..]
             .iter()
-            .all(|later| unchanged(&rows[i], later, tolerance, floor_us))
+            .all(|later| unchanged(&rows[i], later, tolerance, late_floor_us))
+    })
+}
+
+/// The `--late-floor`, µs: as given, or the tolerance times the
+/// network's smallest one-way latency (a change a hop would not notice),
+/// or times 1 µs when the model has no such latency.
+fn late_floor_us(a: &CalibrateArgs, model: &dyn netsim::NetworkModel) -> Result<f64, Error> {
+    Ok(match &a.late_floor {
+        Some(text) => {
+            netsim::base::units::parse_duration_ns(text)
+                .map_err(|e| format!("--late-floor: {e}"))? as f64
+                / 1e3
+        }
+        None => {
+            let latency_us =
+                crate::fidelity::smallest_latency(model).map_or(1.0, |s| s.ns as f64 / 1e3);
+            a.tolerance * latency_us
+        }
     })
 }
 
@@ -242,9 +310,6 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
         )
         .into());
     }
-    let floor_us = netsim::base::units::parse_duration_ns(&a.behind_floor)
-        .map_err(|e| format!("--behind-floor: {e}"))? as f64
-        / 1000.0;
     let mut cfg = crate::overrides::load_net(&a.net, Some(a.ranks), &a.sets)?;
     crate::run::apply_model(&mut cfg, a.model.map(crate::cli::ModelArg::name))?;
     crate::run::add_fault_specs(&mut cfg, &a.faults)?;
@@ -252,7 +317,9 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
         return crate::run::show_net(&cfg, &a.net, Some(a.ranks));
     }
     let origin = a.net.display().to_string();
-    crate::network_model::from_config(&cfg, &origin, a.ranks, false, false)?;
+    let model = crate::network_model::from_config(&cfg, &origin, a.ranks, false, false)?;
+    let floor_us = late_floor_us(a, model.as_ref())?;
+    drop(model);
     crate::trusted_folder::create_private_dir_all(&a.out)?;
     crate::output_file::check_writable(&a.out.join("calibration.json"), "--out")?;
     let log = a.out.join("ranks.log");
@@ -323,6 +390,8 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
             };
             let mpi = || r.rank_reports.iter().filter_map(|x| x.mpi.as_ref());
             let unexpected = mpi().map(|m| m.unexpected).sum();
+            let polls = mpi().map(|m| m.polls).sum();
+            let late = &r.late_injections;
             let messages = mpi().map(|m| m.messages_received).sum();
             runs.push(CalibrationRun {
                 factor,
@@ -332,7 +401,12 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
                 behind_p50_us: r.max_behind.p50_ns as f64 / 1e3,
                 behind_p99_us: r.max_behind.p99_ns as f64 / 1e3,
                 behind_max_us: r.max_behind.max_ns as f64 / 1e3,
+                late_injections: late.late,
+                late_mean_us: late.mean_ns as f64 / 1e3,
+                late_p99_us: late.p99_ns as f64 / 1e3,
+                late_max_us: late.max_ns as f64 / 1e3,
                 unexpected,
+                polls,
                 messages,
                 events: r.max_behind.events,
             });
@@ -358,7 +432,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
         Some(i) => {
             rows[i].recommended = true;
             format!(
-                "recommended time factor {}: at every larger factor, emulated runtime and maxBehind (p99) differ from it by less than {:.1} % (or maxBehind by less than {:.0} us), unexpected messages by less than that share of the messages exchanged",
+                "recommended time factor {}: at every larger factor, the emulated runtime and the mean lateness of messages entering the network differ from it by less than {:.1} % (or that lateness by less than {:.3} us), unexpected messages and polls by less than that share of the messages exchanged",
                 rows[i].factor,
                 a.tolerance * 100.0,
                 floor_us
@@ -384,7 +458,7 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
         network: network.clone(),
         faults: a.faults.clone(),
         tolerance: a.tolerance,
-        behind_floor_us: floor_us,
+        late_floor_us: floor_us,
         recommended_factor: best.map(|i| rows[i].factor),
         verdict,
         factors: rows.clone(),
@@ -410,31 +484,39 @@ pub fn run(a: &CalibrateArgs) -> Result<i32, crate::error::Error> {
 
 fn print_table(rows: &[FactorRow]) {
     out!(
-        "{:>7} {:>5} {:>9} {:>12} {:>7} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10}",
+        "{:>7} {:>5} {:>9} {:>12} {:>7} {:>11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10}",
         "factor",
         "runs",
         "wall_s",
         "runtime_s",
         "spread",
-        "behind_p50",
         "behind_p99",
         "behind_max",
+        "late",
+        "late_mean",
+        "late_p99",
+        "late_max",
         "unexpected",
+        "polls",
         "messages",
         "events"
     );
     for r in rows {
         out!(
-            "{:>7} {:>5} {:>9.3} {:>12.6} {:>6.1}% {:>9.1}us {:>9.1}us {:>9.1}us {:>10.0} {:>10.0} {:>10.0}{}",
+            "{:>7} {:>5} {:>9.3} {:>12.6} {:>6.1}% {:>9.1}us {:>9.1}us {:>8.0} {:>8.3}us {:>8.3}us {:>8.3}us {:>10.0} {:>8.0} {:>10.0} {:>10.0}{}",
             r.factor,
             r.runs,
             r.wall_s,
             r.runtime_s,
             r.spread * 100.0,
-            r.behind_p50_us,
             r.behind_p99_us,
             r.behind_max_us,
+            r.late_injections,
+            r.late_mean_us,
+            r.late_p99_us,
+            r.late_max_us,
             r.unexpected,
+            r.polls,
             r.messages,
             r.events,
             if r.recommended { "  <- recommended" } else { "" }
@@ -454,8 +536,14 @@ fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), Error> {
         "behind_p50_us",
         "behind_p99_us",
         "behind_max_us",
+        "late_injections",
+        "late_mean_us",
+        "late_p99_us",
+        "late_max_us",
         "unexpected",
         "unexpected_range",
+        "polls",
+        "polls_range",
         "messages",
         "events",
         "recommended",
@@ -474,8 +562,14 @@ fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), Error> {
             format!("{:.3}", r.behind_p50_us),
             format!("{:.3}", r.behind_p99_us),
             format!("{:.3}", r.behind_max_us),
+            r.late_injections.to_string(),
+            format!("{:.3}", r.late_mean_us),
+            format!("{:.3}", r.late_p99_us),
+            format!("{:.3}", r.late_max_us),
             r.unexpected.to_string(),
             r.unexpected_range.to_string(),
+            r.polls.to_string(),
+            r.polls_range.to_string(),
             r.messages.to_string(),
             r.events.to_string(),
             r.recommended.to_string(),
@@ -489,11 +583,11 @@ fn write_csv(path: &std::path::Path, rows: &[FactorRow]) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    fn row(factor: f64, runtime: f64, p99: f64, unexpected: f64) -> FactorRow {
-        row_of(factor, runtime, p99, unexpected, 0.0)
+    fn row(factor: f64, runtime: f64, late: f64, unexpected: f64) -> FactorRow {
+        row_of(factor, runtime, late, unexpected, 0.0)
     }
 
-    fn row_of(factor: f64, runtime: f64, p99: f64, unexpected: f64, messages: f64) -> FactorRow {
+    fn row_of(factor: f64, runtime: f64, late: f64, unexpected: f64, messages: f64) -> FactorRow {
         FactorRow {
             factor,
             runs: 1,
@@ -503,10 +597,16 @@ mod tests {
             runtime_max_s: runtime,
             spread: 0.0,
             behind_p50_us: 0.0,
-            behind_p99_us: p99,
-            behind_max_us: p99,
+            behind_p99_us: 0.0,
+            behind_max_us: 0.0,
+            late_injections: 0.0,
+            late_mean_us: late,
+            late_p99_us: late,
+            late_max_us: late,
             unexpected,
             unexpected_range: 0.0,
+            polls: 0.0,
+            polls_range: 0.0,
             messages,
             events: 0.0,
             recommended: false,
@@ -596,6 +696,46 @@ mod tests {
         assert_eq!(converged_from(&rows, 0.05, 200.0), Some(2));
     }
 
+    /// Like a ping-pong on shared memory: far behind the wall clock at
+    /// the small factors (maxBehind in milliseconds), but every message
+    /// entered the network at its stamp and the runtime is the same:
+    /// converged from the first factor. Through a socket the replies
+    /// enter late by the wall time of a hop over the factor, halving with
+    /// every doubling: converged once that is under the floor.
+    #[test]
+    fn lateness_against_the_wall_clock_alone_does_not_hold_convergence_back() {
+        let shm: Vec<FactorRow> = (0..6)
+            .map(|i| FactorRow {
+                behind_p99_us: 100_000.0 / 2f64.powi(i),
+                ..row(2f64.powi(i), 0.0208, 0.0, 2.0)
+            })
+            .collect();
+        assert_eq!(converged_from(&shm, 0.01, 0.01), Some(0));
+        let socket: Vec<FactorRow> = (0..8)
+            .map(|i| row(2f64.powi(i), 0.0208, 1.0 / 2f64.powi(i), 2.0))
+            .collect();
+        // 1/32 µs at factor 32 against 1/128 at 128: within 0.0234 µs.
+        assert_eq!(converged_from(&socket, 0.01, 0.025), Some(5));
+        assert_eq!(converged_from(&socket, 0.01, 0.01), None);
+    }
+
+    /// A program that polls: a late gateway makes its tests find nothing
+    /// more often, which the poll count shows even where the runtime
+    /// hardly moves.
+    #[test]
+    fn more_polls_at_a_larger_factor_are_a_change() {
+        let polls = [9_000.0, 4_000.0, 2_050.0, 2_000.0, 2_010.0];
+        let rows: Vec<FactorRow> = (0..5)
+            .map(|i| FactorRow {
+                polls: polls[i],
+                ..row_of(2f64.powi(i as i32), 0.1, 0.0, 0.0, 1_000.0)
+            })
+            .collect();
+        // 50 more polls against 1,000 messages is more than 1 % of them.
+        assert_eq!(converged_from(&rows, 0.01, 0.01), None);
+        assert_eq!(converged_from(&rows, 0.05, 0.01), Some(2));
+    }
+
     #[test]
     fn medians_and_spread() {
         let runs: Vec<CalibrationRun> = [1.0, 1.2, 1.1]
@@ -608,7 +748,12 @@ mod tests {
                 behind_p50_us: 1.0,
                 behind_p99_us: rt * 10.0,
                 behind_max_us: 100.0,
+                late_injections: 2,
+                late_mean_us: rt / 10.0,
+                late_p99_us: rt,
+                late_max_us: 2.0 * rt,
                 unexpected: 3,
+                polls: (rt * 10.0) as u64,
                 messages: 40,
                 events: 10,
             })
@@ -617,5 +762,7 @@ mod tests {
         assert_eq!(r.runtime_s, 1.1);
         assert!((r.spread - 0.2 / 1.1).abs() < 1e-12);
         assert_eq!(r.behind_p99_us, 11.0);
+        assert_eq!((r.late_p99_us, r.late_max_us), (1.1, 2.2));
+        assert_eq!((r.polls, r.polls_range), (11.0, 2.0));
     }
 }

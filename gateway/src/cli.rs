@@ -417,9 +417,12 @@ pub struct CalibrateArgs {
     /// Relative change under which a result counts as unchanged.
     #[arg(long, default_value_t = 0.05)]
     pub tolerance: f64,
-    /// Changes of maxBehind (p99) below this are scheduling noise.
-    #[arg(long, default_value = "200us")]
-    pub behind_floor: String,
+    /// Changes of the messages' lateness entering the network (p99)
+    /// below this count as none (default: the tolerance times the
+    /// network's smallest one-way latency; 1 us × tolerance when the
+    /// model has no such latency).
+    #[arg(long, value_name = "DURATION")]
+    pub late_floor: Option<String>,
     /// Folder for calibration.csv/.json/.svg/.png and the ranks' output.
     #[arg(long, default_value = "mpinetsim-calibration")]
     pub out: PathBuf,
