@@ -251,7 +251,7 @@ fn half_cpu_speed_doubles_the_computation_of_the_ranks_on_that_host() {
 }
 
 #[test]
-fn calibrating_8_ranks_that_compute_at_once_on_fewer_cores_needs_ranks_over_cores() {
+fn calibrating_8_ranks_that_compute_at_once_on_fewer_cores_judges_messages_not_late_computations() {
     let _g = runs_one_at_a_time();
     let Some(prog) = program() else { return };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -275,22 +275,52 @@ fn calibrating_8_ranks_that_compute_at_once_on_fewer_cores_needs_ranks_over_core
     .unwrap();
     // 8 ranks computing at once on 2 cores get a quarter of a core each:
     // at factor f < 4 each computation takes 4/f times its CPU time of
-    // scaled time, so the computations are late (kind `compute` in
-    // maxBehind). A rank behind keeps its emulated time, but the gateway
-    // waits for its horizon only up to --hold-cap and then lets the
-    // simulation advance with the wall clock, which runs 4/f times ahead
-    // of the rank: its messages enter the network late (the lateness
-    // calibrate judges).
+    // scaled time, so the computations are late against the wall clock
+    // (kind `compute` in maxBehind).
     let rows = v["factors"].as_array().unwrap();
     assert!(
         rows[0]["behind_max_us"].as_f64().unwrap() >= 1000.0,
         "{out}"
     );
-    assert!(rows[0]["late_injections"].as_f64().unwrap() > 0.0, "{out}");
-    // So calibrate never recommends a factor below ranks ÷ cores.
-    if let Some(f) = v["recommended_factor"].as_f64() {
-        assert!(f >= 4.0, "recommended factor {f}:\n{out}");
+    // But a rank's emulated time is its CPU time, however long it waited
+    // for a core: that lateness moves no result unless a rank's message
+    // then enters the network behind its stamp (the gateway holds events
+    // for the rank's horizon, then paces it with the wall clock). So in
+    // every run whose messages entered on time (none more than 50 µs
+    // late) the rounds take what the slowest rank's CPU time for its work
+    // says (compute_bound prints both; the runs wrote into ranks.log in
+    // the order of the factors), within the tolerance of the single-run
+    // tests above. In CI's rehearsal every factor's messages were on
+    // time; at least three must be for this to test anything.
+    let log = std::fs::read_to_string(dir.path().join("ranks.log")).unwrap();
+    let values = |key: &str| -> Vec<f64> {
+        let prefix = format!("{key}=");
+        log.lines()
+            .filter_map(|l| l.strip_prefix(prefix.as_str()))
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    let (wtime, model) = (values("rounds_wtime_s"), values("rounds_model_s"));
+    assert_eq!(
+        (wtime.len(), model.len()),
+        (rows.len(), rows.len()),
+        "{log}"
+    );
+    let mut on_time = 0;
+    for (i, r) in rows.iter().enumerate() {
+        if r["late_max_us"].as_f64().unwrap() > 50.0 {
+            continue;
+        }
+        on_time += 1;
+        assert!(
+            within(wtime[i], model[i], TOLERANCE),
+            "factor {}: the rounds took {} s, the slowest ranks' CPU time says {} s\n{out}",
+            r["factor"],
+            wtime[i],
+            model[i]
+        );
     }
+    assert!(on_time >= 3, "{out}");
     let first_line = err.lines().next().unwrap_or_default();
     assert!(
         !first_line.contains("ranks on"),
