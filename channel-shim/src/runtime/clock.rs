@@ -43,6 +43,9 @@ pub fn add_shim_thread_cpu_ns(ns: u64) {
 /// The scheduler statistics of the shim's one-sided service thread while
 /// it runs (`/proc/self/task/TID/schedstat`, kept open), else None.
 static SHIM_THREAD_SCHEDSTAT: Mutex<Option<std::fs::File>> = Mutex::new(None);
+/// Whether [`SHIM_THREAD_SCHEDSTAT`] holds a file: read at every MPI
+/// call's entry and exit, so without a lock.
+static SHIM_THREAD_RUNS: AtomicBool = AtomicBool::new(false);
 
 /// The calling thread is the shim's one-sided service thread (`running`)
 /// or stops being it: [`program_cpu_ns`] reads its CPU time as the
@@ -54,9 +57,11 @@ pub fn set_shim_thread(running: bool) {
             std::fs::File::open(format!("/proc/self/task/{tid}/schedstat")).ok()
         })
         .flatten();
-    *SHIM_THREAD_SCHEDSTAT
+    let mut guard = SHIM_THREAD_SCHEDSTAT
         .lock()
-        .unwrap_or_else(|p| p.into_inner()) = file;
+        .unwrap_or_else(|p| p.into_inner());
+    SHIM_THREAD_RUNS.store(file.is_some(), Ordering::Relaxed);
+    *guard = file;
 }
 
 /// CPU time the shim's own threads have consumed, ns, as the process's
@@ -70,6 +75,9 @@ pub fn set_shim_thread(running: bool) {
 /// what the thread published.
 fn shim_threads_cpu_ns() -> u64 {
     let published = SHIM_THREADS_CPU_NS.load(Ordering::Relaxed);
+    if !SHIM_THREAD_RUNS.load(Ordering::Relaxed) {
+        return published;
+    }
     let guard = SHIM_THREAD_SCHEDSTAT
         .lock()
         .unwrap_or_else(|p| p.into_inner());
@@ -88,10 +96,7 @@ fn shim_threads_cpu_ns() -> u64 {
 /// Whether the shim's one-sided service thread runs in this process.
 #[cfg(not(test))]
 fn shim_thread_runs() -> bool {
-    SHIM_THREAD_SCHEDSTAT
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .is_some()
+    SHIM_THREAD_RUNS.load(Ordering::Relaxed)
 }
 
 /// Wall time between two counts of the process's threads, ns.
